@@ -1,0 +1,82 @@
+"""Findings, fixes and severities: the values that flow from rules to reporters."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Optional, Tuple
+
+
+class Severity(str, enum.Enum):
+    """How bad a finding is. Maps onto SARIF levels and GitHub annotation kinds."""
+
+    ERROR = "error"      # fails to compile, or silently computes something else
+    WARNING = "warning"  # compiles, costs fusion / throughput / recompiles
+    INFO = "info"        # advice; worth knowing, rarely wrong to ignore
+
+    @property
+    def sarif_level(self) -> str:
+        return {"error": "error", "warning": "warning", "info": "note"}[self.value]
+
+
+class FixSafety(str, enum.Enum):
+    SAFE = "safe"      # meaning-preserving; applied by --fix
+    UNSAFE = "unsafe"  # may change behaviour; applied only with --unsafe-fixes
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between two 1-based-line / 0-based-column positions."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    description: str
+    edits: Tuple[Edit, ...]
+    safety: FixSafety = FixSafety.SAFE
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One diagnostic. Lines are 1-based, columns 0-based (as in ``ast``);
+    reporters convert to what their format wants."""
+
+    code: str
+    name: str
+    message: str
+    path: str
+    line: int
+    col: int = 0
+    end_line: Optional[int] = None
+    end_col: Optional[int] = None
+    severity: Severity = Severity.WARNING
+    hint: Optional[str] = None          # the native replacement, one line
+    chain: Tuple[str, ...] = ()         # "called from GPTLayer.construct (model.py:84)", outermost first
+    fix: Optional[Fix] = None
+    source_line: Optional[str] = None   # the flagged line's text (for reporters and baselines)
+
+    @property
+    def sort_key(self):
+        return (self.path, self.line, self.col, self.code)
+
+    def with_(self, **changes) -> "Finding":
+        from dataclasses import replace
+
+        return replace(self, **changes)
+
+
+@dataclass
+class FileResult:
+    """Everything the runner learned about one file."""
+
+    path: str
+    findings: list = field(default_factory=list)
+    unused_suppressions: list = field(default_factory=list)  # Finding objects (code MSG002)
+    skipped: bool = False  # skip-file, or cheap pre-filter said no graph code
+    lines: int = 0

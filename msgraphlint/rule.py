@@ -1,0 +1,136 @@
+"""The rule plugin API.
+
+A rule is one class with its metadata, its docs and its own examples
+(Fixit-style). The engine walks each module once and dispatches nodes to the
+``visit_<NodeType>(self, node, ctx)`` methods that rules define. Rules ask the
+shared analyses questions through ``ctx`` (``ctx.kind(expr)``,
+``ctx.qualname(expr)``, ``ctx.is_tensor(expr)``…) and report with
+``ctx.report(node, …)``; they never walk types themselves.
+
+Where a rule looks:
+* ``scope = "graph"`` (default): only nodes inside graph-mode scopes
+  (``construct`` of Cells, ``jit`` functions, and the project helpers they reach);
+* ``scope = "module"``: every node of every Python module (config calls, imports);
+* ``scope = "yaml"``: YAML run configs; the rule implements ``check_yaml(doc, ctx)``.
+
+Third-party packs expose a module (or list of Rule classes) under the
+``msgraphlint.rules`` entry-point group; the built-in rules are loaded the same way.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
+
+from .findings import FixSafety, Severity
+
+__all__ = ["Rule", "Valid", "Invalid", "Severity", "FixSafety"]
+
+
+@dataclass(frozen=True)
+class Valid:
+    """Code the rule must not flag (a look-alike that is fine in graph mode)."""
+
+    code: str
+    note: str = ""
+    filename: str = "example.py"
+
+    @property
+    def source(self) -> str:
+        return textwrap.dedent(self.code).lstrip("\n")
+
+
+@dataclass(frozen=True)
+class Invalid:
+    """Code the rule must flag, at exactly these 1-based lines (of the dedented
+    source). ``expected_fix`` (optional) is the whole source after ``--fix``
+    (``--unsafe-fixes`` for unsafe fixes)."""
+
+    code: str
+    line: Union[int, Sequence[int]]
+    note: str = ""
+    expected_fix: Optional[str] = None
+    filename: str = "example.py"
+
+    @property
+    def source(self) -> str:
+        return textwrap.dedent(self.code).lstrip("\n")
+
+    @property
+    def lines(self) -> Tuple[int, ...]:
+        return (self.line,) if isinstance(self.line, int) else tuple(self.line)
+
+    @property
+    def fixed_source(self) -> Optional[str]:
+        if self.expected_fix is None:
+            return None
+        return textwrap.dedent(self.expected_fix).lstrip("\n")
+
+
+class Rule:
+    """Base class of every rule. Subclasses set the metadata below."""
+
+    # identity -----------------------------------------------------------------
+    code: ClassVar[str] = ""            # stable, e.g. "MSG201"
+    name: ClassVar[str] = ""            # kebab-case, e.g. "print-in-graph"
+    summary: ClassVar[str] = ""         # one line
+    message: ClassVar[str] = ""         # default message; str.format(**kwargs of ctx.report)
+    hint: ClassVar[Optional[str]] = None  # the native replacement, one line
+    rationale: ClassVar[str] = ""       # docs: why, the measured MindSpore fact, what to do
+    severity: ClassVar[Severity] = Severity.WARNING
+    fix_safety: ClassVar[Optional[FixSafety]] = None  # None: the rule offers no fix
+    mindspore: ClassVar[str] = ">=2.0"  # PEP 440 specifier: versions the rule applies to
+    scope: ClassVar[str] = "graph"      # "graph" | "module" | "yaml"
+    report_call_sites: ClassVar[bool] = False  # also report at the call site in the graph root
+    options: ClassVar[Dict[str, Any]] = {}  # per-rule options and their defaults
+    references: ClassVar[Tuple[str, ...]] = ()
+
+    VALID: ClassVar[List[Valid]] = []
+    INVALID: ClassVar[List[Invalid]] = []
+
+    def __init__(self, options: Optional[Dict[str, Any]] = None) -> None:
+        merged = dict(self.options)
+        merged.update(options or {})
+        self.opts = merged
+
+    # hooks ----------------------------------------------------------------------
+    # def visit_<NodeType>(self, node, ctx) -> None   (any ast node type)
+    # def leave_scope(self, scope, ctx) -> None         (after a graph scope was walked)
+    # def check_module(self, ctx) -> None               (once per Python module, after the walk)
+    # def check_yaml(self, doc, ctx) -> None            (scope = "yaml")
+
+    # docs -----------------------------------------------------------------------
+    @classmethod
+    def family(cls) -> str:
+        return cls.code[:4] + "xx" if len(cls.code) >= 4 else cls.code
+
+    @classmethod
+    def fixable(cls) -> bool:
+        return cls.fix_safety is not None
+
+    @classmethod
+    def docs(cls) -> str:
+        """Markdown docs built from the metadata (``msgraphlint explain``)."""
+        out = [f"# {cls.code} {cls.name}", "", cls.summary, ""]
+        out += [f"Severity: {cls.severity.value}. Applies to MindSpore {cls.mindspore}.",
+                f"Fix: {cls.fix_safety.value if cls.fix_safety else 'none'}.", ""]
+        if cls.rationale:
+            out += [textwrap.dedent(cls.rationale).strip(), ""]
+        if cls.hint:
+            out += ["## Use instead", "", cls.hint, ""]
+        if cls.INVALID:
+            out += ["## Flagged", ""]
+            for ex in cls.INVALID[:2]:
+                out += ["```python", ex.source.rstrip(), "```", ""]
+        if cls.VALID:
+            out += ["## Not flagged", ""]
+            for ex in cls.VALID[:2]:
+                out += ["```python", ex.source.rstrip(), "```", ""]
+        if cls.references:
+            out += ["## References", ""] + [f"- {r}" for r in cls.references] + [""]
+        return "\n".join(out).rstrip() + "\n"
+
+    @classmethod
+    def help_uri(cls) -> str:
+        return f"https://msgraphlint.readthedocs.io/en/latest/rules/{cls.code}.html"

@@ -1,0 +1,99 @@
+"""Reading and parsing one Python file: bytes → text → ``ast`` (the read-only path).
+
+libcst is never touched here; fixes parse it lazily (``msgraphlint.fixes``).
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import io
+import re
+import tokenize
+import warnings
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+_CODING_RE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+class SourceError(Exception):
+    """The file cannot be analysed; ``line``/``col`` locate the problem when known."""
+
+    def __init__(self, message: str, line: int = 1, col: int = 0) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.col = col
+
+
+@dataclass
+class SourceFile:
+    path: str
+    text: str
+    encoding: str = "utf-8"
+    bom: bool = False
+    newline: str = "\n"
+    _lines: Optional[List[str]] = field(default=None, repr=False)
+    _tree: Optional[ast.Module] = field(default=None, repr=False)
+
+    @classmethod
+    def from_bytes(cls, path: str, data: bytes) -> "SourceFile":
+        bom = data.startswith(codecs.BOM_UTF8)
+        if bom:
+            data = data[len(codecs.BOM_UTF8):]
+        encoding = "utf-8"
+        for raw in data.split(b"\n", 2)[:2]:
+            m = _CODING_RE.match(raw)
+            if m:
+                encoding = m.group(1).decode("ascii", "replace")
+                break
+        try:
+            text = data.decode(encoding)
+        except LookupError:
+            raise SourceError(f"unknown encoding {encoding!r} declared in the coding cookie")
+        except UnicodeDecodeError as exc:
+            line = data[: exc.start].count(b"\n") + 1
+            raise SourceError(f"file is not valid {encoding}: {exc.reason} at byte {exc.start}", line)
+        newline = "\r\n" if "\r\n" in text[:10000] else ("\r" if "\r" in text[:10000] and "\n" not in text[:10000] else "\n")
+        return cls(path=path, text=text, encoding=encoding, bom=bom, newline=newline)
+
+    @classmethod
+    def read(cls, path: str) -> "SourceFile":
+        with open(path, "rb") as fh:
+            return cls.from_bytes(path, fh.read())
+
+    @property
+    def lines(self) -> List[str]:
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        return self._lines
+
+    def line(self, lineno: int) -> str:
+        lines = self.lines
+        return lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+
+    @property
+    def tree(self) -> ast.Module:
+        if self._tree is None:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not ours to report
+                    self._tree = ast.parse(self.text, filename=self.path, type_comments=False)
+            except SyntaxError as exc:
+                raise SourceError(f"syntax error: {exc.msg}", exc.lineno or 1, max((exc.offset or 1) - 1, 0))
+            except (ValueError, RecursionError) as exc:  # null bytes, absurd nesting
+                raise SourceError(f"cannot parse: {exc}")
+        return self._tree
+
+    def segment(self, node: ast.AST) -> str:
+        return ast.get_source_segment(self.text, node) or ""
+
+    def comments(self):
+        """Yield (line, col, text) of every comment token. Tokenizes lazily; used by suppressions."""
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(self.text).readline):
+                if tok.type == tokenize.COMMENT:
+                    yield tok.start[0], tok.start[1], tok.string
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            return
