@@ -1,0 +1,79 @@
+"""The machine-readable JSON document (``--output-format json``).
+
+Versioned by ``schema_version`` and described by the JSON Schema shipped as
+``msgraphlint/data/findings.schema.json``; field by field in ``docs/json-format.md``.
+Lines and columns are 1-based. ``statistics`` does not change the document
+(``summary.by_code`` holds the counts).
+"""
+
+from __future__ import annotations
+
+import json as _json
+from typing import Any, Dict, List, Mapping, Optional
+
+from .. import __version__
+from ..findings import FileResult, Finding, Fix
+from ._common import all_findings, column1, count_by_code, hint_for
+
+SCHEMA_VERSION = "1.0"
+SCHEMA_RESOURCE = "findings.schema.json"  # in the msgraphlint.data package
+
+
+def fix_dict(fix: Optional[Fix]) -> Optional[Dict[str, Any]]:
+    if fix is None:
+        return None
+    return {
+        "description": fix.description,
+        "safety": getattr(fix.safety, "value", fix.safety),
+        "edits": [
+            {"line": e.line, "column": e.col + 1, "end_line": e.end_line,
+             "end_column": e.end_col + 1, "text": e.text}
+            for e in fix.edits
+        ],
+    }
+
+
+def finding_dict(finding: Finding, rules: Mapping[str, type]) -> Dict[str, Any]:
+    return {
+        "code": finding.code,
+        "name": finding.name,
+        "message": finding.message,
+        "severity": getattr(finding.severity, "value", finding.severity),
+        "path": finding.path,
+        "line": finding.line,
+        "column": finding.col + 1,
+        "end_line": finding.end_line,
+        "end_column": column1(finding.end_col),
+        "hint": hint_for(finding, rules),
+        "chain": list(finding.chain),
+        "fix": fix_dict(finding.fix),
+        "source_line": finding.source_line,
+    }
+
+
+def document(results: List[FileResult], rules: Mapping[str, type]) -> Dict[str, Any]:
+    findings = all_findings(results)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "msgraphlint", "version": __version__},
+        "findings": [finding_dict(f, rules) for f in findings],
+        "summary": {
+            "files": len(results),
+            "findings": len(findings),
+            "fixable": sum(1 for f in findings if f.fix is not None),
+            "by_code": count_by_code(findings),
+        },
+    }
+
+
+def load_schema() -> Dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of :func:`document`'s output."""
+    from importlib import resources
+
+    text = resources.files("msgraphlint.data").joinpath(SCHEMA_RESOURCE).read_text(encoding="utf-8")
+    return _json.loads(text)
+
+
+def render(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[str] = None,
+           statistics: bool = False, color: bool = False) -> str:
+    return _json.dumps(document(results, rules), indent=2, ensure_ascii=False) + "\n"
