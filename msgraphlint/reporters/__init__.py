@@ -1,0 +1,48 @@
+"""Reporters: turn a run's ``FileResult`` list into text in one output format.
+
+Every reporter is a callable
+``(results, rules, *, root=None, statistics=False, color=False) -> str``:
+
+* ``results``: ``list[FileResult]`` with findings already sorted and filtered;
+  each file's ``unused_suppressions`` are shown as ordinary findings;
+* ``rules``: ``{code: Rule subclass}`` of the active rules (SARIF's
+  ``driver.rules``, default hints);
+* ``root``: the source root SARIF URIs are made relative to (default: the
+  current directory);
+* ``statistics``: per-code counts instead of findings (text and concise;
+  the other formats ignore it);
+* ``color``: ANSI colour through ``click.style`` (text and concise only).
+
+Finding columns are 0-based; every format prints 1-based columns.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Mapping, Optional
+
+from ..findings import FileResult
+from . import concise, github, sarif, text
+from . import json as json_reporter
+
+Reporter = Callable[..., str]
+
+REPORTERS: Dict[str, Reporter] = {
+    "text": text.render,
+    "concise": concise.render,
+    "json": json_reporter.render,
+    "sarif": sarif.render,
+    "github": github.render,
+}
+
+
+def render(fmt: str, results: List[FileResult], rules: Mapping[str, type], *,
+           root: Optional[str] = None, statistics: bool = False, color: bool = False) -> str:
+    """Render ``results`` in format ``fmt`` (a key of :data:`REPORTERS`)."""
+    try:
+        reporter = REPORTERS[fmt]
+    except KeyError:
+        raise ValueError(f"unknown output format {fmt!r}; choose from {', '.join(REPORTERS)}") from None
+    return reporter(results, rules or {}, root=root, statistics=statistics, color=color)
+
+
+__all__ = ["REPORTERS", "Reporter", "render"]

@@ -1,0 +1,182 @@
+"""SARIF 2.1.0 output (GitHub code scanning, IDE viewers, SARIF tools).
+
+One run. ``tool.driver.rules`` lists the active rules sorted by code (plus a
+minimal descriptor for any reported code that is not among them, e.g. MSG001),
+with ``help`` and ``fullDescription`` from ``Rule.docs()`` / the rationale,
+``helpUri`` from ``Rule.help_uri()`` and ``defaultConfiguration.level`` from
+the rule's severity. Each result carries ``ruleId``/``ruleIndex``, ``level``
+(error / warning / note), one physical location and, when the finding has a
+fix with edits, a SARIF ``fix``.
+
+Locations: a path inside ``root`` (default: the current directory) is a
+relative URI with ``uriBaseId`` ``%SRCROOT%``; ``run.originalUriBaseIds``
+resolves ``%SRCROOT%`` only when ``root`` was given. Regions are 1-based,
+``endColumn`` exclusive, as SARIF wants; ``run.columnKind`` is
+``unicodeCodePoints`` (Python string offsets).
+
+``partialFingerprints["msgraphlintFingerprint/v1"]`` is the SHA-256 of the rule
+code, the artifact URI, the flagged line's text with whitespace normalised, and
+the index of this occurrence among the file's findings with the same code and
+text. It has no line numbers in it: it survives unrelated lines moving, and two
+identical lines in one file still get different fingerprints.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json as _json
+import textwrap
+from typing import Any, Dict, List, Mapping, Optional, Tuple
+
+from .. import __version__
+from ..findings import FileResult, Finding, Fix, Severity
+from ._common import (SRCROOT, artifact_uri, file_findings, hint_for, normalise_line_text,
+                      root_uri)
+
+SARIF_VERSION = "2.1.0"
+SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://msgraphlint.readthedocs.io/"
+FINGERPRINT_KEY = "msgraphlintFingerprint/v1"
+
+
+def _level(severity) -> str:
+    return Severity(severity).sarif_level
+
+
+def rule_descriptor(rule: type) -> Dict[str, Any]:
+    code = rule.code
+    summary = (getattr(rule, "summary", "") or "").strip() or rule.name or code
+    rationale = textwrap.dedent(getattr(rule, "rationale", "") or "").strip()
+    docs = rule.docs()
+    descriptor: Dict[str, Any] = {
+        "id": code,
+        "name": rule.name or code,
+        "shortDescription": {"text": summary},
+        "fullDescription": {"text": rationale or summary},
+        "help": {"text": docs, "markdown": docs},
+        "helpUri": rule.help_uri(),
+        "defaultConfiguration": {"level": _level(rule.severity)},
+        "properties": {"tags": [rule.family()], "fixable": bool(rule.fixable())},
+    }
+    return descriptor
+
+
+def _fallback_descriptor(finding: Finding) -> Dict[str, Any]:
+    """A code that was reported but is not among the active rules (engine codes)."""
+    return {
+        "id": finding.code,
+        "name": finding.name or finding.code,
+        "shortDescription": {"text": finding.name or finding.code},
+        "defaultConfiguration": {"level": _level(finding.severity)},
+    }
+
+
+def fingerprint(code: str, uri: str, line_text: str, occurrence: int) -> str:
+    payload = "\0".join((code, uri, line_text, str(occurrence)))
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+def _region(line: int, col: int, end_line: Optional[int], end_col: Optional[int]) -> Dict[str, int]:
+    region = {"startLine": line, "startColumn": col + 1}
+    if end_line is not None or end_col is not None:
+        region["endLine"] = end_line if end_line is not None else line
+    if end_col is not None:
+        region["endColumn"] = end_col + 1
+    return region
+
+
+def _artifact_location(uri: str, base: Optional[str]) -> Dict[str, str]:
+    loc = {"uri": uri}
+    if base:
+        loc["uriBaseId"] = base
+    return loc
+
+
+def _fix(fix: Fix, location: Dict[str, str]) -> Optional[Dict[str, Any]]:
+    if not fix.edits:
+        return None
+    return {
+        "description": {"text": fix.description},
+        "artifactChanges": [{
+            "artifactLocation": dict(location),
+            "replacements": [
+                {"deletedRegion": {"startLine": e.line, "startColumn": e.col + 1,
+                                   "endLine": e.end_line, "endColumn": e.end_col + 1},
+                 "insertedContent": {"text": e.text}}
+                for e in fix.edits
+            ],
+        }],
+        "properties": {"safety": getattr(fix.safety, "value", fix.safety)},
+    }
+
+
+def _result(finding: Finding, rule_index: int, location: Dict[str, str], print_: str,
+            rules: Mapping[str, type]) -> Dict[str, Any]:
+    physical: Dict[str, Any] = {
+        "artifactLocation": location,
+        "region": _region(finding.line, finding.col, finding.end_line, finding.end_col),
+    }
+    if finding.source_line is not None:
+        physical["contextRegion"] = {"startLine": finding.line, "endLine": finding.line,
+                                     "snippet": {"text": finding.source_line.rstrip("\r\n")}}
+    result: Dict[str, Any] = {
+        "ruleId": finding.code,
+        "ruleIndex": rule_index,
+        "level": _level(finding.severity),
+        "message": {"text": finding.message},
+        "locations": [{"physicalLocation": physical}],
+        "partialFingerprints": {FINGERPRINT_KEY: print_},
+    }
+    if finding.fix is not None:
+        fix = _fix(finding.fix, location)
+        if fix is not None:
+            result["fixes"] = [fix]
+    props: Dict[str, Any] = {"name": finding.name}
+    hint = hint_for(finding, rules)
+    if hint:
+        props["hint"] = hint
+    if finding.chain:
+        props["chain"] = list(finding.chain)
+    result["properties"] = props
+    return result
+
+
+def log(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[str] = None) -> Dict[str, Any]:
+    """The SARIF log as a dict."""
+    descriptors = [rule_descriptor(rules[code]) for code in sorted(rules)]
+    index = {d["id"]: i for i, d in enumerate(descriptors)}
+
+    sarif_results: List[Dict[str, Any]] = []
+    for file_result in results:
+        seen: Dict[Tuple[str, str], int] = {}
+        for finding in file_findings(file_result):
+            if finding.code not in index:
+                index[finding.code] = len(descriptors)
+                descriptors.append(_fallback_descriptor(finding))
+            uri, base = artifact_uri(finding.path, root)
+            text = normalise_line_text(finding.source_line)
+            occurrence = seen.get((finding.code, text), 0)
+            seen[(finding.code, text)] = occurrence + 1
+            print_ = fingerprint(finding.code, uri, text, occurrence)
+            sarif_results.append(_result(finding, index[finding.code],
+                                         _artifact_location(uri, base), print_, rules))
+
+    run: Dict[str, Any] = {
+        "tool": {"driver": {
+            "name": "msgraphlint",
+            "version": __version__,
+            "semanticVersion": __version__,
+            "informationUri": INFORMATION_URI,
+            "rules": descriptors,
+        }},
+        "columnKind": "unicodeCodePoints",
+        "results": sarif_results,
+    }
+    if root is not None:
+        run["originalUriBaseIds"] = {SRCROOT: {"uri": root_uri(root)}}
+    return {"$schema": SARIF_SCHEMA_URI, "version": SARIF_VERSION, "runs": [run]}
+
+
+def render(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[str] = None,
+           statistics: bool = False, color: bool = False) -> str:
+    return _json.dumps(log(results, rules, root=root), indent=2, ensure_ascii=False) + "\n"
