@@ -1,0 +1,95 @@
+"""benchmarks/corpora.py without the network: archive lookup, unpacking, idempotence.
+(The benchmark itself prints figures; nothing here times anything.)"""
+
+import importlib.util
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", ROOT / "benchmarks" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return mod
+
+
+corpora = _load("corpora")
+
+
+def _wheel(path: Path, files):
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, text in files.items():
+            zf.writestr(name, text)
+    return path
+
+
+def test_find_dist_prefers_wheel_and_matches_version_exactly(tmp_path):
+    (tmp_path / "mindcv-0.3.0.tar.gz").write_bytes(b"")
+    (tmp_path / "mindcv-0.3.01-py3-none-any.whl").write_bytes(b"")
+    assert corpora._find_dist(tmp_path, "mindcv", "0.3.0").name == "mindcv-0.3.0.tar.gz"
+    (tmp_path / "mindcv-0.3.0-py3-none-any.whl").write_bytes(b"")
+    assert corpora._find_dist(tmp_path, "mindcv", "0.3.0").name == "mindcv-0.3.0-py3-none-any.whl"
+    assert corpora._find_dist(tmp_path / "missing", "mindcv", "0.3.0") is None
+
+
+def test_ensure_corpora_unpacks_once_and_counts(tmp_path, monkeypatch):
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    _wheel(dist / "mindyolo-0.5.0-py3-none-any.whl",
+           {"mindyolo/__init__.py": "x = 1\ny = 2\n", "mindyolo/m.py": "z = 3", "mindyolo/README.md": "hi\n"})
+    calls = []
+    real_unpack = corpora.unpack
+    monkeypatch.setattr(corpora, "_pip_download", lambda *a, **k: pytest.fail("no download expected"))
+    monkeypatch.setattr(corpora, "unpack", lambda a, d: (calls.append(a.name), real_unpack(a, d)))
+    out = corpora.ensure_corpora(["mindyolo"], tmp_path)
+    assert out == {"mindyolo": tmp_path / "corpora" / "mindyolo"}
+    assert corpora.corpus_stats(out["mindyolo"])[:2] == (2, 3)
+    corpora.ensure_corpora(["mindyolo"], tmp_path)
+    assert calls == ["mindyolo-0.5.0-py3-none-any.whl"]
+
+
+def test_unknown_corpus(tmp_path):
+    with pytest.raises(KeyError):
+        corpora.ensure_corpora(["nope"], tmp_path)
+
+
+def test_unpack_refuses_paths_outside(tmp_path):
+    bad = _wheel(tmp_path / "bad.whl", {"../evil.py": "x"})
+    with pytest.raises(RuntimeError):
+        corpora.unpack(bad, tmp_path / "out")
+    assert not (tmp_path / "evil.py").exists()
+
+
+def test_throughput_help_runs():
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "lint_throughput.py"), "--help"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "--jobs" in proc.stdout and "--floor-only" in proc.stdout
+
+
+def test_floor_only_end_to_end(tmp_path):
+    import json
+
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    _wheel(dist / "mindyolo-0.5.0-py3-none-any.whl", {"mindyolo/a.py": "def f(x):\n    return x + 1\n"})
+    out = tmp_path / "r.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "lint_throughput.py"), "--corpus", "mindyolo",
+                           "--cache-dir", str(tmp_path), "--floor-only", "--json", str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "ast.parse" in proc.stdout and "one-core target" in proc.stdout
+    rep = json.loads(out.read_text())
+    c = rep["corpora"]["mindyolo"]
+    assert (c["files"], c["lines"]) == (1, 2)
+    assert c["variants"][0]["variant"] == "ast.parse" and c["variants"][0]["parse_errors"] == 0
