@@ -1,0 +1,387 @@
+"""The compile child: the ONLY module of msgraphlint that imports ``mindspore``.
+
+Run it in a fresh scratch working directory (AKG writes ``akg_kernel_meta/`` into the
+current directory and reuses it as a cache)::
+
+    python -m msgraphlint.verify._child --spec SPEC.json --out OUT.json
+
+SPEC (JSON object):
+
+``file``            path of the Python file that holds the target
+``target``          a Cell class name, or a ``@jit``/plain function name, in that file
+``inputs``          list of input specs (see :func:`make_value`), or null to call the
+                    module's ``make_inputs()``
+``make_inputs_kwargs``  optional dict passed to ``make_inputs(**kwargs)`` (when inputs is null)
+``shapes``          optional list of alternative inputs, each a list of input specs or a
+                    dict of ``make_inputs`` keyword arguments; called one after another
+                    after the first call, to count recompiles
+``dynamic``         optional list of input specs with ``?`` dims, given to
+                    ``Cell.set_inputs`` before the first call (Cell targets only)
+``train``           bool: compile forward + backward (``value_and_grad`` + ``ms.jit``; a
+                    non-scalar output is reduced with ``mean``)
+``syntax_level``    ``"default"`` | ``"strict"``
+``fusion``          bool: graph-kernel fusion (``MS_DEV_GRAPH_KERNEL_FLAGS=--opt_level=2``)
+``compare_pynative`` bool: run the same inputs in PYNATIVE_MODE with the same weights
+``ir_dir``          where the IR files go (``MS_DEV_SAVE_GRAPHS_PATH``)
+
+OUT (JSON object): ``ok``, ``error_type``, ``error_first_line``, ``error`` (full text),
+``compile_seconds``, ``call_seconds``, ``n_compiles`` (``*_validate_*.ir`` files),
+``pynative_equal`` (bool|null), ``inputs_mutated`` ({graph, pynative}), ``ir_dir``, and
+extras: ``mindspore_version``, ``stage`` (where it failed), ``shape_runs``,
+``outputs`` (shapes/dtypes), ``max_abs_diff``, ``analyze_fail`` (copied path or null).
+
+The environment variables are set here too (before the import), from the SPEC, so the
+child behaves the same however it is started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import importlib.util
+import json
+import os
+import shutil
+import sys
+import time
+import traceback
+
+_DTYPES = {
+    "float32": "float32", "f32": "float32", "float": "float32",
+    "float16": "float16", "f16": "float16", "half": "float16",
+    "float64": "float64", "f64": "float64", "double": "float64",
+    "bfloat16": "bfloat16", "bf16": "bfloat16",
+    "int32": "int32", "i32": "int32", "int64": "int64", "i64": "int64", "int": "int64",
+    "int8": "int8", "uint8": "uint8", "int16": "int16",
+    "bool": "bool",
+}
+
+
+def _setup_env(spec: dict) -> None:
+    ir_dir = spec.get("ir_dir")
+    if ir_dir:
+        os.makedirs(ir_dir, exist_ok=True)
+        os.environ["MS_DEV_SAVE_GRAPHS"] = os.environ.get("MS_DEV_SAVE_GRAPHS", "1")
+        os.environ["MS_DEV_SAVE_GRAPHS_PATH"] = ir_dir
+        os.environ.setdefault("MS_DEV_DUMP_IR_PASSES", "validate,graph_build,hwopt_common_final")
+    if spec.get("fusion", True):
+        os.environ.setdefault("MS_DEV_GRAPH_KERNEL_FLAGS", "--opt_level=2")
+    else:
+        os.environ.pop("MS_DEV_GRAPH_KERNEL_FLAGS", None)
+    if spec.get("syntax_level", "default") == "strict":
+        os.environ["MS_DEV_JIT_SYNTAX_LEVEL"] = "0"
+    os.environ.setdefault("GLOG_v", "3")  # errors only on stderr
+
+
+def _count_validate(ir_dir):
+    if not ir_dir or not os.path.isdir(ir_dir):
+        return 0
+    return len(glob.glob(os.path.join(ir_dir, "**", "*_validate_*.ir"), recursive=True))
+
+
+def parse_input_spec(text):
+    """``"2x64x256:float32"`` -> ("tensor", [2, 64, 256], "float32");
+    ``"2x?x256:float32"`` -> dims with None (dynamic, for set_inputs);
+    ``":float32"`` or ``"scalar:float32"`` -> a 0-d tensor;
+    ``"py:3"`` / ``"py:0.5"`` / ``"py:None"`` / ``"py:(1, 2)"`` -> a Python value."""
+    text = str(text).strip()
+    if text.startswith("py:"):
+        import ast
+
+        return ("py", ast.literal_eval(text[3:].strip()), None)
+    if ":" in text:
+        dims_text, dtype = text.rsplit(":", 1)
+    else:
+        dims_text, dtype = text, "float32"
+    dtype = _DTYPES.get(dtype.strip().lower())
+    if dtype is None:
+        raise ValueError(f"unknown dtype in input spec {text!r}")
+    dims_text = dims_text.strip()
+    dims = []
+    if dims_text and dims_text != "scalar":
+        for part in dims_text.lower().split("x"):
+            part = part.strip()
+            if part in ("?", "-1", "none"):
+                dims.append(None)
+            else:
+                dims.append(int(part))
+    return ("tensor", dims, dtype)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m msgraphlint.verify._child")
+    parser.add_argument("--spec", required=True)
+    parser.add_argument("--out", required=True)
+    args = parser.parse_args(argv)
+    with open(args.spec, encoding="utf-8") as f:
+        spec = json.load(f)
+    out = {
+        "ok": False, "error_type": None, "error_first_line": None, "error": None,
+        "compile_seconds": None, "call_seconds": None, "n_compiles": 0,
+        "pynative_equal": None, "inputs_mutated": {"graph": None, "pynative": None},
+        "ir_dir": spec.get("ir_dir"), "mindspore_version": None, "stage": "setup",
+        "shape_runs": [], "outputs": None, "max_abs_diff": None, "analyze_fail": None,
+        "dynamic": bool(spec.get("dynamic")), "train": bool(spec.get("train")),
+        "target_kind": None,
+    }
+    try:
+        _setup_env(spec)
+        _run(spec, out)
+        out["ok"] = True
+    except BaseException as exc:  # noqa: BLE001 - everything goes into OUT
+        out["ok"] = False
+        out["error_type"] = type(exc).__name__
+        msg = str(exc)
+        first = next((ln.strip() for ln in msg.splitlines() if ln.strip()), "")
+        out["error_first_line"] = first or type(exc).__name__
+        out["error"] = msg + "\n\n" + traceback.format_exc()
+    finally:
+        out["n_compiles"] = _count_validate(spec.get("ir_dir"))
+        _copy_analyze_fail(spec, out)
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(out, f, indent=1, default=str)
+    return 0
+
+
+def _copy_analyze_fail(spec, out):
+    ir_dir = spec.get("ir_dir")
+    found = glob.glob(os.path.join(os.getcwd(), "**", "analyze_fail*.ir"), recursive=True)
+    if ir_dir:
+        found += glob.glob(os.path.join(ir_dir, "**", "analyze_fail*.ir"), recursive=True)
+    if not found:
+        return
+    src = found[0]
+    if ir_dir and not os.path.abspath(src).startswith(os.path.abspath(ir_dir)):
+        dst = os.path.join(ir_dir, os.path.basename(src))
+        try:
+            shutil.copyfile(src, dst)
+            src = dst
+        except OSError:
+            pass
+    out["analyze_fail"] = src
+
+
+def _load_module(path):
+    path = os.path.abspath(path)
+    directory = os.path.dirname(path)
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    name = "_msgraphlint_target_" + os.path.splitext(os.path.basename(path))[0]
+    mod_spec = importlib.util.spec_from_file_location(name, path)
+    if mod_spec is None or mod_spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(mod_spec)
+    sys.modules[name] = module
+    mod_spec.loader.exec_module(module)
+    return module
+
+
+def _run(spec, out):
+    import numpy as np
+
+    import mindspore as ms
+    from mindspore import Tensor, nn
+
+    out["mindspore_version"] = ms.__version__
+    ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
+
+    def make_value(item, rng):
+        if not isinstance(item, str):
+            return item
+        kind, dims, dtype = parse_input_spec(item)
+        if kind == "py":
+            return dims
+        if any(d is None for d in dims):
+            raise ValueError(f"input spec {item!r} has a dynamic dim: only 'dynamic' specs may")
+        if dtype == "bool":
+            arr = rng.random(dims) > 0.5
+        elif dtype.startswith("int") or dtype == "uint8":
+            arr = rng.integers(0, 8, size=dims).astype(dtype)
+        elif dtype == "bfloat16":
+            return Tensor(rng.standard_normal(dims).astype(np.float32)).astype(ms.bfloat16)
+        else:
+            arr = rng.standard_normal(dims).astype(dtype)
+        return Tensor(np.asarray(arr))
+
+    def make_dynamic(item):
+        kind, dims, dtype = parse_input_spec(item)
+        if kind == "py":
+            return dims
+        return Tensor(shape=dims, dtype=getattr(ms, dtype))
+
+    out["stage"] = "import"
+    module = _load_module(spec["file"])
+    target_name = spec["target"]
+    if not hasattr(module, target_name):
+        raise AttributeError(f"{spec['file']} has no attribute {target_name!r}")
+    target = getattr(module, target_name)
+
+    def build_inputs(entry, seed):
+        rng = np.random.default_rng(seed)
+        if entry is None:
+            entry = {}
+        if isinstance(entry, dict):
+            if not hasattr(module, "make_inputs"):
+                raise AttributeError(
+                    f"{spec['file']} has no make_inputs(); pass inputs (e.g. 2x64x256:float32)")
+            values = module.make_inputs(**entry)
+            if not isinstance(values, (tuple, list)):
+                values = (values,)
+            return [v if not isinstance(v, np.ndarray) else Tensor(v) for v in values]
+        return [make_value(item, rng) for item in entry]
+
+    out["stage"] = "build"
+    is_cell = isinstance(target, type) and issubclass(target, nn.Cell)
+    if is_cell:
+        net = target()
+        net.set_train(bool(spec.get("train")))
+        fn = net
+        out["target_kind"] = "cell"
+    elif isinstance(target, nn.Cell):
+        net = target
+        fn = net
+        out["target_kind"] = "cell"
+    elif callable(target):
+        net = None
+        fn = target
+        out["target_kind"] = "jit_function" if getattr(target, "__wrapped_by_jit__", False) else "function"
+    else:
+        raise TypeError(f"{target_name} is neither a Cell class nor a function")
+
+    first_entry = spec.get("inputs")
+    if first_entry is None:
+        first_entry = dict(spec.get("make_inputs_kwargs") or {})
+    inputs = build_inputs(first_entry, 0)
+    host_copies = [_host(v) for v in inputs]
+
+    if spec.get("dynamic"):
+        if net is None:
+            raise TypeError("dynamic inputs (set_inputs) need a Cell target")
+        net.set_inputs(*[make_dynamic(item) for item in spec["dynamic"]])
+
+    # The graph-mode callable.
+    if spec.get("train"):
+        params = net.trainable_params() if net is not None else None
+        base = fn
+
+        def forward_fn(*args):
+            y = base(*args)
+            if isinstance(y, (tuple, list)):
+                y = y[0]
+            if y.ndim != 0:
+                y = y.mean()
+            return y
+
+        grad_fn = ms.value_and_grad(forward_fn, None, params) if params else ms.value_and_grad(forward_fn)
+        def train_step(*args):
+            return grad_fn(*args)
+
+        graph_call = ms.jit(train_step)
+        eager_call = grad_fn
+    else:
+        if net is not None or getattr(fn, "__wrapped_by_jit__", False):
+            graph_call = fn
+        else:
+            graph_call = ms.jit(fn)
+        eager_call = fn
+
+    out["stage"] = "compile"
+    ir_dir = spec.get("ir_dir")
+    t0 = time.perf_counter()
+    result = graph_call(*inputs)
+    graph_values = _flatten_host(result)
+    t1 = time.perf_counter()
+    result = graph_call(*inputs)
+    _flatten_host(result)
+    t2 = time.perf_counter()
+    out["call_seconds"] = round(t2 - t1, 6)
+    out["compile_seconds"] = round(max(0.0, (t1 - t0) - (t2 - t1)), 6)
+    out["outputs"] = [{"shape": list(v.shape), "dtype": str(v.dtype)} for v in graph_values]
+    # Two calls with the same inputs: in-place writes on inputs accumulate; check after both.
+    out["inputs_mutated"]["graph"] = _mutated(inputs, host_copies)
+
+    out["stage"] = "shapes"
+    for i, entry in enumerate(spec.get("shapes") or []):
+        before = _count_validate(ir_dir)
+        alt = build_inputs(entry, i + 1)
+        s0 = time.perf_counter()
+        _flatten_host(graph_call(*alt))
+        s1 = time.perf_counter()
+        after = _count_validate(ir_dir)
+        out["shape_runs"].append({
+            "inputs": entry, "seconds": round(s1 - s0, 6),
+            "new_compiles": after - before,
+            "input_shapes": [list(v.shape) if hasattr(v, "shape") else repr(v) for v in alt],
+        })
+
+    if spec.get("compare_pynative"):
+        out["stage"] = "pynative"
+        ms.set_context(mode=ms.PYNATIVE_MODE)
+        fresh = [Tensor(h) if isinstance(h, np.ndarray) else h for h in host_copies]
+        fresh = [v.astype(o.dtype) if isinstance(v, Tensor) and isinstance(o, Tensor) else v
+                 for v, o in zip(fresh, inputs)]
+        fresh_copies = [_host(v) for v in fresh]
+        eager = _flatten_host(eager_call(*fresh))
+        # one call in PyNative; compare inputs after it
+        out["inputs_mutated"]["pynative"] = _mutated(fresh, fresh_copies)
+        equal = len(eager) == len(graph_values)
+        max_diff = 0.0
+        for a, b in zip(graph_values, eager):
+            if a.shape != b.shape:
+                equal = False
+                continue
+            if a.dtype.kind in "fc":
+                if a.size:
+                    max_diff = max(max_diff, float(np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))))
+                if not np.allclose(a, b, rtol=1e-3, atol=1e-4, equal_nan=True):
+                    equal = False
+            elif not np.array_equal(a, b):
+                equal = False
+        out["pynative_equal"] = bool(equal)
+        out["max_abs_diff"] = max_diff
+        ms.set_context(mode=ms.GRAPH_MODE)
+    out["stage"] = "done"
+
+
+def _host(value):
+    import numpy as np
+
+    if hasattr(value, "asnumpy"):
+        return np.array(value.asnumpy(), copy=True)
+    return value
+
+
+def _mutated(values, copies):
+    import numpy as np
+
+    for v, c in zip(values, copies):
+        if isinstance(c, np.ndarray) and hasattr(v, "asnumpy"):
+            now = v.asnumpy()
+            if now.shape != c.shape or not np.array_equal(now, c, equal_nan=True):
+                return True
+    return False
+
+
+def _flatten_host(value):
+    import numpy as np
+
+    flat = []
+
+    def walk(v):
+        if isinstance(v, (tuple, list)):
+            for x in v:
+                walk(x)
+        elif isinstance(v, dict):
+            for k in sorted(v, key=str):
+                walk(v[k])
+        elif hasattr(v, "asnumpy"):
+            flat.append(np.array(v.asnumpy(), copy=True))
+        elif isinstance(v, (int, float, bool, np.ndarray, np.generic)):
+            flat.append(np.asarray(v))
+
+    walk(value)
+    return flat
+
+
+if __name__ == "__main__":
+    sys.exit(main())

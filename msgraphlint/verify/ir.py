@@ -1,0 +1,638 @@
+"""Pure-Python parser of the graph IR that MindSpore saves (no ``mindspore`` import).
+
+Reads the three dumps a compile writes with
+``MS_DEV_DUMP_IR_PASSES=validate,graph_build,hwopt_common_final`` (see
+``shared/docs/MINDSPORE_FACTS.md``):
+
+``<NN>_validate_<seq>.ir``
+    the last frontend graph, one per compile. Source lines are most accurate here:
+    per-op source lines and interpreter-fallback nodes are read from it.
+``hwopt_common_final_graph_<graphid>_<seq>.ir``
+    the kernel graph just before graph-kernel fusion. Expanded ops (BiasAdd -> Add,
+    GeLU -> Mul/Tanh...) lose their ``# In file`` line in ``graph_build``; it is
+    recovered here (scope ``expand_<Op>``, the ``expand_from`` attribute, and the data flow
+    from the fused kernel's inputs).
+``graph_build_<graphid>_<seq>.ir``
+    the final kernel graph: fused kernels (subgraphs with ``info_name: Fused_...``) and the
+    ops left unfused. Control flow makes several kernel graphs per compile.
+
+``<seq>`` is a process-wide counter, so files are grouped into compiles by it: the files
+of compile *i* have a sequence number between the *i*-th and the next validate file's.
+
+Source lines are imperfect: each node carries a call stack of ``# In file PATH:LINE``
+frames (outermost first); a node's line in a given file is its innermost frame in that
+file, and matching against a finding allows ``slack`` lines (about one statement).
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+#: ops that move data around the graph without computing anything
+BOOKKEEPING_OPS = frozenset({
+    "Load", "TupleGetItem", "MakeTuple", "UpdateState", "Depend", "Return", "call",
+    "RealTupleGetItem", "ListGetItem", "MakeList", "Partial", "StopGradient",
+})
+#: interpreter fallback
+FALLBACK_OPS = frozenset({"PyExecute", "PyInterpret"})
+#: control flow in the frontend graph
+CONTROL_FLOW_OPS = frozenset({"Switch", "SwitchLayer", "Switch_"})
+
+_OP_PREFIXES = ("PrimFunc_", "S_Prim_", "Prim_", "DeprecatedPrim_")
+_NODE_RE = re.compile(r"^  %(\d+)\(([^)]*)\) = (.*)$")
+_FRAME_RE = re.compile(r"# In file (.+?):(\d+)(?:~(\d+))?, (\d+)~(\d+)/(.*)/\s*$")
+_SCOPE_RE = re.compile(r"# (?:Fullname with scope|Scope): \((.*)\)\s*$")
+_SUBGRAPH_RE = re.compile(r"^subgraph @([^\s(]+)\(")
+_EXPAND_RE = re.compile(r'expand_from: "([^"]+)"')
+_ARG_RE = re.compile(r"%(para\d+_[\w.]+|\d+)")
+_SEQ_RE = re.compile(r"_(\d+)\.ir$")
+_GRAPHID_RE = re.compile(r"(?:graph_build|hwopt_common_final_graph)_(\d+)_(\d+)\.ir$")
+_LIB_MARKERS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep,
+                os.sep + "lib" + os.sep + "python")
+
+
+@dataclass(frozen=True)
+class SourceFrame:
+    """One ``# In file`` frame: a statement/expression (line == end_line) or a function
+    definition range (the enclosing ``def``)."""
+
+    path: str
+    line: int
+    end_line: int
+    col: int
+    end_col: int
+    text: str
+
+    @property
+    def is_def(self) -> bool:
+        return self.end_line != self.line
+
+    def to_dict(self) -> dict:
+        return {"path": self.path, "line": self.line, "end_line": self.end_line, "text": self.text}
+
+
+def is_library_path(path: str) -> bool:
+    p = os.path.normpath(path)
+    return any(m in p for m in _LIB_MARKERS) or (os.sep + "mindspore" + os.sep) in p
+
+
+def _same_file(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    try:
+        return os.path.realpath(a) == os.path.realpath(b)
+    except OSError:
+        return False
+
+
+@dataclass
+class IRNode:
+    index: int
+    name: str
+    op: str                    # normalised: "Add", "call", "PyExecute", ...
+    raw_op: str                # as printed: "PrimFunc_Add"
+    graph: str                 # the subgraph that holds it
+    scope: str = ""
+    frames: Tuple[SourceFrame, ...] = ()
+    expand_from: Optional[str] = None
+    callee: Optional[str] = None   # for ``call @x``
+    args: Tuple[str, ...] = ()     # "%3" -> "3", params -> "para5_name"
+    out_type: str = ""
+
+    def line_in(self, path: Optional[str] = None, *, statements_only: bool = False) -> Optional[int]:
+        """Innermost frame's line in ``path`` (any non-library file when None)."""
+        for fr in reversed(self.frames):
+            if statements_only and fr.is_def:
+                continue
+            if path is None:
+                if not is_library_path(fr.path):
+                    return fr.line
+            elif _same_file(fr.path, path):
+                return fr.line
+        return None
+
+    def frame_in(self, path: Optional[str] = None) -> Optional[SourceFrame]:
+        for fr in reversed(self.frames):
+            if (path is None and not is_library_path(fr.path)) or (path is not None and _same_file(fr.path, path)):
+                return fr
+        return None
+
+    @property
+    def line(self) -> Optional[int]:
+        return self.line_in(None)
+
+    @property
+    def signature(self) -> tuple:
+        """What identifies the same op across the hwopt and graph_build dumps."""
+        return (self.op, tuple((f.path, f.line, f.col, f.end_col) for f in self.frames))
+
+
+@dataclass
+class IRGraph:
+    name: str
+    attrs: Dict[str, str] = field(default_factory=dict)
+    nodes: List[IRNode] = field(default_factory=list)
+
+    @property
+    def fused_name(self) -> Optional[str]:
+        return self.attrs.get("info_name")
+
+
+@dataclass
+class IRFile:
+    path: str
+    stage: str                  # validate | hwopt | graph_build | other
+    seq: int
+    graph_id: Optional[int]
+    entry: Optional[str]
+    graphs: Dict[str, IRGraph] = field(default_factory=dict)
+
+    def all_nodes(self) -> Iterable[IRNode]:
+        for g in self.graphs.values():
+            yield from g.nodes
+
+    @property
+    def entry_graph(self) -> Optional[IRGraph]:
+        return self.graphs.get(self.entry) if self.entry else None
+
+
+def parse_ir_file(path: str) -> IRFile:
+    base = os.path.basename(path)
+    if "_validate_" in base:
+        stage = "validate"
+    elif base.startswith("graph_build_"):
+        stage = "graph_build"
+    elif base.startswith("hwopt_common_final"):
+        stage = "hwopt"
+    else:
+        stage = "other"
+    m = _SEQ_RE.search(base)
+    seq = int(m.group(1)) if m else -1
+    g = _GRAPHID_RE.search(base)
+    graph_id = int(g.group(1)) if g else None
+    irf = IRFile(path=path, stage=stage, seq=seq, graph_id=graph_id, entry=None)
+    pending_attrs: Dict[str, str] = {}
+    in_attr_block = False
+    current: Optional[IRGraph] = None
+    node: Optional[IRNode] = None
+    frames: List[SourceFrame] = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for raw in f:
+            line = raw.rstrip("\n")
+            if current is None:
+                if line.startswith("# IR entry: @"):
+                    irf.entry = line[len("# IR entry: @"):].strip()
+                    continue
+                if line.startswith("subgraph attr:"):
+                    in_attr_block = True
+                    pending_attrs = {}
+                    continue
+                sm = _SUBGRAPH_RE.match(line)
+                if sm:
+                    current = IRGraph(name=sm.group(1), attrs=pending_attrs)
+                    irf.graphs[current.name] = current
+                    pending_attrs = {}
+                    in_attr_block = False
+                    continue
+                if in_attr_block and ": " in line and not line.startswith("#"):
+                    key, _, value = line.partition(": ")
+                    pending_attrs[key.strip()] = value.strip()
+                continue
+            # inside a subgraph
+            if line.startswith("}"):
+                if node is not None:
+                    node.frames = tuple(frames)
+                node, frames, current = None, [], None
+                continue
+            nm = _NODE_RE.match(line)
+            if nm or line.startswith("  Return("):
+                if node is not None:
+                    node.frames = tuple(frames)
+                frames = []
+                if not nm:
+                    node = None
+                    continue
+                node = _make_node(nm, current.name)
+                current.nodes.append(node)
+                continue
+            if node is None:
+                continue
+            stripped = line.strip()
+            if stripped.startswith("# In file "):
+                fm = _FRAME_RE.search(stripped)
+                if fm:
+                    start = int(fm.group(2))
+                    end = int(fm.group(3)) if fm.group(3) else start
+                    frames.append(SourceFrame(fm.group(1), start, end, int(fm.group(4)),
+                                              int(fm.group(5)), fm.group(6)))
+            elif stripped.startswith("# Fullname with scope:") or stripped.startswith("# Scope:"):
+                sm2 = _SCOPE_RE.search(stripped)
+                if sm2:
+                    node.scope = sm2.group(1)
+            elif stripped.startswith(":") and not node.out_type:
+                node.out_type = stripped.split("->", 1)[-1].strip()
+    return irf
+
+
+def _make_node(m, graph: str) -> IRNode:
+    index, name, rhs = int(m.group(1)), m.group(2), m.group(3)
+    callee = None
+    if rhs.startswith("call @"):
+        raw_op = "call"
+        callee = re.match(r"call @([^\s(]+)", rhs).group(1)
+    else:
+        om = re.match(r"([A-Za-z_][\w.]*)", rhs)
+        raw_op = om.group(1) if om else rhs.split("(", 1)[0]
+    op = raw_op
+    for prefix in _OP_PREFIXES:
+        if op.startswith(prefix):
+            op = op[len(prefix):]
+            break
+    em = _EXPAND_RE.search(rhs)
+    # arguments: up to the first attribute block
+    arg_text = re.split(r" \{instance name| primitive_attrs:| cnode_attrs:", rhs, maxsplit=1)[0]
+    args = tuple(a for a in _ARG_RE.findall(arg_text))
+    return IRNode(index=index, name=name, op=op, raw_op=raw_op, graph=graph, callee=callee,
+                  expand_from=em.group(1) if em else None, args=args)
+
+
+# --------------------------------------------------------------------------- report
+
+
+@dataclass
+class FusedKernel:
+    name: str                      # Fused_BiasAdd_Reshape_GeLU_Reshape_fusion_<hash>
+    kind: str                      # BiasAdd_Reshape_GeLU_Reshape_fusion
+    subgraph: str
+    graph_id: Optional[int]
+    members: List[IRNode] = field(default_factory=list)
+    member_lines: List[Optional[int]] = field(default_factory=list)  # one per member
+    lines: List[int] = field(default_factory=list)                   # sorted, unique
+    recovered: bool = False        # some lines came from hwopt_common_final
+
+    @property
+    def ops(self) -> List[str]:
+        return [n.op for n in self.members]
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "ops": self.ops, "lines": self.lines,
+                "graph_id": self.graph_id, "recovered": self.recovered}
+
+
+@dataclass
+class OpEvent:
+    """An unfused op, a fallback node, a control-flow node: op, line, scope."""
+
+    op: str
+    line: Optional[int]
+    scope: str
+    stage: str
+    graph_id: Optional[int] = None
+    path: Optional[str] = None
+    frames: Tuple[SourceFrame, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"op": self.op, "line": self.line, "path": self.path, "scope": self.scope,
+                "stage": self.stage, "graph_id": self.graph_id}
+
+
+@dataclass
+class CompileIR:
+    """The IR of one compile."""
+
+    index: int
+    validate: Optional[IRFile] = None
+    hwopt: List[IRFile] = field(default_factory=list)
+    graph_build: List[IRFile] = field(default_factory=list)
+    fused: List[FusedKernel] = field(default_factory=list)
+    unfused: List[OpEvent] = field(default_factory=list)
+    fallbacks: List[OpEvent] = field(default_factory=list)
+    control_flow: List[OpEvent] = field(default_factory=list)
+    validate_ops: List[OpEvent] = field(default_factory=list)
+    dynamic_shape: bool = False
+
+    @property
+    def n_kernel_graphs(self) -> int:
+        return len({f.graph_id for f in self.graph_build})
+
+    @property
+    def n_fused_ops(self) -> int:
+        return sum(len(k.members) for k in self.fused)
+
+
+@dataclass
+class IRReport:
+    ir_dir: str
+    compiles: List[CompileIR] = field(default_factory=list)
+    source_path: Optional[str] = None
+    analyze_fail: Optional[str] = None
+
+    # the first compile is the one the report is about; later ones are recompiles
+    @property
+    def primary(self) -> CompileIR:
+        return self.compiles[0] if self.compiles else CompileIR(index=0)
+
+    @property
+    def n_compiles(self) -> int:
+        return sum(1 for c in self.compiles if c.validate is not None)
+
+    @property
+    def fused(self) -> List[FusedKernel]:
+        return self.primary.fused
+
+    @property
+    def unfused(self) -> List[OpEvent]:
+        return self.primary.unfused
+
+    @property
+    def fallbacks(self) -> List[OpEvent]:
+        return self.primary.fallbacks
+
+    @property
+    def control_flow(self) -> List[OpEvent]:
+        return self.primary.control_flow
+
+    @property
+    def validate_ops(self) -> List[OpEvent]:
+        return self.primary.validate_ops
+
+    @property
+    def n_kernel_graphs(self) -> int:
+        return self.primary.n_kernel_graphs
+
+    def summary(self) -> dict:
+        p = self.primary
+        return {
+            "fused_kernels": len(p.fused),
+            "fused_ops": p.n_fused_ops,
+            "unfused_ops": len(p.unfused),
+            "fallback_nodes": len(p.fallbacks),
+            "kernel_graphs": p.n_kernel_graphs,
+            "control_flow_nodes": len(p.control_flow),
+            "compiles": self.n_compiles,
+            "dynamic_shape": p.dynamic_shape,
+        }
+
+    def to_dict(self) -> dict:
+        p = self.primary
+        return {
+            "ir_dir": self.ir_dir,
+            "summary": self.summary(),
+            "fused": [k.to_dict() for k in p.fused],
+            "unfused": [e.to_dict() for e in p.unfused],
+            "fallbacks": [e.to_dict() for e in p.fallbacks],
+            "control_flow": [e.to_dict() for e in p.control_flow],
+            "per_compile": [
+                {"index": c.index, "fused_kernels": len(c.fused), "unfused_ops": len(c.unfused),
+                 "fallback_nodes": len(c.fallbacks), "kernel_graphs": c.n_kernel_graphs,
+                 "dynamic_shape": c.dynamic_shape}
+                for c in self.compiles
+            ],
+            "analyze_fail": self.analyze_fail,
+        }
+
+    def lines_of(self, path: Optional[str] = None) -> Dict[int, List[str]]:
+        """line -> ops there, from the validate stage (for matching findings)."""
+        out: Dict[int, List[str]] = {}
+        for e in self.validate_ops:
+            if e.line is not None and (path is None or e.path is None or _same_file(e.path, path)):
+                out.setdefault(e.line, []).append(e.op)
+        return out
+
+
+def _event(node: IRNode, stage: str, graph_id, source_path) -> OpEvent:
+    fr = node.frame_in(source_path) if source_path else node.frame_in(None)
+    if fr is None and source_path:
+        fr = node.frame_in(None)
+    return OpEvent(op=node.op, line=fr.line if fr else None, scope=node.scope, stage=stage,
+                   graph_id=graph_id, path=fr.path if fr else None, frames=node.frames)
+
+
+def parse_ir_dir(path: str, source_path: Optional[str] = None) -> IRReport:
+    """Parse every dump under ``path`` (recursively) into an :class:`IRReport`.
+
+    ``source_path``: the target's file; lines are taken from frames in that file when
+    there are some (else from the innermost non-library frame)."""
+    files = []
+    for p in sorted(glob.glob(os.path.join(path, "**", "*.ir"), recursive=True)):
+        base = os.path.basename(p)
+        if "_validate_" in base or base.startswith("graph_build_") or base.startswith("hwopt_common_final"):
+            files.append(parse_ir_file(p))
+    report = IRReport(ir_dir=path, source_path=source_path)
+    af = glob.glob(os.path.join(path, "**", "analyze_fail*.ir"), recursive=True)
+    report.analyze_fail = af[0] if af else None
+    validates = sorted((f for f in files if f.stage == "validate"), key=lambda f: f.seq)
+    others = sorted((f for f in files if f.stage != "validate"), key=lambda f: f.seq)
+    if validates:
+        report.compiles = [CompileIR(index=i, validate=v) for i, v in enumerate(validates)]
+    elif others:
+        report.compiles = [CompileIR(index=0)]
+    for f in others:
+        idx = 0
+        for i, v in enumerate(validates):
+            if f.seq > v.seq:
+                idx = i
+        c = report.compiles[idx]
+        (c.graph_build if f.stage == "graph_build" else c.hwopt).append(f)
+    for c in report.compiles:
+        _analyse_compile(c, source_path)
+    return report
+
+
+def _analyse_compile(c: CompileIR, source_path: Optional[str]) -> None:
+    if c.validate is not None:
+        for node in c.validate.all_nodes():
+            if node.op in FALLBACK_OPS:
+                c.fallbacks.append(_event(node, "validate", None, source_path))
+            elif node.op in CONTROL_FLOW_OPS:
+                c.control_flow.append(_event(node, "validate", None, source_path))
+            if node.op not in BOOKKEEPING_OPS:
+                c.validate_ops.append(_event(node, "validate", None, source_path))
+            if "-1" in node.out_type and "Tensor" in node.out_type and node.op not in BOOKKEEPING_OPS:
+                c.dynamic_shape = True
+    # latest hwopt dump per graph id (a graph is dumped once per compile)
+    hwopt_by_id: Dict[Optional[int], IRFile] = {}
+    for f in c.hwopt:
+        hwopt_by_id[f.graph_id] = f
+    for gb in c.graph_build:
+        hw = hwopt_by_id.get(gb.graph_id)
+        entry = gb.entry_graph
+        if entry is None:
+            continue
+        for node in entry.nodes:
+            if node.op == "call" and node.callee in gb.graphs and gb.graphs[node.callee].fused_name:
+                sub = gb.graphs[node.callee]
+                c.fused.append(_fused_kernel(sub, node, entry, gb, hw, source_path))
+            elif node.op in FALLBACK_OPS:
+                if not c.validate or not c.fallbacks:
+                    c.fallbacks.append(_event(node, "graph_build", gb.graph_id, source_path))
+            elif node.op not in BOOKKEEPING_OPS:
+                c.unfused.append(_event(node, "graph_build", gb.graph_id, source_path))
+        # kernel graphs without a validate stage (rare): fallback nodes inside subgraphs
+        for g in gb.graphs.values():
+            if g is entry or g.fused_name:
+                continue
+            for node in g.nodes:
+                if node.op not in BOOKKEEPING_OPS and node.op not in FALLBACK_OPS:
+                    c.unfused.append(_event(node, "graph_build", gb.graph_id, source_path))
+
+
+def _fused_kernel(sub: IRGraph, call: IRNode, entry: IRGraph, gb: IRFile, hw: Optional[IRFile],
+                  source_path: Optional[str]) -> FusedKernel:
+    kind = sub.attrs.get("graph_kernel", "")
+    kernel = FusedKernel(name=sub.fused_name or sub.name, kind=kind, subgraph=sub.name,
+                         graph_id=gb.graph_id, members=[n for n in sub.nodes if n.op not in BOOKKEEPING_OPS])
+    lines: List[Optional[int]] = [n.line_in(source_path) if source_path else n.line for n in kernel.members]
+    if any(ln is None for ln in lines) and hw is not None:
+        recovered = _recover_lines(kernel, call, entry, gb, hw)
+        claimed: set = set()
+        for i, (n, ln) in enumerate(zip(kernel.members, lines)):
+            if ln is not None:
+                continue
+            want = n.expand_from or n.op
+            cell = _cell_path(n.scope)
+            best = None
+            for cand in recovered:
+                if id(cand) in claimed or cand.op != want:
+                    continue
+                if cell and cand.scope and cand.scope != cell:
+                    continue
+                best = cand
+                break
+            if best is None and n.expand_from:
+                # expanded ops share their origin: several members map to one hwopt node
+                best = next((cand for cand in recovered if cand.op == want), None)
+            if best is not None:
+                if not n.expand_from:
+                    claimed.add(id(best))
+                lines[i] = best.line_in(source_path) if source_path else best.line
+                if lines[i] is None:
+                    lines[i] = best.line
+                kernel.recovered = True
+        if all(ln is None for ln in lines) and recovered:
+            # nothing matched op by op: the kernel covers what its data flow covers
+            extra = sorted({(c.line_in(source_path) if source_path else c.line) for c in recovered} - {None})
+            kernel.lines = extra
+            kernel.member_lines = lines
+            kernel.recovered = True
+            return kernel
+    kernel.member_lines = lines
+    kernel.lines = sorted({ln for ln in lines if ln is not None})
+    return kernel
+
+
+def _cell_path(scope: str) -> str:
+    """``Default/mlp-MLP/linear_fc2-Linear/expand_BiasAdd/Add-op0`` -> ``Default/mlp-MLP/linear_fc2-Linear``."""
+    if not scope:
+        return ""
+    parts = scope.split("/")
+    keep = []
+    for part in parts[:-1]:
+        if part.startswith("expand_"):
+            break
+        keep.append(part)
+    return "/".join(keep) if len(keep) > 1 else ""
+
+
+def _recover_lines(kernel: FusedKernel, call: IRNode, entry: IRGraph, gb: IRFile,
+                   hw: IRFile) -> List[IRNode]:
+    """The hwopt nodes that became this fused kernel: reached from the kernel's inputs
+    (matched to hwopt by op and source frames) through ops named in the kernel."""
+    wanted = set(kernel.kind.replace("_fusion", "").split("_")) | {n.expand_from for n in kernel.members if n.expand_from}
+    wanted |= {n.op for n in kernel.members}
+    wanted.discard("")
+    hw_entry = hw.entry_graph
+    if hw_entry is None:
+        return []
+    by_index = {str(n.index): n for n in entry.nodes}
+    by_sig: Dict[tuple, List[IRNode]] = {}
+    consumers: Dict[str, List[IRNode]] = {}
+    for n in hw_entry.nodes:
+        by_sig.setdefault(n.signature, []).append(n)
+        for a in n.args:
+            consumers.setdefault(a, []).append(n)
+    starts: List[str] = []
+    for a in call.args:
+        src = by_index.get(a)
+        if src is not None and src.frames:
+            for h in by_sig.get(src.signature, []):
+                starts.append(str(h.index))
+        elif a.startswith("para"):
+            name = a.split("_", 1)[1] if "_" in a else a
+            for h_arg in consumers:
+                if h_arg.startswith("para") and h_arg.split("_", 1)[-1] == name:
+                    starts.append(h_arg)
+    found: List[IRNode] = []
+    seen = set(starts)
+    frontier = list(starts)
+    depth = 0
+    limit = max(4, len(kernel.members) + 3)
+    while frontier and depth < limit:
+        nxt = []
+        for key in frontier:
+            for cons in consumers.get(key, []):
+                k = str(cons.index)
+                if k in seen:
+                    continue
+                if cons.op in wanted or (cons.op in ("Load", "TupleGetItem")):
+                    seen.add(k)
+                    nxt.append(k)
+                    if cons.op in wanted:
+                        found.append(cons)
+        frontier = nxt
+        depth += 1
+    # scope rule for expanded ops: ``expand_BiasAdd`` under the same cell path
+    for n in kernel.members:
+        if "/expand_" in n.scope:
+            op = n.scope.split("/expand_", 1)[1].split("/", 1)[0]
+            cell = _cell_path(n.scope)
+            for h in hw_entry.nodes:
+                if h.op == op and h.scope == cell and h not in found:
+                    found.append(h)
+    return found
+
+
+def match_line(event_line: Optional[int], finding_line: int, slack: int = 1,
+               finding_end_line: Optional[int] = None) -> bool:
+    """Whether an IR line is within ``slack`` lines of a finding's span."""
+    if event_line is None:
+        return False
+    end = finding_end_line if finding_end_line and finding_end_line >= finding_line else finding_line
+    return finding_line - slack <= event_line <= end + slack
+
+
+_ERR_FRAME_RE = re.compile(r"In file (.+?):(\d+)(?:~(\d+))?(?:, (\d+)~(\d+))?")
+
+
+def error_locations(text: str, source_path: Optional[str] = None) -> List[Tuple[str, int]]:
+    """``(path, line)`` pairs named by a compile error's ``In file`` frames, innermost
+    last, restricted to ``source_path`` when given (and deduplicated)."""
+    out: List[Tuple[str, int]] = []
+    for m in _ERR_FRAME_RE.finditer(text or ""):
+        path, line, end = m.group(1).strip(), int(m.group(2)), m.group(3)
+        if end and int(end) != line:
+            continue  # a def range, not a statement
+        if source_path and not _same_file(path, source_path):
+            continue
+        if (path, line) not in out:
+            out.append((path, line))
+    # also ``File "x.py", line N`` traceback style
+    for m in re.finditer(r'File "([^"]+)", line (\d+)', text or ""):
+        path, line = m.group(1), int(m.group(2))
+        if source_path and not _same_file(path, source_path):
+            continue
+        if (path, line) not in out:
+            out.append((path, line))
+    return out
+
+
+def count_compiles(path: str) -> int:
+    return len(glob.glob(os.path.join(path, "**", "*_validate_*.ir"), recursive=True))
+
+
+def summarize(paths: Sequence[str]) -> List[dict]:
+    return [parse_ir_dir(p).summary() for p in paths]
