@@ -1,0 +1,118 @@
+"""What a rule sees: ``RuleContext``. Rules ask questions here; they never walk types."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable, List, Optional
+
+from .findings import Finding, Fix
+from .imports import ImportMap
+from .scopes import GraphScope
+from .source import SourceFile
+from .values import Kind, ScopeValues
+
+
+class RuleContext:
+    def __init__(self, source: SourceFile, imports: Optional[ImportMap], target_version: str,
+                 sink: Callable[[Finding, Optional[GraphScope], Any], None]) -> None:
+        self.source = source
+        self.path = source.path
+        self.imports = imports or ImportMap()
+        self.target_version = target_version
+        self.scope: Optional[GraphScope] = None
+        self.values: Optional[ScopeValues] = None
+        self.rule: Any = None
+        self._sink = sink
+        self._parents: dict = {}
+        self.class_info = None  # values.ClassInfo of the scope's class, when it has one
+
+    # questions ------------------------------------------------------------------
+    def qualname(self, node: ast.AST) -> Optional[str]:
+        """Dotted name an expression spells, MindSpore names normalised (``ms.ops.add`` → ``mindspore.ops.add``)."""
+        return self.imports.dotted(node)
+
+    def kind(self, node: ast.AST) -> Kind:
+        if self.values is None:
+            return Kind.UNKNOWN
+        return self.values.kind(node)
+
+    def is_tensor(self, node: ast.AST) -> bool:
+        return self.kind(node).tensor_like
+
+    def is_parameter(self, node: ast.AST) -> bool:
+        return self.kind(node) is Kind.PARAMETER
+
+    def is_constant(self, node: ast.AST) -> bool:
+        return self.kind(node).constant
+
+    def is_host(self, node: ast.AST) -> bool:
+        return self.kind(node) is Kind.HOST
+
+    def is_cell(self, node: ast.AST) -> bool:
+        return self.kind(node) in (Kind.CELL, Kind.CONTAINER)
+
+    def is_mindspore(self, node: ast.AST, prefix: str = "mindspore") -> bool:
+        q = self.qualname(node)
+        return bool(q) and (q == prefix or q.startswith(prefix + "."))
+
+    @property
+    def catalog(self):
+        from .catalog import get_catalog
+        return get_catalog()
+
+    @property
+    def in_graph(self) -> bool:
+        return self.scope is not None
+
+    def parent(self, node: ast.AST) -> Optional[ast.AST]:
+        return self._parents.get(id(node))
+
+    def ancestors(self, node: ast.AST):
+        p = self.parent(node)
+        while p is not None:
+            yield p
+            p = self.parent(p)
+
+    def segment(self, node: ast.AST) -> str:
+        return self.source.segment(node)
+
+    # reporting ------------------------------------------------------------------
+    def report(self, node: ast.AST, message: Optional[str] = None, *, hint: Optional[str] = None,
+               fix: Optional[Fix] = None, end_node: Optional[ast.AST] = None, **fmt: Any) -> None:
+        end = end_node or node
+        line = getattr(node, "lineno", 1)
+        end_line = getattr(end, "end_lineno", None)
+        self._emit(line, self._char_col(line, getattr(node, "col_offset", 0)) or 0,
+                   end_line, self._char_col(end_line, getattr(end, "end_col_offset", None)) if end_line else None,
+                   message, hint, fix, fmt)
+
+    def report_at(self, line: int, col: int = 0, message: Optional[str] = None, *,
+                  end_line: Optional[int] = None, end_col: Optional[int] = None,
+                  hint: Optional[str] = None, fix: Optional[Fix] = None, **fmt: Any) -> None:
+        self._emit(line, col, end_line, end_col, message, hint, fix, fmt)
+
+    def _char_col(self, line: int, col: Optional[int]) -> Optional[int]:
+        """ast columns are UTF-8 byte offsets; findings carry character offsets."""
+        if col is None:
+            return None
+        text = self.source.line(line)
+        if text.isascii():
+            return col
+        return len(text.encode("utf-8")[:col].decode("utf-8", "replace"))
+
+    def _emit(self, line, col, end_line, end_col, message, hint, fix, fmt) -> None:
+        rule = self.rule
+        text = (message or rule.message).format(**fmt) if fmt else (message or rule.message)
+        hint_text = hint if hint is not None else rule.hint
+        if hint_text and fmt:
+            try:
+                hint_text = hint_text.format(**fmt)
+            except (KeyError, IndexError):
+                pass
+        finding = Finding(
+            code=rule.code, name=rule.name, message=text, path=self.path, line=line, col=col,
+            end_line=end_line, end_col=end_col, severity=rule.severity, hint=hint_text,
+            chain=self.scope.chain if self.scope else (), fix=fix,
+            source_line=self.source.line(line),
+        )
+        self._sink(finding, self.scope, rule)

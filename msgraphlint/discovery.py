@@ -1,0 +1,136 @@
+"""Paths → files to lint. Directories recurse (respecting ``exclude`` and
+``.gitignore``); files named explicitly are always linted. Also the cheap
+pre-filter that tells which files can hold graph-mode code."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import pathspec
+
+PY_SUFFIXES = (".py", ".pyi")
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+class DiscoveryError(Exception):
+    pass
+
+
+def _excluded(rel: str, name: str, patterns: Sequence[str]) -> bool:
+    for pat in patterns:
+        p = pat.rstrip("/")
+        if fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p) or rel == p or rel.startswith(p + "/"):
+            return True
+    return False
+
+
+class _GitIgnores:
+    """Nested .gitignore files, each applying below its own directory."""
+
+    def __init__(self) -> None:
+        self._cache: Dict[str, Optional[pathspec.PathSpec]] = {}
+
+    def spec(self, directory: str) -> Optional[pathspec.PathSpec]:
+        if directory not in self._cache:
+            path = os.path.join(directory, ".gitignore")
+            spec = None
+            if os.path.isfile(path):
+                try:
+                    with open(path, encoding="utf-8", errors="replace") as fh:
+                        spec = pathspec.PathSpec.from_lines("gitwildmatch", fh)
+                except OSError:
+                    spec = None
+            self._cache[directory] = spec
+        return self._cache[directory]
+
+    def ignored(self, path: str, is_dir: bool, bases: Sequence[str]) -> bool:
+        for base in bases:
+            spec = self.spec(base)
+            if spec is None:
+                continue
+            rel = os.path.relpath(path, base).replace(os.sep, "/")
+            if spec.match_file(rel + ("/" if is_dir else "")):
+                return True
+        return False
+
+
+def _repo_top(start: str) -> Optional[str]:
+    path = os.path.abspath(start)
+    while True:
+        if os.path.exists(os.path.join(path, ".git")):
+            return path
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+
+
+def discover(paths: Iterable[str], exclude: Sequence[str], root: str, respect_gitignore: bool = True,
+             include_yaml: bool = True) -> List[str]:
+    """Files to lint, in a stable order. Raises DiscoveryError naming a missing path."""
+    out: List[str] = []
+    seen = set()
+    gi = _GitIgnores()
+    suffixes = PY_SUFFIXES + (YAML_SUFFIXES if include_yaml else ())
+    for given in paths:
+        if not os.path.exists(given):
+            raise DiscoveryError(f"path does not exist: {given}")
+        if os.path.isfile(given):
+            ap = os.path.abspath(given)
+            if ap not in seen:
+                seen.add(ap)
+                out.append(given)
+            continue
+        top = _repo_top(given) if respect_gitignore else None
+        for dirpath, dirnames, filenames in os.walk(given):
+            # .gitignore files from the repo top down to here
+            bases: List[str] = []
+            if top is not None:
+                cur = os.path.abspath(dirpath)
+                while True:
+                    bases.append(cur)
+                    if cur == top or os.path.dirname(cur) == cur:
+                        break
+                    cur = os.path.dirname(cur)
+            keep = []
+            for d in sorted(dirnames):
+                full = os.path.join(dirpath, d)
+                rel = os.path.relpath(os.path.abspath(full), root).replace(os.sep, "/")
+                if _excluded(rel, d, exclude):
+                    continue
+                if top is not None and gi.ignored(os.path.abspath(full), True, bases):
+                    continue
+                keep.append(d)
+            dirnames[:] = keep
+            for f in sorted(filenames):
+                if not f.endswith(suffixes):
+                    continue
+                full = os.path.join(dirpath, f)
+                ap = os.path.abspath(full)
+                rel = os.path.relpath(ap, root).replace(os.sep, "/")
+                if _excluded(rel, f, exclude):
+                    continue
+                if top is not None and gi.ignored(ap, False, bases):
+                    continue
+                if ap not in seen:
+                    seen.add(ap)
+                    out.append(full)
+    return out
+
+
+def may_hold_graph_code(text: str) -> bool:
+    """Cheap pre-filter: a module that never mentions mindspore, construct or jit
+    cannot define graph roots (it can still be reached as a helper; the index loads
+    it then)."""
+    return "mindspore" in text or "construct" in text or "jit" in text
+
+
+def matches_any(path: str, globs: Iterable[str], root: str) -> bool:
+    rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
+    name = os.path.basename(path)
+    for g in globs:
+        if fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(name, g) or rel.startswith(g.rstrip("/") + "/"):
+            return True
+    return False

@@ -1,0 +1,240 @@
+"""One module, all rules: walks each graph-mode scope once (and the whole module
+once for module-scope rules) and dispatches nodes to the rules' ``visit_<Node>``."""
+
+from __future__ import annotations
+
+import ast
+from collections import defaultdict
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .context import RuleContext
+from .findings import Finding
+from .project import ModuleSummary, ProjectIndex
+from .scopes import CellResolver, GraphScope
+from .source import SourceFile
+from .values import ClassInfo, Kind, ScopeValues
+
+
+class Dispatch:
+    """node type name -> bound visit methods, built once per rule set."""
+
+    def __init__(self, rules: Sequence) -> None:
+        self.graph: Dict[type, List] = defaultdict(list)
+        self.module: Dict[type, List] = defaultdict(list)
+        self.graph_leave = [r for r in rules if r.scope == "graph" and hasattr(r, "leave_scope")]
+        self.module_checks = [r for r in rules if r.scope in ("graph", "module") and hasattr(r, "check_module")]
+        self.yaml = [r for r in rules if r.scope == "yaml"]
+        for rule in rules:
+            if rule.scope not in ("graph", "module"):
+                continue
+            table = self.graph if rule.scope == "graph" else self.module
+            for attr in dir(rule):
+                if attr.startswith("visit_"):
+                    node_type = getattr(ast, attr[6:], None)
+                    if isinstance(node_type, type):
+                        table[node_type].append((rule, getattr(rule, attr)))
+        self.graph = dict(self.graph)
+        self.module = dict(self.module)
+
+
+def _walk_with_parents(root: ast.AST, parents: dict):
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        children = list(ast.iter_child_nodes(node))
+        for child in children:
+            parents[id(child)] = node
+        stack.extend(reversed(children))
+
+
+def _module_consts(tree: ast.Module) -> Dict[str, Kind]:
+    out: Dict[str, Kind] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            v = node.value
+            name = node.targets[0].id
+            if isinstance(v, ast.Constant):
+                out[name] = Kind.NONE if v.value is None else Kind.CONST
+            elif isinstance(v, (ast.List, ast.Dict, ast.Set)) or (
+                    isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("list", "dict", "set")):
+                out[name] = Kind.PYLIST if isinstance(v, ast.List) or getattr(v.func, "id", "") == "list" else Kind.PYDICT
+            elif isinstance(v, ast.Tuple) and all(isinstance(e, ast.Constant) for e in v.elts):
+                out[name] = Kind.CONST
+            elif isinstance(v, ast.BinOp) and all(isinstance(e, ast.Constant) for e in (v.left, v.right)):
+                out[name] = Kind.CONST
+    return out
+
+
+class ModuleEngine:
+    """Runs the rules over one parsed module."""
+
+    def __init__(self, source: SourceFile, summary: Optional[ModuleSummary], index: Optional[ProjectIndex],
+                 scopes: Sequence[GraphScope], dispatch: Dispatch, target_version: str,
+                 cells: Optional[CellResolver] = None) -> None:
+        self.source = source
+        self.summary = summary
+        self.index = index
+        self.scopes = list(scopes)
+        self.dispatch = dispatch
+        self.target = target_version
+        self.cells = cells
+        self.findings: List[Tuple[Finding, Optional[GraphScope], object]] = []
+        self._funcs: Dict[int, ast.AST] = {}
+        self._classes: Dict[str, ast.ClassDef] = {}
+        self._class_infos: Dict[str, ClassInfo] = {}
+        self._hints: Dict[str, Dict[str, Kind]] = {}
+        self._returns: Dict[str, Kind] = {}
+        self._in_progress: set = set()
+        self._consts: Optional[Dict[str, Kind]] = None
+
+    def _sink(self, finding: Finding, scope, rule) -> None:
+        self.findings.append((finding, scope, rule))
+
+    # index of defs in this file ---------------------------------------------------
+    def _index_defs(self, tree: ast.Module) -> None:
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._funcs[node.lineno] = node
+            elif isinstance(node, ast.ClassDef):
+                self._classes[node.name] = node
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self._funcs[item.lineno] = item
+
+    def class_info(self, class_name: Optional[str]) -> Optional[ClassInfo]:
+        if not class_name or self.summary is None or class_name not in self.summary.classes:
+            return None
+        if class_name in self._class_infos:
+            return self._class_infos[class_name]
+        cls = self.summary.classes[class_name]
+        attrs: Dict[str, str] = {}
+        methods: set = set()
+        is_cell = False
+        if self.cells is not None:
+            chain = self.cells.mro(cls)
+            is_cell = self.cells.is_cell(cls)
+        else:
+            chain = [cls]
+        for c in reversed(chain):  # subclass wins
+            attrs.update(c.attrs)
+            methods.update(c.methods)
+        info = ClassInfo(attrs, is_cell, methods, self._resolve_ctor)
+        self._class_infos[class_name] = info
+        return info
+
+    def _resolve_ctor(self, dotted: str) -> Kind:
+        if self.index is None or self.cells is None:
+            return Kind.UNKNOWN
+        res = self.index.resolve(dotted)
+        if res and res[0] == "class":
+            return Kind.CELL if self.cells.is_cell(res[1]) else Kind.UNKNOWN
+        return Kind.UNKNOWN
+
+    # helper return kinds (same module, bounded) ---------------------------------
+    def _helper_returns(self, class_name: Optional[str]):
+        def lookup(target) -> Kind:
+            if self.summary is None:
+                return Kind.UNKNOWN
+            fs = None
+            if isinstance(target, tuple):
+                if class_name and class_name in self.summary.classes:
+                    fs = self.summary.classes[class_name].methods.get(target[1])
+            else:
+                prefix = self.summary.name + "."
+                if target.startswith(prefix):
+                    rest = target[len(prefix):].split(".")
+                    if len(rest) == 1:
+                        fs = self.summary.functions.get(rest[0])
+                    elif len(rest) == 2 and rest[0] in self.summary.classes:
+                        fs = self.summary.classes[rest[0]].methods.get(rest[1])
+            if fs is None or fs.lineno not in self._funcs:
+                return Kind.UNKNOWN
+            if fs.qualname in self._returns:
+                return self._returns[fs.qualname]
+            if fs.qualname in self._in_progress or len(self._in_progress) > 4:
+                return Kind.UNKNOWN
+            self._in_progress.add(fs.qualname)
+            try:
+                values = self._values_for(self._funcs[fs.lineno], fs.class_name, fs.qualname, is_root=False)
+                k = values.returns
+            finally:
+                self._in_progress.discard(fs.qualname)
+            self._returns[fs.qualname] = k
+            return k
+        return lookup
+
+    def _values_for(self, func: ast.AST, class_name: Optional[str], qualname: str, is_root: bool) -> ScopeValues:
+        if self._consts is None:
+            self._consts = _module_consts(self.source.tree)
+        return ScopeValues(func, self.summary.imports if self.summary else None, self.summary,
+                           self.class_info(class_name), self._hints.get(qualname), is_root=is_root,
+                           module_consts=self._consts, helper_returns=self._helper_returns(class_name))
+
+    def _record_hints(self, func: ast.AST, values: ScopeValues, scope: GraphScope, local_helpers: Dict[str, ast.AST]) -> None:
+        for node in ast.walk(func):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            target_q = None
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and scope.class_name:
+                target_q = f"{self.summary.name}.{scope.class_name}.{f.attr}"
+            elif isinstance(f, ast.Name) and self.summary is not None:
+                target_q = f"{self.summary.name}.{f.id}"
+            if target_q not in local_helpers:
+                continue
+            callee = local_helpers[target_q]
+            params = [a.arg for a in callee.args.args]
+            if params and params[0] in ("self", "cls"):
+                params = params[1:]
+            hints = self._hints.setdefault(target_q, {})
+            for pname, arg in zip(params, node.args):
+                k = values.kind(arg)
+                hints[pname] = k if pname not in hints else _merge_hint(hints[pname], k)
+            for kw in node.keywords:
+                if kw.arg in params:
+                    k = values.kind(kw.value)
+                    hints[kw.arg] = k if kw.arg not in hints else _merge_hint(hints[kw.arg], k)
+
+    # the walk -------------------------------------------------------------------
+    def run(self, ctx: RuleContext) -> None:
+        tree = self.source.tree
+        d = self.dispatch
+        if d.graph or d.graph_leave:
+            self._index_defs(tree)
+            ordered = sorted(self.scopes, key=lambda s: (len(s.chain), s.lineno))
+            local = {s.qualname: self._funcs[s.lineno] for s in ordered if s.lineno in self._funcs}
+            for scope in ordered:
+                func = self._funcs.get(scope.lineno)
+                if func is None:
+                    continue
+                values = self._values_for(func, scope.class_name, scope.qualname, is_root=not scope.chain)
+                self._record_hints(func, values, scope, local)
+                ctx.scope, ctx.values, ctx.class_info = scope, values, self.class_info(scope.class_name)
+                ctx._parents = {}
+                for node in _walk_with_parents(func, ctx._parents):
+                    handlers = d.graph.get(type(node))
+                    if handlers:
+                        for rule, visit in handlers:
+                            ctx.rule = rule
+                            visit(node, ctx)
+                for rule in d.graph_leave:
+                    ctx.rule = rule
+                    rule.leave_scope(scope, ctx)
+        ctx.scope = ctx.values = ctx.class_info = None
+        if d.module:
+            ctx._parents = {}
+            for node in _walk_with_parents(tree, ctx._parents):
+                handlers = d.module.get(type(node))
+                if handlers:
+                    for rule, visit in handlers:
+                        ctx.rule = rule
+                        visit(node, ctx)
+        for rule in d.module_checks:
+            ctx.rule = rule
+            rule.check_module(ctx)
+
+
+def _merge_hint(a: Kind, b: Kind) -> Kind:
+    from .values import merge
+    return merge(a, b)

@@ -1,0 +1,318 @@
+"""Module summaries and the project index that resolves names across modules.
+
+A ``ModuleSummary`` is the small, picklable digest of one module that scope
+discovery needs (imports, classes with their bases and methods, functions and
+the calls they make). The ``ProjectIndex`` holds the summaries of the linted
+files and loads sibling modules lazily (bounded: only modules a name actually
+points to), so ``class Block(BaseLayer)`` with ``BaseLayer`` from another file of
+the project is understood without parsing the whole tree. The installed
+``mindspore`` package is never opened: its names are recognised by import path.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from .imports import ImportMap, normalize
+from .source import SourceError, SourceFile
+
+JIT_DECORATORS = frozenset({"mindspore.jit", "mindspore.ms_function", "mindspore.ops.jit"})
+
+
+@dataclass
+class CallEdge:
+    line: int
+    col: int
+    kind: str      # "self" (self.m(...)) | "dotted" (resolved dotted name)
+    target: str
+
+
+@dataclass
+class FuncSummary:
+    qualname: str
+    name: str
+    lineno: int
+    class_name: Optional[str] = None
+    is_jit: bool = False
+    calls: List[CallEdge] = field(default_factory=list)
+
+
+@dataclass
+class ClassSummary:
+    qualname: str
+    name: str
+    lineno: int
+    bases: List[str] = field(default_factory=list)   # dotted names (may be unresolvable)
+    methods: Dict[str, FuncSummary] = field(default_factory=dict)
+    attrs: Dict[str, str] = field(default_factory=dict)  # self.<attr> -> attribute kind (see attr_kind)
+
+
+@dataclass
+class ModuleSummary:
+    name: str
+    path: str
+    is_package: bool
+    imports: ImportMap
+    classes: Dict[str, ClassSummary] = field(default_factory=dict)
+    functions: Dict[str, FuncSummary] = field(default_factory=dict)
+    graph_hint: bool = False  # mentions mindspore / construct / jit: can hold graph roots
+
+
+def module_name_for(path: str) -> Tuple[str, str, bool]:
+    """(dotted module name, sys.path root, is_package) for a file path."""
+    path = os.path.abspath(path)
+    directory, filename = os.path.split(path)
+    stem = filename[:-3] if filename.endswith(".py") else filename
+    is_package = stem == "__init__"
+    parts: List[str] = [] if is_package else [stem]
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        directory, pkg = os.path.split(directory)
+        parts.insert(0, pkg)
+        if not pkg:
+            break
+    return ".".join(parts) or stem, directory, is_package
+
+
+def _calls_in(func: ast.AST, imports: ImportMap) -> List[CallEdge]:
+    edges: List[CallEdge] = []
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
+            edges.append(CallEdge(node.lineno, node.col_offset, "self", f.attr))
+            continue
+        dotted = imports.dotted(f)
+        if dotted and not dotted.startswith("mindspore"):
+            edges.append(CallEdge(node.lineno, node.col_offset, "dotted", dotted))
+    return edges
+
+
+_TENSOR_FACTORIES = ("mindspore.Tensor", "mindspore.tensor")
+_CONTAINERS = ("mindspore.nn.CellList", "mindspore.nn.SequentialCell", "mindspore.nn.CellDict")
+
+
+def attr_kind(value: ast.expr, imports: ImportMap, params: frozenset = frozenset()) -> str:
+    """Syntactic kind of a value assigned to ``self.<attr>`` (mostly in ``__init__``):
+    'cell' | 'container' | 'parameter' | 'tensor' | 'primitive' | 'const' | 'none' |
+    'pylist' | 'pydict' | 'call:<dotted>' (a project class or function, resolved later) | 'unknown'."""
+    if isinstance(value, ast.Constant):
+        return "none" if value.value is None else "const"
+    if isinstance(value, (ast.List, ast.ListComp)):
+        return "pylist"
+    if isinstance(value, (ast.Dict, ast.DictComp, ast.Set)):
+        return "pydict"
+    if isinstance(value, ast.Tuple):
+        kinds = {attr_kind(e, imports, params) for e in value.elts}
+        return "const" if kinds <= {"const", "none"} else "unknown"
+    if isinstance(value, ast.Name):
+        if value.id in params:
+            return "const"
+        dotted = imports.dotted(value)
+        return "const" if dotted and dotted.startswith("mindspore.") and dotted.rsplit(".", 1)[1][:1].islower() else "unknown"
+    if isinstance(value, ast.Attribute):
+        root = value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in params:
+            return "const"   # config.hidden_size
+        dotted = imports.dotted(value)
+        if dotted and dotted.startswith("mindspore.") and not dotted.rsplit(".", 1)[1][:1].isupper():
+            return "const"   # mindspore.float32
+        return "unknown"
+    if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp)):
+        kinds = {attr_kind(c, imports, params) for c in ast.iter_child_nodes(value) if isinstance(c, ast.expr)}
+        return "const" if kinds and kinds <= {"const", "none"} else "unknown"
+    if isinstance(value, ast.Call):
+        if isinstance(value.func, ast.Name) and value.func.id in ("int", "float", "bool", "str", "len", "tuple", "max", "min", "round", "abs"):
+            kinds = {attr_kind(a, imports, params) for a in value.args}
+            return "const" if kinds <= {"const", "none"} else "unknown"
+        if isinstance(value.func, ast.Name) and value.func.id in ("list", "dict", "set"):
+            return "pylist" if value.func.id == "list" else "pydict"
+        dotted = imports.dotted(value.func)
+        if not dotted:
+            return "unknown"
+        if dotted in _CONTAINERS:
+            return "container"
+        if dotted == "mindspore.Parameter":
+            return "parameter"
+        if dotted in _TENSOR_FACTORIES:
+            return "tensor"
+        if dotted.startswith("mindspore."):
+            last = dotted.rsplit(".", 1)[1]
+            if dotted.startswith("mindspore.ops.") and last[:1].isupper():
+                return "primitive"
+            if dotted.startswith(("mindspore.ops.", "mindspore.numpy.", "mindspore.mint.")):
+                return "tensor"
+            if dotted.startswith("mindspore.nn.") and last[:1].isupper():
+                return "cell"
+            return "unknown"
+        if dotted.startswith(("numpy.", "math.")):
+            kinds = {attr_kind(a, imports, params) for a in value.args}
+            return "const" if kinds <= {"const", "none"} else "unknown"
+        return "call:" + dotted
+    return "unknown"
+
+
+def _merge_attr(old: Optional[str], new: str) -> str:
+    if old is None or old == new:
+        return new
+    pair = {old, new}
+    if "none" in pair:
+        other = (pair - {"none"}).pop()
+        return "optional" if other in ("tensor", "parameter") else ("const" if other == "const" else other)
+    return "unknown"
+
+
+def _collect_attrs(func: ast.AST, imports: ImportMap, attrs: Dict[str, str]) -> None:
+    params = frozenset(a.arg for a in func.args.args + func.args.kwonlyargs) - {"self"}  # type: ignore[attr-defined]
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        for t in targets:
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                attrs[t.attr] = _merge_attr(attrs.get(t.attr), attr_kind(value, imports, params))
+
+
+def _is_jit_decorator(dec: ast.expr, imports: ImportMap) -> bool:
+    target = dec.func if isinstance(dec, ast.Call) else dec
+    return imports.dotted(target) in JIT_DECORATORS
+
+
+def summarize(source: SourceFile, modname: str, is_package: bool = False) -> ModuleSummary:
+    tree = source.tree
+    imports = ImportMap.from_tree(tree, modname, is_package)
+    text = source.text
+    summary = ModuleSummary(modname, source.path, is_package, imports,
+                            graph_hint=("mindspore" in text or "construct" in text or "jit" in text))
+    # module-level definitions resolve to this module
+    for node in tree.body:
+        if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            imports.names.setdefault(node.name, f"{modname}.{node.name}")
+    jit_wrapped = set()
+    if "jit" in text or "ms_function" in text:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and node.args and imports.dotted(node.func) in JIT_DECORATORS:
+                arg = node.args[0]
+                if isinstance(arg, ast.Name):
+                    jit_wrapped.add(arg.id)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            fs = FuncSummary(f"{modname}.{node.name}", node.name, node.lineno,
+                             is_jit=node.name in jit_wrapped or any(_is_jit_decorator(d, imports) for d in node.decorator_list),
+                             calls=_calls_in(node, imports))
+            summary.functions[node.name] = fs
+        elif isinstance(node, ast.ClassDef):
+            cs = ClassSummary(f"{modname}.{node.name}", node.name, node.lineno,
+                              bases=[b for b in (imports.dotted(b) for b in node.bases) if b])
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    _collect_attrs(item, imports, cs.attrs)
+                    cs.methods[item.name] = FuncSummary(
+                        f"{cs.qualname}.{item.name}", item.name, item.lineno, class_name=node.name,
+                        is_jit=any(_is_jit_decorator(d, imports) for d in item.decorator_list),
+                        calls=_calls_in(item, imports))
+            summary.classes[node.name] = cs
+    return summary
+
+
+class ProjectIndex:
+    """Summaries of the linted modules plus lazily loaded siblings they import."""
+
+    def __init__(self, max_lazy_modules: int = 200) -> None:
+        self.modules: Dict[str, ModuleSummary] = {}
+        self.by_path: Dict[str, ModuleSummary] = {}
+        self.roots: List[str] = []
+        self._missing: set = set()
+        self._lazy_budget = max_lazy_modules
+        self.sources: Dict[str, SourceFile] = {}  # path -> parsed source (linted files)
+
+    # building -------------------------------------------------------------------
+    def add_source(self, source: SourceFile, keep_source: bool = True) -> Optional[ModuleSummary]:
+        modname, root, is_package = module_name_for(source.path)
+        try:
+            summary = summarize(source, modname, is_package)
+        except SourceError:
+            return None
+        self._register(summary, root)
+        if keep_source:
+            self.sources[os.path.abspath(source.path)] = source
+        return summary
+
+    def add_summary(self, summary: ModuleSummary) -> None:
+        _, root, _ = module_name_for(summary.path)
+        self._register(summary, root)
+
+    def _register(self, summary: ModuleSummary, root: str) -> None:
+        # first registration of a module name wins (two scripts named model.py in
+        # different folders: each still resolves its own names through by_path)
+        self.modules.setdefault(summary.name, summary)
+        self.by_path[os.path.abspath(summary.path)] = summary
+        if root not in self.roots:
+            self.roots.append(root)
+
+    def _load(self, modname: str) -> Optional[ModuleSummary]:
+        if modname in self.modules:
+            return self.modules[modname]
+        if modname in self._missing or modname.split(".")[0] == "mindspore" or self._lazy_budget <= 0:
+            return None
+        rel = modname.replace(".", os.sep)
+        for root in self.roots:
+            for cand in (os.path.join(root, rel + ".py"), os.path.join(root, rel, "__init__.py")):
+                if os.path.isfile(cand):
+                    self._lazy_budget -= 1
+                    try:
+                        src = SourceFile.read(cand)
+                        summary = summarize(src, modname, cand.endswith("__init__.py"))
+                    except (OSError, SourceError):
+                        continue
+                    self.modules[modname] = summary
+                    self.by_path.setdefault(os.path.abspath(cand), summary)
+                    return summary
+        self._missing.add(modname)
+        return None
+
+    # resolving ------------------------------------------------------------------
+    def resolve(self, dotted: str, _depth: int = 0):
+        """Resolve a dotted name to ("module"|"class"|"function"|"method", summary-object, module) or None."""
+        if dotted.startswith("mindspore") or _depth > 5:
+            return None
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):
+            mod = self._load(".".join(parts[:cut]))
+            if mod is None:
+                continue
+            rest = parts[cut:]
+            if not rest:
+                return ("module", mod, mod)
+            head = rest[0]
+            if head in mod.classes:
+                cls = mod.classes[head]
+                if len(rest) == 1:
+                    return ("class", cls, mod)
+                if len(rest) == 2 and rest[1] in cls.methods:
+                    return ("method", cls.methods[rest[1]], mod)
+                return None
+            if head in mod.functions and len(rest) == 1:
+                return ("function", mod.functions[head], mod)
+            # re-exported name (from .layers import Base in __init__.py)
+            target = mod.imports.names.get(head)
+            if target and target != dotted and not target.startswith(mod.name + "." + head):
+                return self.resolve(".".join([target] + rest[1:]), _depth + 1)
+            return None
+        return None
+
+    def module_of_path(self, path: str) -> Optional[ModuleSummary]:
+        return self.by_path.get(os.path.abspath(path))
+
+    def iter_classes(self) -> Iterable[Tuple[ModuleSummary, ClassSummary]]:
+        for mod in list(self.by_path.values()):
+            for cls in mod.classes.values():
+                yield mod, cls

@@ -1,0 +1,392 @@
+"""A lint run: config → files → parse/summarise → scopes → rules → suppressions.
+
+Phase 1 reads and summarises every candidate file (cheap pre-filter first) and
+builds the project index; scope discovery then runs once over the whole
+project (so a helper in ``utils.py`` called from ``model.py``'s ``construct`` is
+known when ``utils.py`` is linted); phase 2 runs the rules per file. With
+``jobs > 1`` both phases run in worker processes.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
+
+from . import suppressions
+from .config import Config, ConfigError, load_config, validate_against_rules, validate_version
+from .context import RuleContext
+from .discovery import PY_SUFFIXES, YAML_SUFFIXES, discover, matches_any, may_hold_graph_code
+from .engine import Dispatch, ModuleEngine
+from .findings import FileResult, Finding, Severity
+from .project import ModuleSummary, ProjectIndex, module_name_for, summarize
+from .registry import load_rules, resolve_selector, select_codes
+from .rule import Rule
+from .scopes import CellResolver, GraphScope, discover as discover_scopes
+from .source import SourceError, SourceFile
+
+PARSE_ERROR_CODE = "MSG001"
+TREE_CACHE_LINES = 400_000  # keep parsed trees between phases up to this many lines
+
+
+class UsageError(Exception):
+    """Bad paths, options or configuration: exit code 2, message names the culprit."""
+
+
+@dataclass
+class Settings:
+    config: Config
+    rules: Dict[str, Type[Rule]]                 # active rule classes by code
+    instances: List[Rule]
+    target: str
+    selected: Set[str]
+
+    @property
+    def extra_cell_bases(self) -> frozenset:
+        return frozenset(self.config.cell_bases)
+
+
+@dataclass
+class RunResult:
+    files: List[FileResult]
+    settings: Settings
+    errors: List[str] = field(default_factory=list)
+
+    @property
+    def findings(self) -> List[Finding]:
+        out: List[Finding] = []
+        for f in self.files:
+            out.extend(f.findings)
+            out.extend(f.unused_suppressions)
+        return out
+
+
+# settings ----------------------------------------------------------------------
+
+def _version_applies(spec: str, target: str) -> bool:
+    from packaging.specifiers import InvalidSpecifier, SpecifierSet
+    from packaging.version import Version
+    try:
+        return SpecifierSet(spec).contains(Version(target), prereleases=True)
+    except InvalidSpecifier:
+        return True
+
+
+def make_settings(config: Config, select: Optional[Iterable[str]] = None, ignore: Optional[Iterable[str]] = None,
+                  extend_select: Optional[Iterable[str]] = None, target: Optional[str] = None) -> Settings:
+    all_rules = load_rules()
+    if select is not None:
+        config.select = [resolve_selector(s) for s in select]
+    if extend_select:
+        config.extend_select = list(config.extend_select) + [resolve_selector(s) for s in extend_select]
+    if ignore:
+        config.ignore = list(config.ignore) + [resolve_selector(s) for s in ignore]
+    if target:
+        validate_version(target, "--target-mindspore")
+        config.target_mindspore = target
+    validate_against_rules(config, all_rules)
+    sel = [resolve_selector(s) for s in config.select + config.extend_select]
+    ign = [resolve_selector(s) for s in config.ignore]
+    codes = select_codes(all_rules, sel, ign)
+    active = {c: all_rules[c] for c in codes if _version_applies(all_rules[c].mindspore, config.target_mindspore)}
+    by_name = {r.name: r for r in all_rules.values()}
+    options: Dict[str, Dict[str, Any]] = {}
+    for key, opts in config.rule_options.items():
+        rule = all_rules.get(key.upper()) or by_name.get(key)
+        if rule is not None:
+            options.setdefault(rule.code, {}).update(opts)
+    instances = [cls(options.get(code)) for code, cls in active.items()]
+    return Settings(config, active, instances, config.target_mindspore, set(active))
+
+
+# per-file work -----------------------------------------------------------------
+
+def _display(path: str) -> str:
+    if path.startswith("<"):
+        return path
+    rel = os.path.relpath(os.path.abspath(path))
+    return path if rel.startswith("..") else rel
+
+
+def _parse_error(path: str, err: SourceError, source: Optional[SourceFile]) -> Finding:
+    line_text = source.line(err.line) if source is not None else None
+    return Finding(code=PARSE_ERROR_CODE, name="parse-error", message=f"cannot analyse this file: {err.message}",
+                   path=path, line=err.line, col=err.col, severity=Severity.ERROR,
+                   hint="fix the file so that Python can parse it; nothing else in it was checked",
+                   source_line=line_text)
+
+
+@dataclass
+class _Phase1:
+    path: str
+    summary: Optional[ModuleSummary]
+    error: Optional[Finding]
+    lines: int
+    hint: bool
+    source: Optional[SourceFile] = None
+
+
+def _phase1(path: str, text: Optional[str] = None, keep_source: bool = True) -> _Phase1:
+    disp = _display(path)
+    if path.endswith(YAML_SUFFIXES):
+        return _Phase1(path, None, None, 0, True)
+    try:
+        source = SourceFile.from_bytes(disp, text.encode("utf-8")) if text is not None else SourceFile.read(path)
+    except SourceError as err:
+        return _Phase1(path, None, _parse_error(disp, err, None), 0, False)
+    except OSError as err:
+        return _Phase1(path, None, _parse_error(disp, SourceError(f"cannot read: {err.strerror}"), None), 0, False)
+    lines = source.text.count("\n") + 1 if source.text else 0
+    if not may_hold_graph_code(source.text):
+        return _Phase1(path, None, None, lines, False)
+    modname, _, is_package = module_name_for(path)
+    try:
+        summary = summarize(source, modname, is_package)
+    except SourceError as err:
+        return _Phase1(path, None, _parse_error(disp, err, source), lines, True)
+    # the summary's path must be the real path (module resolution), the source keeps the display path
+    summary.path = path
+    return _Phase1(path, summary, None, lines, True, source if keep_source else None)
+
+
+@dataclass
+class _Phase2:
+    path: str
+    findings: List[Finding]
+    callsite: List[Tuple[str, Finding]]   # (absolute root path, finding) to add to another file
+    sups: Optional[suppressions.SuppressionMap]
+    source_lines: Dict[int, str]
+
+
+def _lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, scopes: Sequence[GraphScope],
+                 settings: Settings, dispatch: Dispatch, cells: CellResolver) -> _Phase2:
+    disp = _display(path)
+    try:
+        if source is None:
+            source = SourceFile.read(path)
+            source.path = disp
+        tree = source.tree  # noqa: F841 (parse errors surface here)
+    except SourceError as err:
+        return _Phase2(path, [_parse_error(disp, err, source)], [], None, {})
+    except OSError as err:
+        return _Phase2(path, [_parse_error(disp, SourceError(f"cannot read: {err.strerror}"), None)], [], None, {})
+    sups = suppressions.scan(source)
+    if sups.skip_file:
+        return _Phase2(path, [], [], sups, {})
+    summary = index.module_of_path(path)
+    engine = ModuleEngine(source, summary, index, scopes, dispatch, settings.target, cells)
+    ctx = RuleContext(source, summary.imports if summary else None, settings.target, engine._sink)
+    engine.run(ctx)
+    findings: List[Finding] = []
+    callsite: List[Tuple[str, Finding]] = []
+    for finding, scope, rule in engine.findings:
+        findings.append(finding)
+        if scope is not None and scope.root_site and getattr(rule, "report_call_sites", False):
+            rpath, rline, rcol, rq = scope.root_site
+            where = f"{disp}:{finding.line}"
+            helper = scope.qualname.rsplit(".", 1)[-1]
+            callsite.append((os.path.abspath(rpath), finding.with_(
+                path=_display(rpath), line=rline, col=rcol, end_line=None, end_col=None, fix=None,
+                message=f"call to helper `{helper}` reaches: {finding.message} ({where})",
+                chain=(), source_line=None)))
+    return _Phase2(path, findings, callsite, sups, {})
+
+
+def _lint_yaml(path: str, text: Optional[str], settings: Settings, dispatch: Dispatch) -> _Phase2:
+    disp = _display(path)
+    if not dispatch.yaml:
+        return _Phase2(path, [], [], None, {})
+    try:
+        source = SourceFile.from_bytes(disp, text.encode("utf-8")) if text is not None else SourceFile.read(path)
+    except (SourceError, OSError):
+        return _Phase2(path, [], [], None, {})
+    try:
+        from .yamlconfig import load_document
+        doc = load_document(source.text, disp)
+    except Exception:
+        return _Phase2(path, [], [], None, {})  # not YAML we understand: not ours to judge
+    if doc is None:
+        return _Phase2(path, [], [], None, {})
+    findings: List[Finding] = []
+    ctx = RuleContext(source, None, settings.target, lambda f, s, r: findings.append(f))
+    for rule in dispatch.yaml:
+        ctx.rule = rule
+        rule.check_yaml(doc, ctx)
+    return _Phase2(path, findings, [], suppressions.scan(source), {})
+
+
+# process-pool plumbing -------------------------------------------------------------
+
+_STATE: Dict[str, Any] = {}
+
+
+def _init_worker(state: Optional[Dict[str, Any]] = None) -> None:
+    if state is not None:
+        _STATE.update(state)
+
+
+def _worker_phase1(path: str) -> _Phase1:
+    return _phase1(path, keep_source=False)
+
+
+def _worker_phase2(path: str) -> _Phase2:
+    s = _STATE
+    if path.endswith(YAML_SUFFIXES):
+        return _lint_yaml(path, None, s["settings"], s["dispatch"])
+    return _lint_python(path, None, s["index"], s["scopes"].get(os.path.abspath(path), []),
+                        s["settings"], s["dispatch"], s["cells"])
+
+
+def _pool(jobs: int, state: Optional[Dict[str, Any]] = None):
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor
+
+    if "fork" in mp.get_all_start_methods():
+        if state is not None:
+            _STATE.update(state)  # inherited by the forked workers
+        return ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"))
+    return ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(state,))
+
+
+def _map(pool, fn, items: Sequence[str]):
+    chunk = max(1, min(64, len(items) // (pool._max_workers * 8) or 1))
+    return list(pool.map(fn, items, chunksize=chunk))
+
+
+# the run -----------------------------------------------------------------------
+
+def prepare(paths: Sequence[str], config_file: Optional[str] = None, select=None, ignore=None,
+            extend_select=None, target: Optional[str] = None) -> Settings:
+    try:
+        cfg = load_config(config_file, start=paths[0] if paths else ".")
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        return make_settings(cfg, select, ignore, extend_select, target)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select=None, ignore=None,
+              extend_select=None, target: Optional[str] = None, jobs: int = 1,
+              settings: Optional[Settings] = None, force_exclude: bool = False,
+              overrides: Optional[Dict[str, str]] = None) -> RunResult:
+    """Lint paths. ``overrides`` maps a path to in-memory text (stdin, editor buffers)."""
+    paths = list(paths) or ["."]
+    settings = settings or prepare(paths, config_file, select, ignore, extend_select, target)
+    cfg = settings.config
+    from .discovery import DiscoveryError
+    try:
+        files = discover([p for p in paths if p not in (overrides or {})], cfg.all_excludes(), cfg.root,
+                         cfg.respect_gitignore)
+    except DiscoveryError as exc:
+        raise UsageError(str(exc)) from None
+    files += [p for p in (overrides or {}) if p in paths]
+    if force_exclude:
+        files = [f for f in files if not matches_any(f, cfg.all_excludes(), cfg.root)]
+    return _run_files(files, settings, jobs, overrides or {})
+
+
+def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[str, str]) -> RunResult:
+    dispatch = Dispatch(settings.instances)
+    py_files = [f for f in files if f.endswith(PY_SUFFIXES)]
+    yaml_files = [f for f in files if f.endswith(YAML_SUFFIXES)] if dispatch.yaml else []
+    jobs = max(1, min(jobs, len(files) or 1))
+    parallel = jobs > 1 and len(py_files) >= 2 * jobs and not overrides
+
+    # phase 1: read, pre-filter, summarise
+    if parallel:
+        with _pool(jobs) as pool:
+            p1 = _map(pool, _worker_phase1, py_files)
+    else:
+        p1 = []
+        cached_lines = 0
+        for f in py_files:
+            r = _phase1(f, overrides.get(f), keep_source=cached_lines < TREE_CACHE_LINES)
+            if r.source is not None:
+                cached_lines += r.lines
+            p1.append(r)
+    index = ProjectIndex()
+    for r in p1:
+        if r.summary is not None:
+            index.add_summary(r.summary)
+    scopes = discover_scopes(index, settings.extra_cell_bases)
+    cells = CellResolver(index, settings.extra_cell_bases)
+
+    # phase 2: rules
+    todo = [r.path for r in p1 if r.error is None and (r.hint or os.path.abspath(r.path) in scopes)]
+    todo_set = set(todo)
+    results: Dict[str, _Phase2] = {}
+    if parallel:
+        state = {"index": index, "scopes": scopes, "settings": settings, "dispatch": dispatch, "cells": cells}
+        with _pool(jobs, state) as pool:
+            for r in _map(pool, _worker_phase2, todo + yaml_files):
+                results[r.path] = r
+    else:
+        by_path = {r.path: r for r in p1}
+        for f in todo:
+            src = by_path[f].source
+            if src is None and f in overrides:
+                src = SourceFile.from_bytes(_display(f), overrides[f].encode("utf-8"))
+            results[f] = _lint_python(f, src, index, scopes.get(os.path.abspath(f), []), settings, dispatch, cells)
+            by_path[f].source = None
+        for f in yaml_files:
+            results[f] = _lint_yaml(f, overrides.get(f), settings, dispatch)
+
+    # call-site findings go to the file holding the graph root
+    extra: Dict[str, List[Finding]] = {}
+    for r in results.values():
+        for root_abs, finding in r.callsite:
+            extra.setdefault(root_abs, []).append(finding)
+
+    out: List[FileResult] = []
+    p1_of = {r.path: r for r in p1}
+    for f in py_files + yaml_files:
+        p1r = p1_of.get(f)
+        fr = FileResult(_display(f), lines=p1r.lines if p1r else 0)
+        if p1r is not None and p1r.error is not None:
+            fr.findings = [p1r.error] if PARSE_ERROR_CODE in settings.selected else []
+            out.append(fr)
+            continue
+        r = results.get(f)
+        if r is None:
+            fr.skipped = True
+            out.append(fr)
+            continue
+        found = list(r.findings) + extra.get(os.path.abspath(f), [])
+        found = _dedupe(found)
+        ignored = [c for glob, codes in settings.config.per_file_ignores.items()
+                   if matches_any(f, [glob], settings.config.root) for c in codes]
+        if ignored:
+            found = [x for x in found if not any(x.code.startswith(resolve_selector(c)) for c in ignored)]
+        found = [x for x in found if x.code in settings.selected or x.code == PARSE_ERROR_CODE]
+        if r.sups is not None and r.sups.skip_file:
+            fr.skipped = True
+        elif r.sups is not None:
+            found, unused = suppressions.apply(found, r.sups, _display(f), settings.selected)
+            fr.unused_suppressions = unused
+        fr.findings = sorted(found, key=lambda x: x.sort_key)
+        out.append(fr)
+    return RunResult(out, settings)
+
+
+def _dedupe(findings: List[Finding]) -> List[Finding]:
+    seen = set()
+    out = []
+    for f in findings:
+        key = (f.code, f.line, f.col, f.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+def run_source(text: str, path: str = "<stdin>", *, config_file: Optional[str] = None, select=None,
+               ignore=None, settings: Optional[Settings] = None) -> FileResult:
+    """Lint one in-memory text as if it were the file at ``path``."""
+    start = path if not path.startswith("<") else "."
+    settings = settings or prepare([start if os.path.exists(start) else "."], config_file, select, ignore)
+    result = _run_files([path], settings, 1, {path: text})
+    return result.files[0]

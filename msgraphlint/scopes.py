@@ -1,0 +1,169 @@
+"""Graph-mode scope discovery.
+
+A graph-mode scope is a function MindSpore compiles into a static graph:
+``construct`` (and ``bprop``) of every ``mindspore.nn.Cell`` subclass — direct,
+through project base classes in other modules, or through MindSpore's own Cells —,
+functions decorated with ``jit`` (any spelling, any call form) or wrapped with
+``ms.jit(fn)``, and, transitively, the project's own functions and methods those
+scopes call. Every scope knows how it was reached (its chain).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, List, Optional, Tuple
+
+from .project import ClassSummary, FuncSummary, ModuleSummary, ProjectIndex
+
+ROOT_METHODS = ("construct", "bprop")
+MAX_HELPER_DEPTH = 8
+
+
+@dataclass(frozen=True)
+class GraphScope:
+    qualname: str                 # pkg.mod.Class.construct
+    path: str
+    lineno: int                   # line of the def
+    kind: str                     # "construct" | "jit" | "helper"
+    class_name: Optional[str] = None
+    chain: Tuple[str, ...] = ()   # "called from GPTLayer.construct (model.py:84)", outermost first
+    root_site: Optional[Tuple[str, int, int, str]] = None  # (path, line, col, root qualname): the call in the root scope
+
+    @property
+    def short_name(self) -> str:
+        return f"{self.class_name}.{self.qualname.rsplit('.', 1)[-1]}" if self.class_name else self.qualname.rsplit(".", 1)[-1]
+
+
+def is_mindspore_cell_name(dotted: str, extra_bases: FrozenSet[str] = frozenset()) -> bool:
+    if dotted in extra_bases:
+        return True
+    if dotted == "mindspore.nn.Cell":
+        return True
+    if dotted.startswith("mindspore.nn.") and dotted.count(".") == 2:
+        name = dotted.rsplit(".", 1)[1]
+        if name[:1].isupper():
+            try:
+                from .catalog import get_catalog
+                kind = get_catalog().class_kind(dotted)
+                if kind is not None:
+                    return kind in ("cell", "container")
+            except Exception:  # catalog missing or broken: the conservative name rule
+                pass
+            return name not in _NN_NON_CELLS
+    return False
+
+
+_NN_NON_CELLS = frozenset({"Metric", "Accuracy", "Loss", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+                           "LearningRateSchedule"})
+
+
+class CellResolver:
+    """Answers "is this project class a Cell?" with memoisation and cycle guards."""
+
+    def __init__(self, index: ProjectIndex, extra_bases: FrozenSet[str] = frozenset()) -> None:
+        self.index = index
+        self.extra = extra_bases
+        self._memo: Dict[str, bool] = {}
+
+    def is_cell(self, cls: ClassSummary, _stack: Tuple[str, ...] = ()) -> bool:
+        if cls.qualname in self._memo:
+            return self._memo[cls.qualname]
+        if cls.qualname in _stack:
+            return False
+        result = False
+        for base in cls.bases:
+            if is_mindspore_cell_name(base, self.extra):
+                result = True
+                break
+            res = self.index.resolve(base)
+            if res and res[0] == "class" and self.is_cell(res[1], _stack + (cls.qualname,)):
+                result = True
+                break
+        self._memo[cls.qualname] = result
+        return result
+
+    def mro(self, cls: ClassSummary, _depth: int = 0) -> List[ClassSummary]:
+        out = [cls]
+        if _depth > 10:
+            return out
+        for base in cls.bases:
+            res = self.index.resolve(base)
+            if res and res[0] == "class":
+                for c in self.mro(res[1], _depth + 1):
+                    if c not in out:
+                        out.append(c)
+        return out
+
+
+def _display(path: str) -> str:
+    try:
+        rel = os.path.relpath(path)
+        return rel if not rel.startswith("..") else path
+    except ValueError:
+        return path
+
+
+def discover(index: ProjectIndex, extra_cell_bases: FrozenSet[str] = frozenset()) -> Dict[str, List[GraphScope]]:
+    """Graph scopes of every module in the index, keyed by absolute path."""
+    cells = CellResolver(index, extra_cell_bases)
+    found: Dict[str, GraphScope] = {}
+    queue: deque = deque()
+
+    def add(scope: GraphScope, func: FuncSummary, mod: ModuleSummary, cls: Optional[ClassSummary], depth: int):
+        if scope.qualname in found:
+            return
+        found[scope.qualname] = scope
+        queue.append((scope, func, mod, cls, depth))
+
+    for mod in list(index.by_path.values()):
+        if not mod.graph_hint:
+            continue
+        for cls in mod.classes.values():
+            is_cell = cells.is_cell(cls)
+            for name, fs in cls.methods.items():
+                if (is_cell and name in ROOT_METHODS) or fs.is_jit:
+                    kind = "jit" if fs.is_jit and name not in ROOT_METHODS else "construct"
+                    add(GraphScope(fs.qualname, mod.path, fs.lineno, kind, cls.name), fs, mod, cls, 0)
+        for fs in mod.functions.values():
+            if fs.is_jit:
+                add(GraphScope(fs.qualname, mod.path, fs.lineno, "jit"), fs, mod, None, 0)
+
+    while queue:
+        scope, func, mod, cls, depth = queue.popleft()
+        if depth >= MAX_HELPER_DEPTH:
+            continue
+        for edge in func.calls:
+            target = None
+            if edge.kind == "self" and cls is not None:
+                if edge.target in ROOT_METHODS:
+                    continue
+                for c in cells.mro(cls):
+                    if edge.target in c.methods:
+                        owner_mod = index.resolve(c.qualname.rsplit(".", 1)[0])
+                        target = (c.methods[edge.target], owner_mod[1] if owner_mod and owner_mod[0] == "module" else mod, c)
+                        break
+            elif edge.kind == "dotted":
+                res = index.resolve(edge.target)
+                if res and res[0] in ("function", "method"):
+                    fs = res[1]
+                    tmod = res[2]
+                    tcls = tmod.classes.get(fs.class_name) if fs.class_name else None
+                    if fs.name in ROOT_METHODS:
+                        continue
+                    target = (fs, tmod, tcls)
+            if target is None:
+                continue
+            fs, tmod, tcls = target
+            link = f"called from {scope.short_name} ({_display(scope.path)}:{edge.line})"
+            root_site = scope.root_site or (scope.path, edge.line, edge.col, scope.qualname)
+            add(GraphScope(fs.qualname, tmod.path, fs.lineno, "helper", fs.class_name,
+                           scope.chain + (link,), root_site), fs, tmod, tcls, depth + 1)
+
+    by_path: Dict[str, List[GraphScope]] = {}
+    for scope in found.values():
+        by_path.setdefault(os.path.abspath(scope.path), []).append(scope)
+    for scopes in by_path.values():
+        scopes.sort(key=lambda s: s.lineno)
+    return by_path

@@ -1,0 +1,39 @@
+"""Codes the engine itself reports (they carry docs like any rule)."""
+
+from msgraphlint.rule import Invalid, Rule, Severity, Valid
+
+
+class ParseError(Rule):
+    code = "MSG001"
+    name = "parse-error"
+    summary = "The file could not be read or parsed; nothing in it was checked."
+    message = "cannot analyse this file: {reason}"
+    severity = Severity.ERROR
+    scope = "module"
+    rationale = """
+        A file that is not valid Python (a syntax error, an undecodable byte, a bad
+        coding cookie, mixed tabs and spaces) becomes this one finding at the place
+        Python points to, and the run goes on with the other files. Fix the file:
+        MindSpore could not compile it either.
+    """
+    VALID = [Valid("x = 1\n"), Valid("\n", note="an empty file is fine")]
+    INVALID = [Invalid("def f(:\n    pass\n", line=1), Invalid("x = 1\nif x\n    pass\n", line=2)]
+
+
+class UnusedSuppression(Rule):
+    code = "MSG002"
+    name = "unused-suppression"
+    summary = "A `# noqa: MSG…` or `# msgraphlint: ignore[…]` comment suppresses nothing."
+    message = "unused suppression"
+    severity = Severity.INFO
+    scope = "module"
+    rationale = """
+        Suppressions outlive the code they were written for. A suppression comment that
+        names an msgraphlint code (or a bare `# msgraphlint: ignore`) but silences no
+        finding on its line is reported so it can be deleted. `# noqa` comments that
+        name only other tools' codes (E501, F401…) are left alone.
+    """
+    hint = "remove the stale code from the comment"
+    VALID = [Valid("x = 1  # noqa: E501\n", note="another tool's code"),
+             Valid("x = 1  # noqa\n", note="a bare noqa may belong to another tool")]
+    INVALID = [Invalid("x = 1  # msgraphlint: ignore\n", line=1)]

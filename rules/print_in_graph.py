@@ -1,0 +1,92 @@
+"""MSG201 print-in-graph."""
+
+import ast
+
+from msgraphlint.rule import Invalid, Rule, Severity, Valid
+
+
+class PrintInGraph(Rule):
+    code = "MSG201"
+    name = "print-in-graph"
+    summary = "Python `print()` inside graph-mode code."
+    message = ("`print()` in graph-mode code is compiled into a Print op with no source line "
+               "that runs on every step (in {where})")
+    hint = "use `ops.print_(...)` (or `ops.Print()`) for deliberate graph-side printing, or remove it"
+    severity = Severity.WARNING
+    rationale = """
+        In PyNative mode `print` is a host call; in graph mode MindSpore 2.10 turns it
+        into a `Print` operator inside the compiled graph (measured on CPU: the
+        GPT-layer variant with `print(x)` compiles at both syntax levels and its
+        final IR holds an extra `Print` node that carries no `# In file` line, so a
+        profile cannot lead you back to it). It forces a device→host transfer and a
+        synchronisation every step, and it splits fusion around it.
+
+        Debug printing that should stay uses the native op explicitly, so that it is
+        visible in review: `ops.print_("x:", x)`. Printing outside `construct` (in
+        the training loop) is not affected and not flagged.
+    """
+    VALID = [
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    ops.print_("x:", x)
+                    return x
+        """, note="the native op"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    print("building Net")  # __init__ runs in Python
+
+                def construct(self, x):
+                    return x * 2
+        """, note="print outside the graph"),
+        Valid("""
+            class NotACell:
+                def construct(self, x):
+                    print(x)
+                    return x
+        """, note="construct of a class that is not a Cell"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    self.print(x)
+                    return x
+
+                def print(self, x):
+                    return x
+        """, note="a method that happens to be called print"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    print(x)
+                    return x
+        """, line=5),
+        Invalid("""
+            import mindspore as ms
+
+            def helper(x):
+                print("value", x)
+                return x + 1
+
+            @ms.jit
+            def step(x):
+                return helper(x)
+        """, line=4, note="in a helper reached from a jit function"),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        if isinstance(node.func, ast.Name) and node.func.id == "print" and "print" not in ctx.imports.names:
+            scope = ctx.scope
+            ctx.report(node, where=scope.short_name if scope else "graph")

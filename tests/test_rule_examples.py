@@ -1,0 +1,48 @@
+"""Every rule's embedded VALID/INVALID examples are tests (Fixit-style).
+
+Each example is written to a temporary project and linted through the real
+runner with only that rule selected, so the examples exercise discovery, scopes,
+value kinds and suppressions exactly as users meet them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from msgraphlint.registry import load_rules
+from msgraphlint.runner import run_paths
+
+RULES = load_rules()
+
+
+def _cases(kind):
+    for code, rule in RULES.items():
+        for i, ex in enumerate(getattr(rule, kind)):
+            yield pytest.param(rule, ex, id=f"{code}-{kind.lower()}-{i}")
+
+
+def _lint(tmp_path, rule, example):
+    path = tmp_path / example.filename
+    path.write_text(example.source, encoding="utf-8")
+    result = run_paths([str(path)], select=[rule.code], config_file=None)
+    return [f for fr in result.files for f in fr.findings + fr.unused_suppressions if f.code == rule.code]
+
+
+def test_every_rule_has_examples():
+    missing = [c for c, r in RULES.items() if not r.VALID or not r.INVALID]
+    assert not missing, f"rules without VALID and INVALID examples: {missing}"
+
+
+@pytest.mark.parametrize("rule,example", list(_cases("VALID")))
+def test_valid_example_is_not_flagged(tmp_path, rule, example):
+    found = _lint(tmp_path, rule, example)
+    assert not found, f"{rule.code} flagged a VALID example ({example.note}): " + "; ".join(
+        f"line {f.line}: {f.message}" for f in found)
+
+
+@pytest.mark.parametrize("rule,example", list(_cases("INVALID")))
+def test_invalid_example_is_flagged_at_its_lines(tmp_path, rule, example):
+    found = _lint(tmp_path, rule, example)
+    assert sorted({f.line for f in found}) == sorted(set(example.lines)), (
+        f"{rule.code} INVALID example ({example.note}) expected lines {example.lines}, got "
+        + "; ".join(f"line {f.line}: {f.message}" for f in found))
