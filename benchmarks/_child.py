@@ -3,7 +3,7 @@
     python benchmarks/_child.py SPEC_JSON
 
 SPEC is a JSON object: ``{"kind": "floor"|"cli"|"api", "path": DIR, "files": LISTFILE,
-"jobs": N, "cli_args": [...], "output": FILE}``. The child does the work, then prints
+"jobs": N, "cli_args": [...], "config": TOML or null, "output": FILE}``. The child does the work, then prints
 one JSON line on stdout: its own timings (imports and work separately), peak RSS of
 itself and of its (waited-for) children, and the counts it saw.
 
@@ -53,7 +53,7 @@ def run_api(spec: dict) -> dict:
     from msgraphlint.api import check_paths
 
     t_work = time.perf_counter()
-    results = check_paths([spec["path"]], jobs=spec["jobs"])
+    results = check_paths([spec["path"]], jobs=spec["jobs"], config_file=spec.get("config"))
     work = time.perf_counter() - t_work
     findings = 0
     by_code: dict = {}
@@ -75,7 +75,10 @@ def run_cli(spec: dict) -> dict:
 
     out = spec["output"]
     argv = ["check", "--exit-zero", "--format", "concise", "--output-file", out,
-            "--jobs", str(spec["jobs"])] + list(spec.get("cli_args", ())) + [spec["path"]]
+            "--jobs", str(spec["jobs"])]
+    if spec.get("config"):
+        argv += ["--config", spec["config"]]
+    argv += list(spec.get("cli_args", ())) + [spec["path"]]
     t_work = time.perf_counter()
     code = 0
     try:

@@ -34,6 +34,15 @@ CHILD = HERE / "_child.py"
 #: one process, lines of .py per second, for ``msgraphlint check --jobs 1``
 ONE_CORE_TARGET_LPS = 20_000
 _MARK = "@@RESULT@@"
+#: written into each corpus and passed as ``check --config``: the corpus is linted as a
+#: project of its own. The default cache lives in this repo, whose .gitignore lists
+#: .bench_cache/, so with gitignore respected the engine would find no files at all;
+#: and the repo's own [tool.msgraphlint] settings must not leak into the figures.
+BENCH_CONFIG_NAME = ".msgraphlint-bench.toml"
+BENCH_CONFIG = (
+    "# Written by benchmarks/lint_throughput.py; msgraphlint.toml layout (keys at top level).\n"
+    "respect-gitignore = false\n"
+)
 
 
 @dataclass
@@ -117,10 +126,18 @@ def run_child(python: str, spec: dict, cwd: Path, timeout: float) -> dict:
     return res
 
 
+def write_bench_config(corpus_dir: Path) -> Path:
+    cfg = corpus_dir / BENCH_CONFIG_NAME
+    if not cfg.is_file() or cfg.read_text(encoding="utf-8") != BENCH_CONFIG:
+        cfg.write_text(BENCH_CONFIG, encoding="utf-8")
+    return cfg
+
+
 def measure(python: str, variant: Variant, corpus_dir: Path, files_list: Path, repeat: int,
-            timeout: float, workdir: Path) -> Measurement:
+            timeout: float, workdir: Path, config: Optional[Path] = None) -> Measurement:
     spec = {"kind": variant.kind, "path": ".", "files": str(files_list), "jobs": variant.jobs,
-            "cli_args": variant.cli_args, "output": str(workdir / f"{variant.name.replace(' ', '_')}.out")}
+            "cli_args": variant.cli_args, "config": str(config) if config else None,
+            "output": str(workdir / f"{variant.name.replace(' ', '_')}.out")}
     runs: List[dict] = []
     try:
         if variant.prime:
@@ -300,6 +317,8 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     ap.add_argument("--engine-arg", action="append", default=[], metavar="ARG",
                     help="extra argument for `check` (cli driver), repeatable, e.g. --engine-arg=--select=MSG1")
     ap.add_argument("--floor-only", action="store_true", help="measure only the ast.parse floor (no engine)")
+    ap.add_argument("--no-bench-config", action="store_true",
+                    help=f"don't pass the corpus's {BENCH_CONFIG_NAME} (respect-gitignore = false) as --config")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds allowed to one child run (default 1800)")
     ap.add_argument("--python", default=sys.executable, help="interpreter for the children (default: this one)")
     args = ap.parse_args(argv)
@@ -319,6 +338,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         info = probe_engine(args.python)
         engine = {k: v for k, v in info.items() if k != "check_help"}
         engine["no_cache_flag"] = has_flag(info, "--no-cache")
+        engine["config_flag"] = has_flag(info, "--config")
         ok = info.get("cli") if args.driver == "cli" else info.get("api")
         if not ok:
             err = info.get(f"{args.driver}_error") or info.get("error") or "?"
@@ -350,10 +370,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             files_list = workdir / f"{name}.files"
             files_list.write_text("".join(f"{p}\n" for p in py_files(d)), encoding="utf-8")
             print(f"[bench] {name}: {files} files, {lines:,} lines", file=sys.stderr)
+            config = None
+            if not floor_only and not args.no_bench_config and (args.driver == "api" or engine.get("config_flag")):
+                config = write_bench_config(d)
             rows = []
             floor_s = None
             for v in variants:
-                m = measure(args.python, v, d, files_list, args.repeat, args.timeout, workdir)
+                m = measure(args.python, v, d, files_list, args.repeat, args.timeout, workdir,
+                            config if v.kind != "floor" else None)
                 row = summarize(m, files, lines, floor_s)
                 if v.kind == "floor" and row.get("seconds"):
                     floor_s = row["seconds"]

@@ -14,10 +14,14 @@ class ParseError(Rule):
         A file that is not valid Python (a syntax error, an undecodable byte, a bad
         coding cookie, mixed tabs and spaces) becomes this one finding at the place
         Python points to, and the run goes on with the other files. Fix the file:
-        MindSpore could not compile it either.
+        MindSpore could not compile it either. Files that never mention `mindspore`,
+        `construct` or `jit` are not parsed at all (they cannot hold graph-mode
+        code), so they are not reported.
     """
     VALID = [Valid("x = 1\n"), Valid("\n", note="an empty file is fine")]
-    INVALID = [Invalid("def f(:\n    pass\n", line=1), Invalid("x = 1\nif x\n    pass\n", line=2)]
+    INVALID = [Invalid("import mindspore\ndef f(:\n    pass\n", line=2),
+               Invalid("import mindspore\nif x\n    pass\n", line=2),
+               Invalid("import mindspore\nif True:\n\tx = 1\n        y = 2\n", line=4, note="inconsistent tabs")]
 
 
 class UnusedSuppression(Rule):
@@ -36,4 +40,4 @@ class UnusedSuppression(Rule):
     hint = "remove the stale code from the comment"
     VALID = [Valid("x = 1  # noqa: E501\n", note="another tool's code"),
              Valid("x = 1  # noqa\n", note="a bare noqa may belong to another tool")]
-    INVALID = [Invalid("x = 1  # msgraphlint: ignore\n", line=1)]
+    INVALID = [Invalid("import mindspore\nx = 1  # msgraphlint: ignore\n", line=2)]

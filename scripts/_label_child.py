@@ -72,6 +72,7 @@ def _state(module, net) -> dict:
         s = _summ(value)
         if s is not None or isinstance(value, PLAIN):
             out["global:" + name] = s
+    out.update(_cwd_files())
     if net is not None and hasattr(net, "__dict__"):
         for name, value in vars(net).items():
             if name.startswith("_") or name in _CELL_INTERNAL:
@@ -79,6 +80,20 @@ def _state(module, net) -> dict:
             s = _summ(value)
             if s is not None or isinstance(value, PLAIN):
                 out["self:" + name] = s
+    return out
+
+
+_CWD_SKIP = ("ir", "rank_0", "akg_kernel_meta", "kernel_meta", "result.json")
+
+
+def _cwd_files() -> dict:
+    """Files in the scratch working directory (a snippet writing files is a Python effect)."""
+    out = {}
+    for name in os.listdir("."):
+        if name.startswith(_CWD_SKIP) or not os.path.isfile(name):
+            continue
+        st = os.stat(name)
+        out["file:" + name] = st.st_size
     return out
 
 
