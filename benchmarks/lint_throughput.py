@@ -195,6 +195,15 @@ def _fmt(v, spec: str, none: str = "-") -> str:
     return none if v is None else format(v, spec)
 
 
+def _headline(error: Optional[str]) -> str:
+    """The most telling line of a child's failure: the engine's own message if there is one."""
+    lines = [ln.strip() for ln in (error or "no result").strip().splitlines() if ln.strip()]
+    for ln in lines:
+        if ln.startswith("msgraphlint:") or ln.startswith("Error:"):
+            return ln[:100]
+    return lines[-1][:100] if lines else ""
+
+
 def print_table(report: dict, out=sys.stdout) -> None:
     hdr = (f"{'corpus':<9} {'files':>5} {'lines':>8}  {'variant':<11} {'seconds':>8} {'lines/s':>9} "
            f"{'ms/file':>8} {'RSS MB':>11} {'x parse':>7} {'findings':>8}")
@@ -206,8 +215,7 @@ def print_table(report: dict, out=sys.stdout) -> None:
             lead = f"{name:<9} {c['files']:>5} {c['lines']:>8}" if first else " " * 24
             first = False
             if row.get("seconds") is None:
-                msg = (row.get("error") or "no result").strip().splitlines()
-                print(f"{lead}  {row['variant']:<11} n/a: {msg[-1][:80] if msg else ''}", file=out)
+                print(f"{lead}  {row['variant']:<11} n/a: {_headline(row.get('error'))}", file=out)
                 continue
             rss = _fmt(row["rss_mb"], ".0f")
             if row.get("rss_children_mb"):
