@@ -134,6 +134,7 @@ def _phase1(path: str, text: Optional[str] = None, keep_source: bool = True) -> 
         return _Phase1(path, None, None, 0, True)
     try:
         source = SourceFile.from_bytes(disp, text.encode("utf-8")) if text is not None else SourceFile.read(path)
+        source.path = disp
     except SourceError as err:
         return _Phase1(path, None, _parse_error(disp, err, None), 0, False)
     except OSError as err:

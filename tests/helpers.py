@@ -1,0 +1,27 @@
+"""Small test utilities: write a throwaway project, lint it."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+from typing import Dict, List
+
+from msgraphlint.runner import run_paths
+
+
+def write_tree(root: Path, files: Dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return root
+
+
+def lint(paths, **kw) -> List:
+    result = run_paths([str(p) for p in paths], **kw)
+    return [f for fr in result.files for f in fr.findings + fr.unused_suppressions]
+
+
+def codes_at(findings) -> List[tuple]:
+    return sorted((os.path.basename(f.path), f.line, f.code) for f in findings)
