@@ -58,7 +58,7 @@ def _module_consts(tree: ast.Module) -> Dict[str, Kind]:
                 out[name] = Kind.NONE if v.value is None else Kind.CONST
             elif isinstance(v, (ast.List, ast.Dict, ast.Set)) or (
                     isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("list", "dict", "set")):
-                out[name] = Kind.PYLIST if isinstance(v, ast.List) or getattr(v.func, "id", "") == "list" else Kind.PYDICT
+                out[name] = Kind.PYLIST if isinstance(v, ast.List) or getattr(getattr(v, "func", None), "id", "") == "list" else Kind.PYDICT
             elif isinstance(v, ast.Tuple) and all(isinstance(e, ast.Constant) for e in v.elts):
                 out[name] = Kind.CONST
             elif isinstance(v, ast.BinOp) and all(isinstance(e, ast.Constant) for e in (v.left, v.right)):
