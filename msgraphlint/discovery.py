@@ -26,6 +26,13 @@ def _excluded(rel: str, name: str, patterns: Sequence[str]) -> bool:
     return False
 
 
+try:  # pathspec >= 0.12 names git's own semantics "gitignore"
+    pathspec.PathSpec.from_lines("gitignore", [])
+    _GITIGNORE_STYLE = "gitignore"
+except Exception:  # pragma: no cover - older pathspec
+    _GITIGNORE_STYLE = "gitwildmatch"
+
+
 class _GitIgnores:
     """Nested .gitignore files, each applying below its own directory."""
 
@@ -39,7 +46,7 @@ class _GitIgnores:
             if os.path.isfile(path):
                 try:
                     with open(path, encoding="utf-8", errors="replace") as fh:
-                        spec = pathspec.PathSpec.from_lines("gitwildmatch", fh)
+                        spec = pathspec.PathSpec.from_lines(_GITIGNORE_STYLE, fh)
                 except OSError:
                     spec = None
             self._cache[directory] = spec
