@@ -253,11 +253,33 @@ def _run(spec, out):
         first_entry = dict(spec.get("make_inputs_kwargs") or {})
     inputs = build_inputs(first_entry, 0)
     host_copies = [_host(v) for v in inputs]
+    out["input_shapes"] = [list(v.shape) if isinstance(v, Tensor) else repr(v) for v in inputs]
 
     if spec.get("dynamic"):
         if net is None:
             raise TypeError("dynamic inputs (set_inputs) need a Cell target")
-        net.set_inputs(*[make_dynamic(item) for item in spec["dynamic"]])
+        if spec["dynamic"] == "auto":
+            # every dim that differs between the first inputs and the --shapes inputs
+            others = [build_inputs(e, 0) for e in spec.get("shapes") or []]
+            dyn = []
+            for i, v in enumerate(inputs):
+                if not isinstance(v, Tensor):
+                    dyn.append(v)
+                    continue
+                dims = list(v.shape)
+                for alt in others:
+                    a = alt[i]
+                    if not isinstance(a, Tensor) or len(a.shape) != len(dims):
+                        dims = None
+                        break
+                    dims = [d if d == e else None for d, e in zip(dims, a.shape)] if dims else dims
+                dyn.append(Tensor(shape=dims, dtype=v.dtype) if dims is not None
+                           else Tensor(shape=None, dtype=v.dtype))
+            out["dynamic_inputs"] = [list(t.shape) if isinstance(t, Tensor) and t.shape is not None
+                                     else None for t in dyn]
+            net.set_inputs(*dyn)
+        else:
+            net.set_inputs(*[make_dynamic(item) for item in spec["dynamic"]])
 
     # The graph-mode callable.
     if spec.get("train"):

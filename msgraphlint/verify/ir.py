@@ -51,6 +51,8 @@ _EXPAND_RE = re.compile(r'expand_from: "([^"]+)"')
 _ARG_RE = re.compile(r"%(para\d+_[\w.]+|\d+)")
 _SEQ_RE = re.compile(r"_(\d+)\.ir$")
 _GRAPHID_RE = re.compile(r"(?:graph_build|hwopt_common_final_graph)_(\d+)_(\d+)\.ir$")
+PARSER_VERSION = 1
+
 _LIB_MARKERS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep,
                 os.sep + "lib" + os.sep + "python")
 
@@ -314,6 +316,8 @@ class CompileIR:
     control_flow: List[OpEvent] = field(default_factory=list)
     validate_ops: List[OpEvent] = field(default_factory=list)
     dynamic_shape: bool = False
+    first_dynamic: Optional[OpEvent] = None
+    compiled_ranges: set = field(default_factory=set)   # (start, end) of compiled defs in the source
 
     @property
     def n_kernel_graphs(self) -> int:
@@ -386,6 +390,9 @@ class IRReport:
             "unfused": [e.to_dict() for e in p.unfused],
             "fallbacks": [e.to_dict() for e in p.fallbacks],
             "control_flow": [e.to_dict() for e in p.control_flow],
+            "validate_ops": [[e.op, e.line] for e in p.validate_ops],
+            "compiled_ranges": sorted([list(r) for r in p.compiled_ranges]),
+            "first_dynamic": p.first_dynamic.to_dict() if p.first_dynamic else None,
             "per_compile": [
                 {"index": c.index, "fused_kernels": len(c.fused), "unfused_ops": len(c.unfused),
                  "fallback_nodes": len(c.fallbacks), "kernel_graphs": c.n_kernel_graphs,
@@ -402,6 +409,19 @@ class IRReport:
             if e.line is not None and (path is None or e.path is None or _same_file(e.path, path)):
                 out.setdefault(e.line, []).append(e.op)
         return out
+
+
+_TENSOR_SHAPE_RE = re.compile(r"Tensor\[[^\]]*\], \(([^)]*)\)")
+
+
+def has_dynamic_dims(type_text: str) -> bool:
+    """Whether a printed type has a tensor with an unknown dim (-1) or rank (-2)."""
+    for m in _TENSOR_SHAPE_RE.finditer(type_text or ""):
+        for dim in m.group(1).split(","):
+            dim = dim.strip()
+            if dim.startswith("-") and dim[1:].isdigit():
+                return True
+    return False
 
 
 def _event(node: IRNode, stage: str, graph_id, source_path) -> OpEvent:
@@ -452,8 +472,14 @@ def _analyse_compile(c: CompileIR, source_path: Optional[str]) -> None:
                 c.control_flow.append(_event(node, "validate", None, source_path))
             if node.op not in BOOKKEEPING_OPS:
                 c.validate_ops.append(_event(node, "validate", None, source_path))
-            if "-1" in node.out_type and "Tensor" in node.out_type and node.op not in BOOKKEEPING_OPS:
+            if node.op not in BOOKKEEPING_OPS and has_dynamic_dims(node.out_type):
                 c.dynamic_shape = True
+                if c.first_dynamic is None:
+                    c.first_dynamic = _event(node, "validate", None, source_path)
+            for fr in node.frames:
+                if fr.is_def and (source_path is None or _same_file(fr.path, source_path)) \
+                        and not is_library_path(fr.path):
+                    c.compiled_ranges.add((fr.line, fr.end_line))
     # latest hwopt dump per graph id (a graph is dumped once per compile)
     hwopt_by_id: Dict[Optional[int], IRFile] = {}
     for f in c.hwopt:

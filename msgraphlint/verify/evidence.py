@@ -1,0 +1,148 @@
+"""Which IR events each rule family explains: data, in the style of a graph-break registry.
+
+An *IR event* is something the compiled graph shows that a clean, graph-friendly layer
+does not: an interpreter-fallback node, a control-flow kernel graph, a side-effect op,
+an elementwise op that did not fuse, a dynamic-shape graph, a recompile for inputs of
+unchanged shapes, a compile error, or an input mutated differently in graph mode and
+PyNative. ``EVENT_KINDS`` says, for each kind, what in the IR produces it and which rule
+families (code prefixes) explain it. A static finding is *confirmed* when an event of a
+kind its family explains is present at its line (within ``slack`` lines), or is an
+unlocated event (the IR gives it no source line: TensorMove, a recompile...).
+
+Edit the tables, not the code in ``crosscheck.py``, to teach the cross-check a new effect.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List
+
+#: Version of these tables; part of the verify cache key.
+EVIDENCE_VERSION = 1
+
+#: event kind -> description, the IR ops that make it (where it is op-based), the rule
+#: families that explain it, and whether the IR carries a usable line for it.
+EVENT_KINDS: Dict[str, dict] = {
+    "fallback": {
+        "what": "interpreter-fallback node (the op runs in Python, not in the graph)",
+        "ops": ["PyExecute", "PyInterpret"],
+        "families": ["MSG4", "MSG2", "MSG3"],
+        "located": True,
+    },
+    "control_flow": {
+        "what": "tensor-valued control flow: Switch nodes and extra kernel graphs",
+        "ops": ["Switch", "SwitchLayer"],
+        "families": ["MSG1"],
+        "located": True,
+    },
+    "side_effect": {
+        "what": "side-effect op in the kernel graph (writes, copies, host I/O)",
+        "ops": ["Assign", "AssignAdd", "AssignSub", "TensorMove", "Print", "TensorScatterUpdate",
+                "ScatterNdUpdate", "ScatterUpdate", "InplaceCopy", "InplaceAddExt", "InplaceMul",
+                "InplaceIndexPut", "InplaceFillScalar", "InplaceCopy", "SliceToIndices"],
+        "families": ["MSG2"],
+        "located": False,  # TensorMove/Assign/Print often carry no source line
+    },
+    "unfused_elementwise": {
+        "what": "elementwise op left unfused (a clean equivalent fuses it)",
+        "ops": [],  # see FUSIBLE_OPS
+        "families": ["MSG1", "MSG2", "MSG3", "MSG4"],
+        "located": True,
+    },
+    "data_dependent_shape": {
+        "what": "op whose output shape depends on the data (dynamic shape from here on)",
+        "ops": ["MaskedSelect", "NonZero", "NonZeroExt", "Unique", "UniqueConsecutive",
+                "BooleanMask", "Where"],
+        "families": ["MSG3", "MSG2"],
+        "located": True,
+    },
+    "host_sync": {
+        "what": "tensor -> Python scalar conversion in the graph (a host sync: float(t), .item())",
+        "ops": ["TensorToScalar", "ScalarToTensor", "TensorToTuple", "TensorToList"],
+        "families": ["MSG4", "MSG2", "MSG3"],
+        "located": True,
+    },
+    "dynamic_shape": {
+        "what": "the graph is compiled with dynamic shapes (fusion is lost)",
+        "ops": [],
+        "families": ["MSG3", "MSG4"],
+        "located": False,
+    },
+    "recompile": {
+        "what": "a new compile for inputs whose tensor shapes did not change",
+        "ops": [],
+        "families": ["MSG3"],
+        "located": False,
+    },
+    "compile_error": {
+        "what": "the compile failed",
+        "ops": [],
+        "families": ["MSG1", "MSG2", "MSG3", "MSG4", "MSG5"],
+        "located": True,
+    },
+    "mutation_divergence": {
+        "what": "graph mode and PyNative mutate the caller's input tensors differently",
+        "ops": [],
+        "families": ["MSG2"],
+        "located": False,
+    },
+    "numeric_divergence": {
+        "what": "graph mode and PyNative return different values",
+        "ops": [],
+        "families": ["MSG1", "MSG2", "MSG3", "MSG4"],
+        "located": False,
+    },
+}
+
+#: Ops that fuse on CPU with ``--opt_level=2`` (elementwise, and what expands to them).
+#: Reshape/Transpose are left out: a Reshape feeding a MatMul stays unfused in a clean layer.
+FUSIBLE_OPS = frozenset({
+    "Add", "AddExt", "Sub", "SubExt", "Mul", "RealDiv", "Div", "Neg", "Exp", "Log", "Tanh",
+    "Sqrt", "Rsqrt", "Cast", "Abs", "Maximum", "Minimum", "Pow", "Square", "Reciprocal",
+    "BiasAdd", "GeLU", "FastGeLU", "Sigmoid", "SiLU", "Erf", "Muls", "Adds", "Sin", "Cos",
+})
+
+#: rule family (code prefix) -> what it claims in the graph, and the event kinds that
+#: confirm one of its findings. A family absent here is "not checkable" by a compile.
+FAMILIES: Dict[str, dict] = {
+    "MSG1": {"name": "control flow",
+             "claims": "a tensor-valued condition becomes Switch/extra kernel graphs, or fails to compile",
+             "confirmed_by": ["control_flow", "compile_error", "fallback", "unfused_elementwise"]},
+    "MSG2": {"name": "in-place writes and side effects",
+             "claims": "the write/side effect appears as Assign/TensorMove/scatter/Print ops, a "
+                       "fallback, or diverges from PyNative",
+             "confirmed_by": ["side_effect", "mutation_divergence", "fallback", "compile_error",
+                              "numeric_divergence", "unfused_elementwise", "host_sync"]},
+    "MSG3": {"name": "dynamic shapes and recompiles",
+             "claims": "recompiles per value, or a dynamic-shape graph that loses fusion",
+             "confirmed_by": ["recompile", "dynamic_shape", "data_dependent_shape", "compile_error",
+                              "fallback", "host_sync"]},
+    "MSG4": {"name": "interpreter fallback and unsupported syntax",
+             "claims": "PyExecute/PyInterpret nodes at the line, or a compile error",
+             "confirmed_by": ["fallback", "compile_error", "host_sync", "dynamic_shape"]},
+}
+
+#: per-code overrides of FAMILIES (same keys), for rules whose effect differs from the family's
+CODES: Dict[str, dict] = {}
+
+
+def family_of(code: str) -> str:
+    return code[:4] if len(code) >= 4 else code
+
+
+def confirming_kinds(code: str) -> List[str]:
+    entry = CODES.get(code) or FAMILIES.get(family_of(code))
+    return list(entry["confirmed_by"]) if entry else []
+
+
+def explaining_families(kind: str) -> List[str]:
+    return list(EVENT_KINDS[kind]["families"])
+
+
+def op_kind(op: str) -> str:
+    """The event kind an unfused op makes, or '' when it makes none."""
+    for kind in ("fallback", "control_flow", "side_effect", "data_dependent_shape", "host_sync"):
+        if op in EVENT_KINDS[kind]["ops"]:
+            return kind
+    if op in FUSIBLE_OPS:
+        return "unfused_elementwise"
+    return ""
