@@ -133,4 +133,8 @@ class Rule:
 
     @classmethod
     def help_uri(cls) -> str:
-        return f"https://msgraphlint.readthedocs.io/en/latest/rules/{cls.code}.html"
+        """The rule's page (docs/rules/CODE.md, generated from this metadata). The base is
+        ``MSGRAPHLINT_DOCS_URL`` when set, so a fork can point code scanning at its own host."""
+        import os
+        base = os.environ.get("MSGRAPHLINT_DOCS_URL", "https://github.com/msgraphlint/msgraphlint/blob/main/docs/rules/")
+        return f"{base.rstrip('/')}/{cls.code}.md"
