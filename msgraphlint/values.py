@@ -249,6 +249,7 @@ class ScopeValues:
             self._note(stmt.target, env) if isinstance(stmt.target, ast.Name) else self._note_target(stmt.target, env)
             if isinstance(stmt.target, ast.Name):
                 before = env.get(stmt.target.id, self._global(stmt.target.id))
+                self._names[id(stmt.target)] = before  # `x += y`: ctx.kind(x) is x's kind before the write
                 env[stmt.target.id] = self._binop_kind(before, self.kind(stmt.value))
         elif isinstance(stmt, (ast.If, ast.While)):
             self._note(stmt.test, env)
