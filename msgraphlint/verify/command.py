@@ -374,7 +374,7 @@ def render_text(result: dict, verbose: bool = False) -> str:
         m = c.get("inputs_mutated") or {}
         lines.append("")
         lines.append(f"PyNative: outputs {'equal' if c['pynative_equal'] else 'DIFFER'} "
-                     f"(max |diff| {c.get('max_abs_diff'):.2g}); inputs mutated: graph "
+                     f"(max |diff| {_g(c.get('max_abs_diff'))}); inputs mutated: graph "
                      f"{_yn(m.get('graph'))}, PyNative {_yn(m.get('pynative'))}")
     x = result.get("crosscheck") or {}
     lines.append("")
@@ -426,6 +426,10 @@ def _fmt_shapes(shapes) -> str:
 
 def _ms(seconds) -> str:
     return f"{seconds * 1000:.1f} ms" if isinstance(seconds, (int, float)) else "?"
+
+
+def _g(v) -> str:
+    return f"{v:.2g}" if isinstance(v, (int, float)) else "?"
 
 
 def _yn(v) -> str:

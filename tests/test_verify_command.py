@@ -1,0 +1,177 @@
+"""``msgraphlint verify`` through click's CliRunner, with the compile replaced by IR saved
+from real compiles (no MindSpore needed): output formats, exit codes, the cache, the
+fusion-happened check, option parsing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from msgraphlint.verify import command
+from msgraphlint.verify.ir import parse_ir_dir
+
+DATA = Path(__file__).parent / "data" / "ir"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _fake_run_compile(ir_name, out_overrides=None, calls=None):
+    def run(spec, timeout, keep_ir):
+        if calls is not None:
+            calls.append(spec)
+        out = json.loads((DATA / ir_name / "out.json").read_text()) if (DATA / ir_name / "out.json").exists() \
+            else {"ok": True, "n_compiles": 1, "compile_seconds": 1.0, "call_seconds": 0.01,
+                  "pynative_equal": True, "inputs_mutated": {"graph": False, "pynative": False},
+                  "target_kind": "cell", "mindspore_version": "2.10.0", "input_shapes": [[2, 64, 256]]}
+        out.update(out_overrides or {})
+        rep = parse_ir_dir(str(DATA / ir_name), spec["file"]).to_dict()
+        return out, rep
+    return run
+
+
+@pytest.fixture
+def fake(monkeypatch, tmp_path):
+    calls = []
+
+    def use(ir_name, **over):
+        monkeypatch.setattr(command, "run_compile", _fake_run_compile(ir_name, over, calls))
+        return calls
+    monkeypatch.setattr(command, "_mindspore_version", lambda: "2.10.0")
+    return use
+
+
+def _copy_fixture(tmp_path, name, ir_name):
+    """A copy of a seeded fixture at a path the saved IR names (frames say /REPO/...)."""
+    return str(ROOT / "fixtures" / "seeded" / f"{name}.py")
+
+
+def invoke(args, tmp_path):
+    return CliRunner().invoke(command.verify_command, list(args) + ["--cache-dir", str(tmp_path / "c")])
+
+
+def test_default_target_is_the_reference_layer(fake, tmp_path, monkeypatch):
+    calls = fake("clean_layer")
+    monkeypatch.setattr(command, "_static_findings", lambda path: [])
+    r = invoke([], tmp_path)
+    assert r.exit_code == 0, r.output
+    assert calls[0]["file"].endswith("reference_model/gpt_layer.py")
+    assert calls[0]["target"] == "TransformerLayer"
+    assert "Fusion: 9 fused kernels (24 ops), 13 ops unfused, 1 kernel graph(s)" in r.output
+    assert "Disagreements: none" in r.output
+
+
+def test_train_default_target(fake, tmp_path, monkeypatch):
+    calls = fake("clean_layer")
+    monkeypatch.setattr(command, "_static_findings", lambda path: [])
+    r = invoke(["--train", "--format", "json"], tmp_path)
+    assert r.exit_code == 0, r.output
+    assert calls[0]["target"] == "GPTLayerWithLoss" and calls[0]["train"] is True
+    assert json.loads(r.output)["mode"] == "train"
+
+
+def test_json_and_cache(fake, tmp_path, monkeypatch):
+    calls = fake("clean_layer")
+    monkeypatch.setattr(command, "_static_findings", lambda path: [])
+    first = json.loads(invoke(["--format", "json"], tmp_path).output)
+    second = json.loads(invoke(["--format", "json"], tmp_path).output)
+    assert len(calls) == 1  # the second run came from the cache
+    assert first["cached"] is False and second["cached"] is True
+    assert first["cache_key"] == second["cache_key"]
+    assert first["ir"]["summary"] == second["ir"]["summary"]
+    invoke(["--format", "json", "--no-cache"], tmp_path)
+    assert len(calls) == 2
+    # a different input spec is a different key
+    third = json.loads(invoke(["--format", "json", "--inputs", "2x32x256:float32,1x1x32x32:bool"], tmp_path).output)
+    assert third["cached"] is False and len(calls) == 3
+    assert calls[-1]["inputs"] == ["2x32x256:float32", "1x1x32x32:bool"]
+
+
+def test_cache_key_follows_the_source(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text("x = 1\n")
+    spec = {"file": str(src), "target": "Net", "inputs": None}
+    k1 = command.cache_key(spec, "2.10.0")
+    assert k1 == command.cache_key(spec, "2.10.0")
+    assert k1 != command.cache_key(spec, "2.9.0")
+    src.write_text("x = 2\n")
+    assert k1 != command.cache_key(spec, "2.10.0")
+
+
+def test_disagreement_exits_1(fake, tmp_path, monkeypatch):
+    fake("tensor_if")
+    monkeypatch.setattr(command, "_static_findings", lambda path: [])
+    target = str(ROOT / "fixtures" / "seeded" / "tensor_if.py") + "::TransformerLayer"
+    r = invoke([target], tmp_path)
+    assert r.exit_code == 1, r.output
+    assert "control_flow" in r.output and "no static finding explains it" in r.output
+
+
+def test_fusion_not_happening_fails_loudly(fake, tmp_path, monkeypatch, tmp_path_factory):
+    # the clean layer's IR with every fused kernel removed: what a broken AKG gives
+    broken = tmp_path_factory.mktemp("broken")
+    for f in (DATA / "clean_layer").glob("*.ir"):
+        shutil.copy(f, broken / f.name)
+    gb = next(broken.glob("graph_build_*.ir"))
+    gb.write_text(gb.read_text().replace("info_name: Fused_", "info_name_removed: Fused_"))
+
+    def run(spec, timeout, keep_ir):
+        rep = parse_ir_dir(str(broken), spec["file"]).to_dict()
+        # the unfused list must contain fusible ops for the check to fire
+        rep["unfused"].append({"op": "Add", "line": 156, "scope": "Default/Add-op0", "stage": "graph_build",
+                               "graph_id": 0, "path": None})
+        return {"ok": True, "n_compiles": 1, "target_kind": "cell"}, rep
+    monkeypatch.setattr(command, "run_compile", run)
+    monkeypatch.setattr(command, "_mindspore_version", lambda: "2.10.0")
+    monkeypatch.setattr(command, "_static_findings", lambda path: [])
+    r = invoke(["--no-cache"], tmp_path)
+    assert r.exit_code == 2, r.output
+    assert "fusion did not happen" in r.output
+
+
+def test_infra_failure_exits_2(monkeypatch, tmp_path):
+    monkeypatch.setattr(command, "run_compile", lambda spec, timeout, keep: (
+        {"ok": False, "error_type": "MindSporeMissing", "error_first_line": "MindSpore is not importable"}, None))
+    monkeypatch.setattr(command, "_mindspore_version", lambda: "absent")
+    monkeypatch.setattr(command, "_static_findings", lambda path: [])
+    r = invoke([], tmp_path)
+    assert r.exit_code == 2
+    assert "MindSporeMissing" in r.output
+
+
+def test_bad_target_is_a_usage_error(tmp_path):
+    r = invoke(["no/such/file.py::Net"], tmp_path)
+    assert r.exit_code == 2
+    r = invoke([str(ROOT / "reference_model" / "gpt_layer.py")], tmp_path)
+    assert r.exit_code == 2 and "::ClassName" in r.output
+
+
+def test_parse_shapes_and_spec_building():
+    assert command.parse_shapes(["seq=64,128,96"]) == {"seq": ["64", "128", "96"]}
+    with pytest.raises(click.BadParameter):
+        command.parse_shapes(["seq"])
+    with pytest.raises(click.BadParameter):
+        command.parse_shapes(["a=1,2", "b=1"])
+    spec = command.build_spec("m.py", "Net", ["2xSEQx256:float32", "1x1xSEQxSEQ:bool"],
+                              {"SEQ": ["64", "128"]}, False, False, True, True)
+    assert spec["inputs"] == ["2x64x256:float32", "1x1x64x64:bool"]
+    assert spec["shapes"] == [["2x128x256:float32", "1x1x128x128:bool"]]
+    spec = command.build_spec("m.py", "Net", [], {"seq": ["64", "128", "96"]}, True, True, True, False)
+    assert spec["inputs"] is None and spec["make_inputs_kwargs"] == {"seq": 64}
+    assert spec["shapes"] == [{"seq": 128}, {"seq": 96}]
+    assert spec["syntax_level"] == "strict" and spec["train"] is True
+
+
+def test_child_input_spec_grammar():
+    from msgraphlint.verify._child import parse_input_spec
+
+    assert parse_input_spec("2x64x256:float32") == ("tensor", [2, 64, 256], "float32")
+    assert parse_input_spec("2x?x256:f16") == ("tensor", [2, None, 256], "float16")
+    assert parse_input_spec("1x1x64x64:bool") == ("tensor", [1, 1, 64, 64], "bool")
+    assert parse_input_spec("scalar:int32") == ("tensor", [], "int32")
+    assert parse_input_spec("py:0.5") == ("py", 0.5, None)
+    with pytest.raises(ValueError):
+        parse_input_spec("2x3:complex7")
