@@ -37,15 +37,7 @@ class Dispatch:
         self.module = dict(self.module)
 
 
-def _walk_with_parents(root: ast.AST, parents: dict):
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        yield node
-        children = list(ast.iter_child_nodes(node))
-        for child in children:
-            parents[id(child)] = node
-        stack.extend(reversed(children))
+from .astutil import walk as _walk, walk_with_parents as _walk_with_parents  # noqa: E402
 
 
 def _module_consts(tree: ast.Module) -> Dict[str, Kind]:
@@ -172,7 +164,7 @@ class ModuleEngine:
                            module_consts=self._consts, helper_returns=self._helper_returns(class_name))
 
     def _record_hints(self, func: ast.AST, values: ScopeValues, scope: GraphScope, local_helpers: Dict[str, ast.AST]) -> None:
-        for node in ast.walk(func):
+        for node in _walk(func):
             if not isinstance(node, ast.Call):
                 continue
             f = node.func

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
+from .astutil import walk, walk_statements
 from .imports import ImportMap, normalize
 from .source import SourceError, SourceFile
 
@@ -37,7 +39,7 @@ class FuncSummary:
     lineno: int
     class_name: Optional[str] = None
     is_jit: bool = False
-    calls: List[CallEdge] = field(default_factory=list)
+    calls: Optional[List[CallEdge]] = None   # None: not computed yet (ProjectIndex.calls_of)
 
 
 @dataclass
@@ -78,7 +80,7 @@ def module_name_for(path: str) -> Tuple[str, str, bool]:
 
 def _calls_in(func: ast.AST, imports: ImportMap) -> List[CallEdge]:
     edges: List[CallEdge] = []
-    for node in ast.walk(func):
+    for node in walk(func):
         if not isinstance(node, ast.Call):
             continue
         f = node.func
@@ -169,7 +171,7 @@ def _merge_attr(old: Optional[str], new: str) -> str:
 
 def _collect_attrs(func: ast.AST, imports: ImportMap, attrs: Dict[str, str]) -> None:
     params = frozenset(a.arg for a in func.args.args + func.args.kwonlyargs) - {"self"}  # type: ignore[attr-defined]
-    for node in ast.walk(func):
+    for node in walk_statements(func.body):  # type: ignore[attr-defined]
         if isinstance(node, ast.Assign):
             targets, value = node.targets, node.value
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -186,7 +188,18 @@ def _is_jit_decorator(dec: ast.expr, imports: ImportMap) -> bool:
     return imports.dotted(target) in JIT_DECORATORS
 
 
+_JIT_WRAP_RE = re.compile(r"\b(?:jit|ms_function)\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*[,)]")
+
+
+def _is_root_candidate(name: str, in_class_with_bases: bool, is_jit: bool) -> bool:
+    return is_jit or (in_class_with_bases and name in ("construct", "bprop"))
+
+
 def summarize(source: SourceFile, modname: str, is_package: bool = False) -> ModuleSummary:
+    """The module's digest. Shallow by design (this runs on every candidate file):
+    call edges are computed now only for graph-root candidates (construct/bprop of
+    classes with bases, jit functions); other functions get theirs on demand
+    (``ProjectIndex.calls_of``) when scope discovery reaches them."""
     tree = source.tree
     imports = ImportMap.from_tree(tree, modname, is_package)
     text = source.text
@@ -196,31 +209,39 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False) -> Mod
     for node in tree.body:
         if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             imports.names.setdefault(node.name, f"{modname}.{node.name}")
-    jit_wrapped = set()
-    if "jit" in text or "ms_function" in text:
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and node.args and imports.dotted(node.func) in JIT_DECORATORS:
-                arg = node.args[0]
-                if isinstance(arg, ast.Name):
-                    jit_wrapped.add(arg.id)
+    jit_wrapped = set(_JIT_WRAP_RE.findall(text)) if ("jit(" in text or "ms_function(" in text) else set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            fs = FuncSummary(f"{modname}.{node.name}", node.name, node.lineno,
-                             is_jit=node.name in jit_wrapped or any(_is_jit_decorator(d, imports) for d in node.decorator_list),
-                             calls=_calls_in(node, imports))
-            summary.functions[node.name] = fs
+            is_jit = node.name in jit_wrapped or any(_is_jit_decorator(d, imports) for d in node.decorator_list)
+            summary.functions[node.name] = FuncSummary(
+                f"{modname}.{node.name}", node.name, node.lineno, is_jit=is_jit,
+                calls=_calls_in(node, imports) if is_jit else None)
         elif isinstance(node, ast.ClassDef):
             cs = ClassSummary(f"{modname}.{node.name}", node.name, node.lineno,
                               bases=[b for b in (imports.dotted(b) for b in node.bases) if b])
+            has_bases = bool(node.bases)
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    _collect_attrs(item, imports, cs.attrs)
+                    if item.name == "__init__":
+                        _collect_attrs(item, imports, cs.attrs)
+                    is_jit = any(_is_jit_decorator(d, imports) for d in item.decorator_list)
                     cs.methods[item.name] = FuncSummary(
-                        f"{cs.qualname}.{item.name}", item.name, item.lineno, class_name=node.name,
-                        is_jit=any(_is_jit_decorator(d, imports) for d in item.decorator_list),
-                        calls=_calls_in(item, imports))
+                        f"{cs.qualname}.{item.name}", item.name, item.lineno, class_name=node.name, is_jit=is_jit,
+                        calls=_calls_in(item, imports) if _is_root_candidate(item.name, has_bases, is_jit) else None)
             summary.classes[node.name] = cs
     return summary
+
+
+def find_function(tree: ast.Module, lineno: int):
+    """The module-level function or method defined at ``lineno``."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == lineno:
+            return node
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.lineno == lineno:
+                    return item
+    return None
 
 
 class ProjectIndex:
@@ -233,6 +254,7 @@ class ProjectIndex:
         self._missing: set = set()
         self._lazy_budget = max_lazy_modules
         self.sources: Dict[str, SourceFile] = {}  # path -> parsed source (linted files)
+        self.tree_provider = None  # optional callable(path) -> ast.Module (the runner's tree cache)
 
     # building -------------------------------------------------------------------
     def add_source(self, source: SourceFile, keep_source: bool = True) -> Optional[ModuleSummary]:
@@ -308,6 +330,25 @@ class ProjectIndex:
                 return self.resolve(".".join([target] + rest[1:]), _depth + 1)
             return None
         return None
+
+    def calls_of(self, func: FuncSummary, mod: ModuleSummary) -> List[CallEdge]:
+        """Call edges of a function, computed on first use from the cached tree (or by
+        re-reading its file: only helpers reached from graph scopes get here)."""
+        if func.calls is None:
+            tree = None
+            src = self.sources.get(os.path.abspath(mod.path))
+            try:
+                if src is None and self.tree_provider is not None:
+                    tree = self.tree_provider(mod.path)
+                elif src is not None:
+                    tree = src.tree
+                if tree is None:
+                    tree = SourceFile.read(mod.path).tree
+            except (OSError, SourceError):
+                tree = None
+            node = find_function(tree, func.lineno) if tree is not None else None
+            func.calls = _calls_in(node, mod.imports) if node is not None else []
+        return func.calls
 
     def module_of_path(self, path: str) -> Optional[ModuleSummary]:
         return self.by_path.get(os.path.abspath(path))

@@ -310,9 +310,17 @@ def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[
                 cached_lines += r.lines
             p1.append(r)
     index = ProjectIndex()
+    p1_by_abs = {}
     for r in p1:
         if r.summary is not None:
             index.add_summary(r.summary)
+            p1_by_abs[os.path.abspath(r.path)] = r
+
+    def cached_tree(path: str):
+        r = p1_by_abs.get(os.path.abspath(path))
+        return r.source.tree if r is not None and r.source is not None else None
+
+    index.tree_provider = cached_tree
     scopes = discover_scopes(index, settings.extra_cell_bases)
     cells = CellResolver(index, settings.extra_cell_bases)
 

@@ -134,7 +134,7 @@ def discover(index: ProjectIndex, extra_cell_bases: FrozenSet[str] = frozenset()
         scope, func, mod, cls, depth = queue.popleft()
         if depth >= MAX_HELPER_DEPTH:
             continue
-        for edge in func.calls:
+        for edge in index.calls_of(func, mod):
             target = None
             if edge.kind == "self" and cls is not None:
                 if edge.target in ROOT_METHODS:

