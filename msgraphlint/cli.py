@@ -90,8 +90,11 @@ def _write(text: str, path: Optional[str]) -> None:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
 @click.option("--force-exclude", is_flag=True, help="Apply `exclude` to paths given on the command line too.")
 @click.option("--color/--no-color", default=None, help="Colour the text output (default: when stdout is a terminal).")
+@click.option("--fix", is_flag=True, help="Apply safe fixes to the files (atomically), then report what remains.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, also apply fixes marked unsafe.")
+@click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; change nothing.")
 def check(paths, select, extend_select, ignore, fmt, output_file, outputs, statistics, exit_zero, config_file,
-          target, stdin_filename, jobs, force_exclude, color) -> None:
+          target, stdin_filename, jobs, force_exclude, color, fix, unsafe_fixes, show_diff) -> None:
     """Lint PATHS (files or directories; default: the current directory)."""
     from .reporters import render
     from .runner import UsageError, run_paths
@@ -111,6 +114,22 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
     except UsageError as exc:
         _usage_error(str(exc))
         return
+    if fix or show_diff:
+        if overrides:
+            _usage_error("--fix and --diff work on files, not on stdin")
+        from .runner import fix_paths
+        result, changed, errors = fix_paths(result, unsafe=unsafe_fixes, write=not show_diff)
+        for message in errors:
+            click.echo(f"msgraphlint: warning: {message}", err=True)
+        if show_diff:
+            for ff in changed:
+                click.echo(ff.diff(), nl=False)
+            n = sum(ff.applied for ff in changed)
+            click.echo(f"Would fix {n} finding{'s' if n != 1 else ''} in {len(changed)} file{'s' if len(changed) != 1 else ''}.", err=True)
+            sys.exit(1 if changed and not exit_zero else 0)
+        n = sum(ff.applied for ff in changed)
+        if n:
+            click.echo(f"Fixed {n} finding{'s' if n != 1 else ''} in {len(changed)} file{'s' if len(changed) != 1 else ''}.", err=True)
     use_color = color if color is not None else (output_file is None and sys.stdout.isatty())
     for i, (f, path) in enumerate(outs):
         text = render(f, result.files, result.settings.rules, statistics=statistics and f in ("text", "concise"),

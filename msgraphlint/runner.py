@@ -133,7 +133,7 @@ def _phase1(path: str, text: Optional[str] = None, keep_source: bool = True) -> 
     if path.endswith(YAML_SUFFIXES):
         return _Phase1(path, None, None, 0, True)
     try:
-        source = SourceFile.from_bytes(disp, text.encode("utf-8")) if text is not None else SourceFile.read(path)
+        source = SourceFile(disp, text) if text is not None else SourceFile.read(path)
         source.path = disp
     except SourceError as err:
         return _Phase1(path, None, _parse_error(disp, err, None), 0, False)
@@ -200,7 +200,7 @@ def _lint_yaml(path: str, text: Optional[str], settings: Settings, dispatch: Dis
     if not dispatch.yaml:
         return _Phase2(path, [], [], None, {})
     try:
-        source = SourceFile.from_bytes(disp, text.encode("utf-8")) if text is not None else SourceFile.read(path)
+        source = SourceFile(disp, text) if text is not None else SourceFile.read(path)
     except (SourceError, OSError):
         return _Phase2(path, [], [], None, {})
     try:
@@ -338,7 +338,7 @@ def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[
         for f in todo:
             src = by_path[f].source
             if src is None and f in overrides:
-                src = SourceFile.from_bytes(_display(f), overrides[f].encode("utf-8"))
+                src = SourceFile(_display(f), overrides[f])
             results[f] = _lint_python(f, src, index, scopes.get(os.path.abspath(f), []), settings, dispatch, cells)
             by_path[f].source = None
         for f in yaml_files:
@@ -390,6 +390,50 @@ def _dedupe(findings: List[Finding]) -> List[Finding]:
             seen.add(key)
             out.append(f)
     return out
+
+
+def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, max_passes: int = 10):
+    """Apply fixes to the files of a finished run, re-linting each changed file in
+    memory until nothing more applies. Returns (new RunResult with the findings that
+    remain, list of FileFix with changes, list of error messages)."""
+    from .fixes import FixError, encode_like, fix_text, write_atomic
+
+    settings = result.settings
+    changed = []
+    errors: List[str] = []
+    files: List[FileResult] = []
+    for fr in result.files:
+        if not any(f.fix is not None and (unsafe or f.fix.safety.value == "safe") for f in fr.findings):
+            files.append(fr)
+            continue
+        try:
+            source = SourceFile.read(fr.path)
+        except (OSError, SourceError) as exc:
+            errors.append(f"{fr.path}: cannot fix: {exc}")
+            files.append(fr)
+            continue
+        original = source.text
+        current, findings, total = original, fr, 0
+        for _ in range(max_passes):
+            try:
+                ff = fix_text(SourceFile(source.path, current, source.encoding, source.bom, source.newline),
+                              findings.findings, unsafe)
+            except FixError as exc:
+                errors.append(str(exc))
+                break
+            if not ff.changed:
+                break
+            current, total = ff.fixed, total + ff.applied
+            findings = _run_files([fr.path], settings, 1, {fr.path: current}).files[0]
+            findings.path = fr.path
+        files.append(findings)
+        if current != original:
+            from .fixes import FileFix
+            fix = FileFix(fr.path, original, current, total, source)
+            changed.append(fix)
+            if write:
+                write_atomic(fr.path, encode_like(source, current))
+    return RunResult(files, settings, errors), changed, errors
 
 
 def run_source(text: str, path: str = "<stdin>", *, config_file: Optional[str] = None, select=None,

@@ -2,7 +2,8 @@
 
 import ast
 
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.findings import Edit, Fix
+from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 
 
 class PrintInGraph(Rule):
@@ -13,6 +14,7 @@ class PrintInGraph(Rule):
                "that runs on every step (in {where})")
     hint = "use `ops.print_(...)` (or `ops.Print()`) for deliberate graph-side printing, or remove it"
     severity = Severity.WARNING
+    fix_safety = FixSafety.UNSAFE
     rationale = """
         In PyNative mode `print` is a host call; in graph mode MindSpore 2.10 turns it
         into a `Print` operator inside the compiled graph (measured on CPU: the
@@ -24,6 +26,11 @@ class PrintInGraph(Rule):
         Debug printing that should stay uses the native op explicitly, so that it is
         visible in review: `ops.print_("x:", x)`. Printing outside `construct` (in
         the training loop) is not affected and not flagged.
+
+        Fix (unsafe: it keeps the print in the graph, where deleting it may be what
+        you want): `print(...)` → `ops.print_(...)`, offered when the module already
+        imports `mindspore.ops` and the call has no keyword arguments (`sep=`,
+        `file=` have no `ops.print_` equivalent).
     """
     VALID = [
         Valid("""
@@ -74,6 +81,23 @@ class PrintInGraph(Rule):
                     return x
         """, line=5),
         Invalid("""
+            import mindspore.nn as nn
+            from mindspore import ops as P
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    print("x is", x)
+                    return x
+        """, line=6, expected_fix="""
+            import mindspore.nn as nn
+            from mindspore import ops as P
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    P.print_("x is", x)
+                    return x
+        """),
+        Invalid("""
             import mindspore as ms
 
             def helper(x):
@@ -89,4 +113,16 @@ class PrintInGraph(Rule):
     def visit_Call(self, node: ast.Call, ctx) -> None:
         if isinstance(node.func, ast.Name) and node.func.id == "print" and "print" not in ctx.imports.names:
             scope = ctx.scope
-            ctx.report(node, where=scope.short_name if scope else "graph")
+            ctx.report(node, fix=self._fix(node, ctx), where=scope.short_name if scope else "graph")
+
+    @staticmethod
+    def _fix(node: ast.Call, ctx):
+        if node.keywords:
+            return None
+        alias = next((name for name, dotted in ctx.imports.names.items() if dotted == "mindspore.ops"), None)
+        if alias is None:
+            return None
+        f = node.func
+        return Fix(f"replace print with {alias}.print_",
+                   (Edit(f.lineno, f.col_offset, f.end_lineno, f.end_col_offset, f"{alias}.print_"),),
+                   FixSafety.UNSAFE)

@@ -46,3 +46,28 @@ def test_invalid_example_is_flagged_at_its_lines(tmp_path, rule, example):
     assert sorted({f.line for f in found}) == sorted(set(example.lines)), (
         f"{rule.code} INVALID example ({example.note}) expected lines {example.lines}, got "
         + "; ".join(f"line {f.line}: {f.message}" for f in found))
+
+
+def _fix_cases():
+    for code, rule in RULES.items():
+        for i, ex in enumerate(rule.INVALID):
+            if ex.expected_fix is not None:
+                yield pytest.param(rule, ex, id=f"{code}-fix-{i}")
+
+
+@pytest.mark.parametrize("rule,example", list(_fix_cases()))
+def test_fix_example(tmp_path, rule, example):
+    """--fix (--unsafe-fixes for unsafe fixes) turns the INVALID example into expected_fix;
+    the fixed file parses, no longer has the finding, and a second fix changes nothing."""
+    from msgraphlint.runner import fix_paths
+
+    path = tmp_path / example.filename
+    path.write_text(example.source, encoding="utf-8")
+    unsafe = rule.fix_safety is not None and rule.fix_safety.value == "unsafe"
+    result = run_paths([str(path)], select=[rule.code])
+    fixed, changed, errors = fix_paths(result, unsafe=unsafe)
+    assert not errors
+    assert path.read_text(encoding="utf-8") == example.fixed_source
+    assert not [f for fr in fixed.files for f in fr.findings if f.code == rule.code and f.line in example.lines]
+    again, changed2, _ = fix_paths(run_paths([str(path)], select=[rule.code]), unsafe=unsafe)
+    assert changed2 == [] and path.read_text(encoding="utf-8") == example.fixed_source
