@@ -93,8 +93,10 @@ def _write(text: str, path: Optional[str]) -> None:
 @click.option("--fix", is_flag=True, help="Apply safe fixes to the files (atomically), then report what remains.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, also apply fixes marked unsafe.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; change nothing.")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="Result cache location (default: ~/.cache/msgraphlint).")
 def check(paths, select, extend_select, ignore, fmt, output_file, outputs, statistics, exit_zero, config_file,
-          target, stdin_filename, jobs, force_exclude, color, fix, unsafe_fixes, show_diff) -> None:
+          target, stdin_filename, jobs, force_exclude, color, fix, unsafe_fixes, show_diff, no_cache, cache_dir) -> None:
     """Lint PATHS (files or directories; default: the current directory)."""
     from .reporters import render
     from .runner import UsageError, run_paths
@@ -110,7 +112,8 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
         result = run_paths(paths or ["."], config_file=config_file,
                            select=_split(select) if select else None, ignore=_split(ignore),
                            extend_select=_split(extend_select), target=target, jobs=jobs,
-                           force_exclude=force_exclude, overrides=overrides)
+                           force_exclude=force_exclude, overrides=overrides,
+                           cache=not no_cache and overrides is None, cache_dir=cache_dir)
     except UsageError as exc:
         _usage_error(str(exc))
         return

@@ -255,6 +255,8 @@ class ProjectIndex:
         self._lazy_budget = max_lazy_modules
         self.sources: Dict[str, SourceFile] = {}  # path -> parsed source (linted files)
         self.tree_provider = None  # optional callable(path) -> ast.Module (the runner's tree cache)
+        self._trees: Dict[str, Optional[ast.Module]] = {}
+        self.completed: set = set()  # paths whose summaries gained call edges on demand
 
     # building -------------------------------------------------------------------
     def add_source(self, source: SourceFile, keep_source: bool = True) -> Optional[ModuleSummary]:
@@ -335,20 +337,31 @@ class ProjectIndex:
         """Call edges of a function, computed on first use from the cached tree (or by
         re-reading its file: only helpers reached from graph scopes get here)."""
         if func.calls is None:
-            tree = None
-            src = self.sources.get(os.path.abspath(mod.path))
-            try:
-                if src is None and self.tree_provider is not None:
-                    tree = self.tree_provider(mod.path)
-                elif src is not None:
-                    tree = src.tree
-                if tree is None:
-                    tree = SourceFile.read(mod.path).tree
-            except (OSError, SourceError):
-                tree = None
+            tree = self._tree_for(mod.path)
             node = find_function(tree, func.lineno) if tree is not None else None
             func.calls = _calls_in(node, mod.imports) if node is not None else []
+            self.completed.add(os.path.abspath(mod.path))
         return func.calls
+
+    def _tree_for(self, path: str):
+        key = os.path.abspath(path)
+        if key in self._trees:
+            return self._trees[key]
+        tree = None
+        src = self.sources.get(key)
+        try:
+            if src is not None:
+                tree = src.tree
+            elif self.tree_provider is not None:
+                tree = self.tree_provider(path)
+            if tree is None:
+                tree = SourceFile.read(path).tree
+        except (OSError, SourceError):
+            tree = None
+        if len(self._trees) > 64:  # bounded: scope discovery visits files roughly in order
+            self._trees.pop(next(iter(self._trees)))
+        self._trees[key] = tree
+        return tree
 
     def module_of_path(self, path: str) -> Optional[ModuleSummary]:
         return self.by_path.get(os.path.abspath(path))

@@ -126,30 +126,57 @@ class _Phase1:
     lines: int
     hint: bool
     source: Optional[SourceFile] = None
+    digest: str = ""
 
 
-def _phase1(path: str, text: Optional[str] = None, keep_source: bool = True) -> _Phase1:
+def _phase1(path: str, text: Optional[str] = None, keep_source: bool = True, cache=None) -> _Phase1:
     disp = _display(path)
     if path.endswith(YAML_SUFFIXES):
         return _Phase1(path, None, None, 0, True)
     try:
-        source = SourceFile(disp, text) if text is not None else SourceFile.read(path)
-        source.path = disp
-    except SourceError as err:
-        return _Phase1(path, None, _parse_error(disp, err, None), 0, False)
+        data = text.encode("utf-8") if text is not None else _read_bytes(path)
     except OSError as err:
         return _Phase1(path, None, _parse_error(disp, SourceError(f"cannot read: {err.strerror}"), None), 0, False)
+    modname, _, is_package = module_name_for(path)
+    key = ""
+    if cache is not None:
+        from .cache import digest
+        key = digest("p1", data, text is not None, modname, is_package, disp)
+        hit = cache.get("p1", key)
+        if hit is not None:
+            summary, error, lines, hint = hit
+            if summary is not None:
+                summary.path = path
+            return _Phase1(path, summary, error, lines, hint, None, key)
+    result = _phase1_compute(path, disp, data, text, modname, is_package)
+    result.digest = key
+    if cache is not None:
+        cache.put("p1", key, (result.summary, result.error, result.lines, result.hint))
+    if not keep_source:
+        result.source = None
+    return result
+
+
+def _read_bytes(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def _phase1_compute(path, disp, data, text, modname, is_package) -> _Phase1:
+    try:
+        source = SourceFile(disp, text) if text is not None else SourceFile.from_bytes(disp, data)
+    except SourceError as err:
+        return _Phase1(path, None, _parse_error(disp, err, None), 0, False)
     lines = source.text.count("\n") + 1 if source.text else 0
     if not may_hold_graph_code(source.text):
         return _Phase1(path, None, None, lines, False)
-    modname, _, is_package = module_name_for(path)
     try:
         summary = summarize(source, modname, is_package)
     except SourceError as err:
         return _Phase1(path, None, _parse_error(disp, err, source), lines, True)
     # the summary's path must be the real path (module resolution), the source keeps the display path
     summary.path = path
-    return _Phase1(path, summary, None, lines, True, source if keep_source else None)
+    return _Phase1(path, summary, None, lines, True, source)
 
 
 @dataclass
@@ -229,15 +256,19 @@ def _init_worker(state: Optional[Dict[str, Any]] = None) -> None:
 
 
 def _worker_phase1(path: str) -> _Phase1:
-    return _phase1(path, keep_source=False)
+    return _phase1(path, keep_source=False, cache=_STATE.get("cache"))
 
 
-def _worker_phase2(path: str) -> _Phase2:
+def _worker_phase2(item) -> _Phase2:
+    path, key = item
     s = _STATE
     if path.endswith(YAML_SUFFIXES):
         return _lint_yaml(path, None, s["settings"], s["dispatch"])
-    return _lint_python(path, None, s["index"], s["scopes"].get(os.path.abspath(path), []),
-                        s["settings"], s["dispatch"], s["cells"])
+    r = _lint_python(path, None, s["index"], s["scopes"].get(os.path.abspath(path), []),
+                     s["settings"], s["dispatch"], s["cells"])
+    if key and s.get("cache") is not None:
+        s["cache"].put("p2", key, r)
+    return r
 
 
 def _pool(jobs: int, state: Optional[Dict[str, Any]] = None):
@@ -273,7 +304,8 @@ def prepare(paths: Sequence[str], config_file: Optional[str] = None, select=None
 def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select=None, ignore=None,
               extend_select=None, target: Optional[str] = None, jobs: int = 1,
               settings: Optional[Settings] = None, force_exclude: bool = False,
-              overrides: Optional[Dict[str, str]] = None) -> RunResult:
+              overrides: Optional[Dict[str, str]] = None, cache: bool = False,
+              cache_dir: Optional[str] = None) -> RunResult:
     """Lint paths. ``overrides`` maps a path to in-memory text (stdin, editor buffers)."""
     paths = list(paths) or ["."]
     settings = settings or prepare(paths, config_file, select, ignore, extend_select, target)
@@ -287,10 +319,53 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
     files += [p for p in (overrides or {}) if p in paths]
     if force_exclude:
         files = [f for f in files if not matches_any(f, cfg.all_excludes(), cfg.root)]
-    return _run_files(files, settings, jobs, overrides or {})
+    result_cache = None
+    if cache:
+        from .cache import ResultCache, default_dir
+        result_cache = ResultCache(default_dir(cache_dir, cfg.cache_dir, cfg.root))
+    return _run_files(files, settings, jobs, overrides or {}, result_cache)
 
 
-def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[str, str]) -> RunResult:
+def _settings_key(settings: Settings) -> str:
+    from . import __version__
+    from .cache import digest, rules_fingerprint
+    opts = sorted((type(r).__name__, sorted(r.opts.items())) for r in settings.instances)
+    return digest("settings", __version__, sorted(settings.selected), repr(opts), settings.target,
+                  sorted(settings.config.cell_bases), rules_fingerprint(settings.rules.values()))
+
+
+def _deps_key(path: str, index: ProjectIndex, digests: Dict[str, str]) -> str:
+    """Digest of the project modules a file imports, transitively."""
+    from .cache import digest
+    start = index.module_of_path(path)
+    if start is None:
+        return ""
+    seen, stack, parts = {start.name}, [start], []
+    while stack:
+        mod = stack.pop()
+        for dotted in mod.imports.names.values():
+            parts_ = dotted.split(".")
+            for cut in range(len(parts_), 0, -1):
+                name = ".".join(parts_[:cut])
+                dep = index.modules.get(name)
+                if dep is not None:
+                    if name not in seen:
+                        seen.add(name)
+                        stack.append(dep)
+                        d = digests.get(os.path.abspath(dep.path))
+                        if d is None:
+                            try:
+                                st = os.stat(dep.path)
+                                d = f"{st.st_size}:{st.st_mtime_ns}"
+                            except OSError:
+                                d = "missing"
+                        parts.append((name, d))
+                    break
+    return digest(sorted(parts))
+
+
+def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[str, str],
+               cache=None) -> RunResult:
     dispatch = Dispatch(settings.instances)
     py_files = [f for f in files if f.endswith(PY_SUFFIXES)]
     yaml_files = [f for f in files if f.endswith(YAML_SUFFIXES)] if dispatch.yaml else []
@@ -299,13 +374,14 @@ def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[
 
     # phase 1: read, pre-filter, summarise
     if parallel:
-        with _pool(jobs) as pool:
+        with _pool(jobs, {"cache": cache}) as pool:
             p1 = _map(pool, _worker_phase1, py_files)
     else:
         p1 = []
         cached_lines = 0
         for f in py_files:
-            r = _phase1(f, overrides.get(f), keep_source=cached_lines < TREE_CACHE_LINES)
+            r = _phase1(f, overrides.get(f), keep_source=cached_lines < TREE_CACHE_LINES,
+                        cache=cache if f not in overrides else None)
             if r.source is not None:
                 cached_lines += r.lines
             p1.append(r)
@@ -323,15 +399,33 @@ def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[
     index.tree_provider = cached_tree
     scopes = discover_scopes(index, settings.extra_cell_bases)
     cells = CellResolver(index, settings.extra_cell_bases)
+    if cache is not None:  # remember call edges computed on demand, so warm runs parse nothing
+        for r in p1:
+            if r.digest and r.summary is not None and os.path.abspath(r.path) in index.completed:
+                cache.put("p1", r.digest, (r.summary, r.error, r.lines, r.hint))
 
     # phase 2: rules
     todo = [r.path for r in p1 if r.error is None and (r.hint or os.path.abspath(r.path) in scopes)]
-    todo_set = set(todo)
     results: Dict[str, _Phase2] = {}
-    if parallel:
-        state = {"index": index, "scopes": scopes, "settings": settings, "dispatch": dispatch, "cells": cells}
+    keys: Dict[str, str] = {}
+    if cache is not None:
+        from .cache import digest
+        skey = _settings_key(settings)
+        digests = {os.path.abspath(r.path): r.digest for r in p1}
+        for r in p1:
+            if r.path in todo and r.digest:
+                scope_key = [(s.qualname, s.lineno, s.kind, s.class_name, s.chain, s.root_site)
+                             for s in scopes.get(os.path.abspath(r.path), [])]
+                keys[r.path] = digest("p2", r.digest, skey, scope_key, _deps_key(r.path, index, digests))
+                hit = cache.get("p2", keys[r.path])
+                if hit is not None:
+                    results[r.path] = hit
+        todo = [f for f in todo if f not in results]
+    if parallel and len(todo) >= 2 * jobs:
+        state = {"index": index, "scopes": scopes, "settings": settings, "dispatch": dispatch, "cells": cells,
+                 "cache": cache}
         with _pool(jobs, state) as pool:
-            for r in _map(pool, _worker_phase2, todo + yaml_files):
+            for r in _map(pool, _worker_phase2, [(f, keys.get(f, "")) for f in todo] + [(f, "") for f in yaml_files]):
                 results[r.path] = r
     else:
         by_path = {r.path: r for r in p1}
@@ -340,6 +434,8 @@ def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[
             if src is None and f in overrides:
                 src = SourceFile(_display(f), overrides[f])
             results[f] = _lint_python(f, src, index, scopes.get(os.path.abspath(f), []), settings, dispatch, cells)
+            if cache is not None and f in keys:
+                cache.put("p2", keys[f], results[f])
             by_path[f].source = None
         for f in yaml_files:
             results[f] = _lint_yaml(f, overrides.get(f), settings, dispatch)

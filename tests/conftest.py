@@ -41,6 +41,18 @@ def require_mindspore():
     _check_mindspore()
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _isolated_result_cache(tmp_path_factory):
+    """CLI runs use the result cache: keep it out of the user's ~/.cache during tests."""
+    old = os.environ.get("MSGRAPHLINT_CACHE_DIR")
+    os.environ["MSGRAPHLINT_CACHE_DIR"] = str(tmp_path_factory.mktemp("msgraphlint-cache"))
+    yield
+    if old is None:
+        os.environ.pop("MSGRAPHLINT_CACHE_DIR", None)
+    else:
+        os.environ["MSGRAPHLINT_CACHE_DIR"] = old
+
+
 def pytest_runtest_setup(item):
     if item.get_closest_marker("mindspore") is not None:
         _check_mindspore()
