@@ -93,10 +93,15 @@ def _write(text: str, path: Optional[str]) -> None:
 @click.option("--fix", is_flag=True, help="Apply safe fixes to the files (atomically), then report what remains.")
 @click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, also apply fixes marked unsafe.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; change nothing.")
+@click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False),
+              help="Report only findings that are not in this baseline file.")
+@click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False),
+              help="Record the current findings as the baseline and exit 0.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Result cache location (default: ~/.cache/msgraphlint).")
 def check(paths, select, extend_select, ignore, fmt, output_file, outputs, statistics, exit_zero, config_file,
-          target, stdin_filename, jobs, force_exclude, color, fix, unsafe_fixes, show_diff, no_cache, cache_dir) -> None:
+          target, stdin_filename, jobs, force_exclude, color, fix, unsafe_fixes, show_diff, baseline_file,
+          write_baseline, no_cache, cache_dir) -> None:
     """Lint PATHS (files or directories; default: the current directory)."""
     from .reporters import render
     from .runner import UsageError, run_paths
@@ -133,6 +138,23 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
         n = sum(ff.applied for ff in changed)
         if n:
             click.echo(f"Fixed {n} finding{'s' if n != 1 else ''} in {len(changed)} file{'s' if len(changed) != 1 else ''}.", err=True)
+    if write_baseline:
+        from .baseline import write as write_bl
+        n = write_bl(write_baseline, result.files)
+        click.echo(f"Wrote {n} finding{'s' if n != 1 else ''} to the baseline {write_baseline}.", err=True)
+        sys.exit(0)
+    baseline_file = baseline_file or result.settings.config.baseline
+    if baseline_file:
+        from .baseline import BaselineError, apply as apply_bl
+        if not os.path.isabs(baseline_file) and result.settings.config.path and not os.path.exists(baseline_file):
+            baseline_file = os.path.join(result.settings.config.root, baseline_file)
+        try:
+            dropped, stale = apply_bl(baseline_file, result.files)
+        except BaselineError as exc:
+            _usage_error(str(exc))
+            return
+        for code, path, text in stale:
+            click.echo(f"msgraphlint: baseline entry no longer matches: {code} {path}: {text}", err=True)
     use_color = color if color is not None else (output_file is None and sys.stdout.isatty())
     for i, (f, path) in enumerate(outs):
         text = render(f, result.files, result.settings.rules, statistics=statistics and f in ("text", "concise"),
