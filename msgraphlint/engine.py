@@ -195,13 +195,14 @@ class ModuleEngine:
         if d.graph or d.graph_leave:
             self._index_defs(tree)
             ordered = sorted(self.scopes, key=lambda s: (len(s.chain), s.lineno))
-            local = {s.qualname: self._funcs[s.lineno] for s in ordered if s.lineno in self._funcs}
+            local = {s.qualname: self._funcs[s.lineno] for s in ordered if s.lineno in self._funcs and s.chain}
             for scope in ordered:
                 func = self._funcs.get(scope.lineno)
                 if func is None:
                     continue
                 values = self._values_for(func, scope.class_name, scope.qualname, is_root=not scope.chain)
-                self._record_hints(func, values, scope, local)
+                if local:
+                    self._record_hints(func, values, scope, local)
                 ctx.scope, ctx.values, ctx.class_info = scope, values, self.class_info(scope.class_name)
                 ctx._parents = {}
                 for node in _walk_with_parents(func, ctx._parents):
