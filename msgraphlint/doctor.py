@@ -77,11 +77,14 @@ def gather_facts(python: str, timeout: float = 60.0) -> Dict[str, Any]:
     if _same_interpreter(python):
         return _doctor_probe.collect()
     src = _probe_source()
+    scratch = tempfile.mkdtemp(prefix="msgraphlint-doctor-")  # `-c` puts the cwd first on sys.path
     try:
         proc = subprocess.run([python, "-c", src], capture_output=True, text=True, timeout=timeout,
-                              cwd=tempfile.gettempdir(), stdin=subprocess.DEVNULL)
+                              cwd=scratch, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as exc:
         return {"error": f"cannot run {python}: {exc}"}
+    finally:
+        _rmtree(scratch)
     data = _parse_marker(proc.stdout)
     if data is None:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-3:]
@@ -424,7 +427,8 @@ def check_numpy(facts: Dict[str, Any], compat: Dict[str, Any], runtime: Optional
     v = _version(numpy["version"])
     bad = [(spec, src) for spec, src in _numpy_ranges(facts, compat) if v is not None and v not in SpecifierSet(spec)]
     observed = ""
-    if runtime is not None and runtime.get("error") and runtime.get("stage") in ("tensor", "op"):
+    if (runtime is not None and runtime.get("error") and runtime.get("stage") in ("tensor", "op")
+            and "numpy" in runtime["error"].lower()):
         observed = (f"; confirmed in the target interpreter: import mindspore works"
                     f"{', Tensor(ndarray) works' if runtime.get('stage') == 'op' else ''}, then "
                     f"{'the first op (t + 1)' if runtime.get('stage') == 'op' else 'Tensor(ndarray)'} fails: "
