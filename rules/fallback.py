@@ -1,0 +1,538 @@
+"""MSG401-MSG404: tensor values flowing into the Python interpreter (interpreter fallback
+and non-native helpers).
+
+Every fact below was measured with MindSpore 2.10.0 on CPU (small Cells compiled in
+GRAPH_MODE at the default syntax level and under ``MS_DEV_JIT_SYNTAX_LEVEL=0``, PyExecute
+nodes counted in the ``validate`` IR, and the reference GPT layer of ``fixtures/seeded``).
+The native replacements come from ``msgraphlint/data/fallback_map.json``
+(``scripts/gen_fallback_data.py`` checks every target against the installed MindSpore).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+from typing import Dict, FrozenSet, Optional
+
+from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.values import Kind
+
+_MAP_FILE = os.path.join(os.path.dirname(os.path.abspath(__import__("msgraphlint.data", fromlist=["_"]).__file__)),
+                         "fallback_map.json")
+_DATA: list = []
+
+NUMERIC_HOST = frozenset({"numpy", "math", "cmath", "scipy", "random", "statistics"})
+# kinds that are certainly not a MindSpore tensor: `.asnumpy()` on them is something else
+_NOT_TENSOR = frozenset({Kind.CONST, Kind.NONE, Kind.MODULE, Kind.PYLIST, Kind.PYDICT, Kind.CELL,
+                         Kind.CONTAINER, Kind.PRIMITIVE, Kind.FUNC, Kind.HOST})
+
+
+def fallback_data() -> dict:
+    if not _DATA:
+        try:
+            with open(_MAP_FILE, encoding="utf-8") as fh:
+                _DATA.append(json.load(fh))
+        except (OSError, ValueError):  # pragma: no cover - packaging error: messages lose the suggestion
+            _DATA.append({"replacements": {}, "interpreted_modules": [], "host_packages": []})
+    return _DATA[0]
+
+
+def replacement(dotted: Optional[str]) -> Optional[str]:
+    if not dotted:
+        return None
+    return fallback_data()["replacements"].get(dotted)
+
+
+def third_party_packages() -> FrozenSet[str]:
+    d = fallback_data()
+    return frozenset(d.get("interpreted_modules", [])) | frozenset(d.get("host_packages", []))
+
+
+def _where(ctx) -> str:
+    return ctx.scope.short_name if ctx.scope is not None else "graph"
+
+
+def _short(ctx, node: ast.AST, limit: int = 60) -> str:
+    text = " ".join(ctx.segment(node).split()) or ast.unparse(node)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _builtin(ctx, node: ast.Call, names) -> Optional[str]:
+    f = node.func
+    if isinstance(f, ast.Name) and f.id in names and f.id not in ctx.imports.names \
+            and (ctx.values is None or f.id not in ctx.values.params):
+        return f.id
+    return None
+
+
+def _tensor_arg(ctx, node: ast.Call) -> Optional[ast.AST]:
+    """The first argument that is a known tensor (also inside a tuple/list literal)."""
+    for a in list(node.args) + [k.value for k in node.keywords]:
+        arg = a.value if isinstance(a, ast.Starred) else a
+        for e in (arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]):
+            if ctx.kind(e.value if isinstance(e, ast.Starred) else e).tensor_like:
+                return e
+    return None
+
+
+def _host_arg(ctx, node: ast.Call) -> bool:
+    return any(ctx.kind(a.value if isinstance(a, ast.Starred) else a) is Kind.HOST
+               for a in list(node.args) + [k.value for k in node.keywords])
+
+
+class TensorToNumpy(Rule):
+    code = "MSG401"
+    name = "tensor-to-numpy"
+    summary = "`.asnumpy()` / `.numpy()` / `.tolist()` of a tensor inside graph-mode code."
+    message = ("`{expr}` pulls tensor data into Python inside graph-mode code ({where}): MindSpore runs it "
+               "in the interpreter (PyExecute), which cuts the graph and makes everything computed from it "
+               "dynamic-shape; under STRICT it does not compile")
+    hint = ("keep the value a tensor and use the `ops.*`/`mint.*` equivalent (e.g. `np.tanh(t.asnumpy())` → "
+            "`ops.tanh(t)`); convert to NumPy outside the Cell, after it returns")
+    severity = Severity.WARNING
+    report_call_sites = True
+    rationale = """
+        Graph mode has no NumPy: `Tensor.asnumpy()` (and `.numpy()`, `.tolist()`, which go
+        through it) can only run in the Python interpreter. Measured with MindSpore 2.10 on CPU:
+
+        - default syntax level: compiled through JIT Fallback. `a = x.asnumpy()` alone adds 2
+          PyExecute nodes; `Tensor(np.tanh(x.asnumpy()))` adds 10; `.tolist()` 4 to 7. In the
+          reference GPT layer, `Tensor(np.tanh(h.asnumpy()), dtype=ms.float32)` in the MLP
+          compiles into 10 kernel graphs instead of 1, with dynamic shapes in everything after
+          it (with graph-kernel fusion on: fused kernels 9 → 7, unfused ops 16 → 50, 20× slower
+          per call). Without the `dtype=` the same layer does not compile at all, with a
+          misleading error far from the line: `RuntimeError: Kernel select failed: Unsupported
+          op [IsDimUnKnown] on CPU`.
+        - STRICT (`MS_DEV_JIT_SYNTAX_LEVEL=0`): `AttributeError: In JIT strict mode, cannot get
+          attributes asnumpy or the Tensor[Float32] object has no attribute: 'asnumpy'`.
+
+        Keep the computation on tensors: `np.tanh(x.asnumpy())` → `ops.tanh(x)`, `np.mean(...)`
+        → `ops.mean`/`x.mean()` (the message names the `ops.*` equivalent of the NumPy function
+        around the call when there is one), and convert to NumPy outside the Cell, after it
+        returns. `.asnumpy()` means nothing else in MindSpore code, so it is reported on any
+        receiver that may be a tensor (also a helper's parameter); `.numpy()` and `.tolist()`
+        only on known tensors. A branch guarded by an `__init__` attribute that is False is not
+        compiled at all (measured), so such a finding matters for the configurations that
+        enable the branch.
+    """
+    VALID = [
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return ops.tanh(x * 2)
+        """, note="the native op"),
+        Valid("""
+            import numpy as np
+            import mindspore.nn as nn
+            from mindspore import Tensor
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.table = Tensor(np.arange(8).astype(np.float32))
+                    self.init_value = self.table.asnumpy().sum()  # __init__ runs in Python
+
+                def construct(self, x):
+                    return x * self.table
+        """, note="NumPy in __init__ is plain Python"),
+        Valid("""
+            import mindspore as ms
+
+            def evaluate(net, x):
+                return net(x).asnumpy()  # after the graph returned
+        """, note="outside graph-mode code"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.sizes = [1, 2, 3]
+
+                def construct(self, x):
+                    n = len(self.sizes)
+                    return x * n
+        """, note="no conversion at all"),
+    ]
+    INVALID = [
+        Invalid("""
+            import numpy as np
+            import mindspore as ms
+            import mindspore.nn as nn
+            from mindspore import Tensor
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = x * 2
+                    z = Tensor(np.tanh(y.asnumpy()), dtype=ms.float32)
+                    return z + 1
+        """, line=9),
+        Invalid("""
+            import numpy as np
+            import mindspore as ms
+            from mindspore import Tensor
+
+            def to_np(t):
+                return t.asnumpy()
+
+            @ms.jit
+            def step(x):
+                return Tensor(np.exp(to_np(x)), ms.float32)
+        """, line=[6, 10], note="in a helper of a jit function: reported at the helper and at the call"),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    values = x.tolist()
+                    return x * len(values)
+        """, line=5, note="tolist() of a construct input"),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        f = node.func
+        if not isinstance(f, ast.Attribute) or node.args or node.keywords:
+            return
+        if f.attr == "asnumpy":
+            if ctx.kind(f.value) in _NOT_TENSOR:
+                return
+        elif f.attr in ("numpy", "tolist"):
+            if not ctx.kind(f.value).tensor_like:
+                return
+        else:
+            return
+        ctx.report(node, hint=self._suggestion(node, f, ctx), expr=_short(ctx, node), where=_where(ctx))
+
+    def _suggestion(self, node: ast.Call, f: ast.Attribute, ctx) -> str:
+        parent = ctx.parent(node)
+        if isinstance(parent, ast.Call) and node in parent.args:
+            host = ctx.qualname(parent.func)
+            native = replacement(host)
+            if native:
+                recv = _short(ctx, f.value, 30)
+                if native.startswith(("ops.", "mint.")) and "(" not in native and " " not in native:
+                    native = f"{native}({recv})"
+                return (f"`{host.replace('numpy.', 'np.')}({recv}.{f.attr}())` → `{native}`: keep the value a "
+                        f"tensor and use the native op")
+        return self.hint
+
+
+class HostMathOnTensor(Rule):
+    code = "MSG402"
+    name = "host-math-on-tensor"
+    summary = "A NumPy / math / SciPy / random function applied to a tensor inside graph-mode code."
+    message = ("`{func}` applied to a tensor in graph-mode code ({where}) runs in the Python interpreter "
+               "(PyExecute): the graph is cut there and what follows becomes dynamic-shape; under STRICT it "
+               "does not compile")
+    hint = "use the native op on the tensor (`np.tanh` → `ops.tanh`, `np.clip` → `ops.clamp`, `math.erf` → `ops.erf`, …)"
+    severity = Severity.WARNING
+    report_call_sites = True
+    rationale = """
+        NumPy, `math`, SciPy and `random` are on MindSpore's list of modules that graph code
+        hands to the interpreter (JIT Fallback). Given a tensor, they cannot be folded to a
+        constant. Measured with MindSpore 2.10 on CPU:
+
+        - default level: `np.tanh(x)` and `scipy.special.erf(x)` compile into 2 PyExecute nodes
+          and return a NumPy array, not a tensor; `Tensor(np.tanh(x))` 8; `math.sqrt(x.sum())`
+          2; some fail outright with errors that do not name the cause: `np.mean(x)` →
+          `TypeError: mean() got an unexpected keyword argument 'out'`, `np.sum(self.weight)`
+          (a Parameter) → `TypeError: Failed calling sum with "sum(axis=None, out=None)"`.
+        - STRICT: `ValueError: When handling script '__call_func_str__(__input_0__,) in graph
+          mode', the inputs should be constant, but found variable '__input_0__' to be
+          nonconstant`.
+
+        The same functions on compile-time constants are fine and not reported: `math.sqrt(
+        self.head_dim)`, `np.float32(1.0)`, `math.log(x.shape[-1])`, `Tensor(np.ones(...))`
+        are folded to constants (measured: no PyExecute). A value already pulled to the host
+        by `.asnumpy()` is reported once, at the `.asnumpy()` (MSG401).
+
+        Use the native op; the message names it from `msgraphlint/data/fallback_map.json`
+        (`np.tanh` → `ops.tanh`, `np.clip` → `ops.clamp`, `np.concatenate` → `ops.cat`,
+        `math.erf` → `ops.erf`, `scipy.special.expit` → `ops.sigmoid`, …).
+    """
+    VALID = [
+        Valid("""
+            import math
+            import numpy as np
+            import mindspore.nn as nn
+
+            class Attention(nn.Cell):
+                def __init__(self, head_dim):
+                    super().__init__()
+                    self.head_dim = head_dim
+
+                def construct(self, q, k):
+                    scale = 1.0 / math.sqrt(self.head_dim)
+                    return (q @ k.T) * scale * np.float32(1.0)
+        """, note="math/NumPy on compile-time constants is folded"),
+        Valid("""
+            import math
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return x / math.sqrt(x.shape[-1])
+        """, note="on a shape"),
+        Valid("""
+            import numpy as np
+            import mindspore as ms
+            import mindspore.nn as nn
+            from mindspore import Tensor
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return x + Tensor(np.zeros((2, 4)), ms.float32)
+        """, note="a constant tensor built from NumPy"),
+    ]
+    INVALID = [
+        Invalid("""
+            import numpy as np
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    m = np.mean(x)
+                    return x - m
+        """, line=6),
+        Invalid("""
+            import math
+            import mindspore as ms
+
+            def soft_cap(t):
+                return math.tanh(t)
+
+            @ms.jit
+            def step(x):
+                return soft_cap(x * 2)
+        """, line=[5, 9], note="in a helper: reported at the helper line and at the call in the jit function"),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        dotted = ctx.qualname(node.func)
+        if not dotted or dotted.split(".")[0] not in NUMERIC_HOST:
+            return
+        if _host_arg(ctx, node):
+            return  # already pulled to the host: reported at the .asnumpy()/.item()
+        arg = _tensor_arg(ctx, node)
+        if arg is None:
+            return
+        native = replacement(dotted)
+        short = dotted.replace("numpy.", "np.", 1) if dotted.startswith("numpy.") else dotted
+        if native:
+            suggestion = f"use `{native}` on the tensor instead of `{short}`"
+        else:
+            suggestion = "use the `ops.*`/`mint.*` equivalent on the tensor, or compute it outside the graph"
+        ctx.report(node, hint=suggestion, func=short, where=_where(ctx))
+
+
+class TensorToScalar(Rule):
+    code = "MSG403"
+    name = "tensor-to-python-scalar"
+    summary = "`.item()` or `float()`/`int()`/`bool()` of a tensor inside graph-mode code."
+    message = ("`{expr}` turns a tensor into a Python scalar in graph-mode code ({where}): it compiles to "
+               "TensorToScalar, which copies the value to the host mid-graph, and shapes, loop bounds or "
+               "conditions computed from it become dynamic; it fails when the tensor has more than one element")
+    hint = "keep it a tensor: use the 0-d tensor directly (`x / t.max()`), `ops.cast(t, ms.float32)` for a dtype"
+    severity = Severity.WARNING
+    report_call_sites = True
+    rationale = """
+        Measured with MindSpore 2.10 on CPU, default level and STRICT alike:
+
+        - `float(t)`, `int(t)` and `t.item()` on a one-element tensor compile into a
+          `TensorToScalar` node followed by scalar ops on the host (`ScalarDiv`,
+          `ScalarCast`, `ScalarToTensor` to get back into tensor math). In the reference GPT
+          layer, `attention_output * (1.0 / float(attention_output.abs().max()))` compiles
+          with TensorToScalar, ScalarDiv and ScalarToTensor nodes where the tensor form
+          `attention_output / attention_output.abs().max()` stays a device op. On an
+          accelerator TensorToScalar is a device→host copy and a synchronisation every step.
+        - What the scalar feeds becomes dynamic: `range(int(t.max()))` compiles into a
+          Switch-based loop (4 subgraphs) instead of an unrolled one; `ops.zeros((int(t), 2))`
+          and `x[:, :int(n)]` get dynamic shapes; `if float(t) > 0:` becomes a Switch.
+        - On a tensor with more than one element it does not compile: `ValueError: The tensor
+          should have only one element` (`.item()`), `ValueError: Can not convert Tensor with
+          more than one element to Scalar` (`float()`).
+
+        Only known tensors are reported (construct inputs, results of `ops`/Tensor methods,
+        sub-Cell outputs, …): `float(self.scale)`, `int(x.shape[0])`, `len(x)` are compile-time
+        Python values and fine.
+    """
+    VALID = [
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self, scale=2):
+                    super().__init__()
+                    self.scale = scale
+
+                def construct(self, x):
+                    n = int(x.shape[0])
+                    return x * float(self.scale) * n
+        """, note="conversions of compile-time values"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return x / x.abs().max()
+        """, note="the tensor form"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x, n=3):
+                    return x * float(n)
+        """, note="a Python scalar argument"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    s = x.sum().item()
+                    return x * s
+        """, line=5),
+        Invalid("""
+            import mindspore.nn as nn
+
+            def residual_scale(t):
+                return 1.0 / float(t.abs().max())
+
+            class Layer(nn.Cell):
+                def construct(self, x):
+                    return x * residual_scale(x)
+        """, line=[4, 8], note="in a same-file helper: the parameter's kind comes from the call"),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import ops
+
+            @ms.jit
+            def step(x):
+                return ops.zeros((int(x.max()), 2), ms.float32)
+        """, line=6),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr == "item" and not node.args and not node.keywords:
+            if ctx.kind(f.value).tensor_like:
+                ctx.report(node, expr=_short(ctx, node), where=_where(ctx))
+            return
+        name = _builtin(ctx, node, ("float", "int", "bool"))
+        if name and len(node.args) == 1 and not node.keywords and ctx.kind(node.args[0]).tensor_like:
+            ctx.report(node, expr=_short(ctx, node), where=_where(ctx))
+
+
+class ThirdPartyOnTensor(Rule):
+    code = "MSG404"
+    name = "third-party-call-in-graph"
+    summary = "A third-party library (tokenizer, OpenCV, PIL, scikit-learn, torch, …) called on graph values."
+    message = ("`{func}` is a {package} call in graph-mode code ({where}): MindSpore cannot compile it and runs "
+               "it in the Python interpreter (PyExecute), cutting the graph; under STRICT it does not compile")
+    hint = ("do this work in the data pipeline (`mindspore.dataset` map operations) or before calling the Cell, "
+            "and pass tensors in")
+    severity = Severity.WARNING
+    report_call_sites = True
+    rationale = """
+        Functions and objects of installed libraries that MindSpore lists as third-party
+        (its JIT Fallback whitelist: NumPy, SciPy, PIL, scikit-learn, torch, jieba, pandas, …),
+        and tokenizers or image libraries that cannot be compiled either (transformers,
+        tokenizers, sentencepiece, cv2, …), run in the interpreter when graph code calls them.
+        Measured with MindSpore 2.10 on CPU with a tokenizer object from a site-packages
+        package held in `self.tok` (`Tensor(self.tok.encode(x), ms.int32)` in `construct`):
+        12 PyExecute nodes at the default level; under STRICT `ValueError: When handling
+        script '__call_func_str__(__input_0__,) in graph mode', the inputs should be constant,
+        but found variable`.
+
+        Reported when a call resolves to such a package (by import, or through a `self.<attr>`
+        built from one in `__init__`) and gets a tensor or another non-constant value. Calls
+        with only constant arguments are folded at compile time and are not reported; NumPy,
+        `math`, SciPy and `random` on tensors are MSG402.
+    """
+    VALID = [
+        Valid("""
+            import mindspore.nn as nn
+            from transformers import AutoTokenizer
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.tok = AutoTokenizer.from_pretrained("gpt2")
+                    self.vocab = len(self.tok)  # __init__ runs in Python
+
+                def construct(self, ids):
+                    return ids * 2
+        """, note="the tokenizer used in __init__ only"),
+        Valid("""
+            import mindspore.nn as nn
+            from mycompany.layers import drop_path  # a project/MindSpore-native helper
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return drop_path(x, 0.1)
+        """, note="unknown packages are not assumed to be host libraries"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore as ms
+            import mindspore.nn as nn
+            from mindspore import Tensor
+            from transformers import AutoTokenizer
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.tok = AutoTokenizer.from_pretrained("gpt2")
+
+                def construct(self, ids):
+                    return Tensor(self.tok.decode(ids), ms.int32)
+        """, line=12),
+        Invalid("""
+            import cv2
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, img):
+                    return cv2.resize(img, (224, 224))
+        """, line=6),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        package = None
+        dotted = ctx.qualname(node.func)
+        if dotted:
+            top = dotted.split(".")[0]
+            if top in NUMERIC_HOST or top.startswith("mindspore") or top not in third_party_packages():
+                return
+            package = top
+        else:
+            package = self._self_attr_package(node.func, ctx)
+            if package is None:
+                return
+        args = list(node.args) + [k.value for k in node.keywords]
+        if not any(not ctx.kind(a.value if isinstance(a, ast.Starred) else a).constant for a in args):
+            return
+        if dotted and not any(ctx.kind(a.value if isinstance(a, ast.Starred) else a).tensor_like
+                              or ctx.kind(a.value if isinstance(a, ast.Starred) else a) is Kind.HOST for a in args):
+            return  # a module function: only with a known tensor (or host value)
+        ctx.report(node, func=_short(ctx, node.func, 40), package=package, where=_where(ctx))
+
+    @staticmethod
+    def _self_attr_package(func: ast.AST, ctx) -> Optional[str]:
+        # self.tok(...) or self.tok.encode(...)
+        base = func.value if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) else func
+        if not (isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) and base.value.id == "self"):
+            return None
+        info = ctx.class_info
+        raw = info.attrs.get(base.attr) if info is not None else None
+        if not raw or not raw.startswith("call:"):
+            return None
+        top = raw[5:].split(".")[0]
+        if top in third_party_packages() and top not in NUMERIC_HOST and not top.startswith("mindspore"):
+            return top
+        return None

@@ -1,0 +1,310 @@
+"""MSG401-MSG404 (interpreter fallback, non-native helpers) on multi-file projects and edge cases."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from helpers import codes_at, lint, write_tree
+
+FALLBACK = ["MSG401", "MSG402", "MSG403", "MSG404"]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _lint(tmp_path, files, select=FALLBACK):
+    write_tree(tmp_path, files)
+    return lint([tmp_path], select=select, config_file=None)
+
+
+def test_cross_module_helper_reported_at_helper_and_call_site(tmp_path):
+    found = _lint(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": """
+            import numpy as np
+
+            def to_np(x):
+                return x.asnumpy()
+        """,
+        "pkg/model.py": """
+            import mindspore as ms
+            import mindspore.nn as nn
+            from mindspore import Tensor
+            import numpy as np
+
+            from .utils import to_np
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = Tensor(np.tanh(to_np(x)), ms.float32)
+                    return y + 1
+        """,
+    })
+    assert codes_at(found) == [("model.py", 10, "MSG401"), ("utils.py", 4, "MSG401")]
+    site = next(f for f in found if f.path.endswith("model.py"))
+    assert "to_np" in site.message and "utils.py:4" in site.message
+    helper = next(f for f in found if f.path.endswith("utils.py"))
+    assert any("Net.construct" in link for link in helper.chain)
+
+
+def test_helper_two_calls_deep_in_another_module(tmp_path):
+    found = _lint(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/ops_util.py": """
+            def host_norm(t):
+                return t.asnumpy().sum()
+
+            def scale(t):
+                return t / host_norm(t)
+        """,
+        "pkg/net.py": """
+            import mindspore.nn as nn
+            from pkg.ops_util import scale
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return scale(x)
+        """,
+    })
+    assert ("ops_util.py", 2, "MSG401") in codes_at(found)
+    assert ("net.py", 6, "MSG401") in codes_at(found)
+
+
+def test_helper_not_reached_from_graph_code_is_not_reported(tmp_path):
+    found = _lint(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": """
+            def to_np(x):
+                return x.asnumpy()
+        """,
+        "pkg/train.py": """
+            import mindspore.nn as nn
+            from .utils import to_np
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return x * 2
+
+            def evaluate(net, x):
+                return to_np(net(x))
+        """,
+    })
+    assert found == []
+
+
+def test_same_file_helper_param_kind_comes_from_the_call(tmp_path):
+    found = _lint(tmp_path, {"m.py": """
+        import math
+        import mindspore.nn as nn
+
+        def scaled(t, dim):
+            return t / math.sqrt(dim)
+
+        def host_scale(t):
+            return float(t.max())
+
+        class Net(nn.Cell):
+            def __init__(self, dim):
+                super().__init__()
+                self.dim = dim
+
+            def construct(self, x):
+                return scaled(x, self.dim) * host_scale(x)
+    """})
+    # math.sqrt(dim) gets a constant: fine; float(t) gets a tensor: reported, with its call site
+    assert codes_at(found) == [("m.py", 8, "MSG403"), ("m.py", 16, "MSG403")]
+
+
+@pytest.mark.parametrize("src", [
+    "return x * float(self.scale)",
+    "return x * int(x.shape[0])",
+    "return x / math.sqrt(self.head_dim)",
+    "return x * np.float32(1.0)",
+    "return x + Tensor(np.ones((2, 4)), ms.float32)",
+    "return x * math.log(x.shape[-1])",
+    "return x * len(x)",
+    "return ops.tanh(x)",
+    "return x * bool(self.use_bias)",
+    "return x * np.sqrt(self.head_dim) * math.pi",
+])
+def test_constants_are_not_reported(tmp_path, src):
+    found = _lint(tmp_path, {"m.py": f"""
+        import math
+        import numpy as np
+        import mindspore as ms
+        import mindspore.nn as nn
+        from mindspore import Tensor, ops
+
+        class Net(nn.Cell):
+            def __init__(self, head_dim=64, scale=2, use_bias=True):
+                super().__init__()
+                self.head_dim = head_dim
+                self.scale = scale
+                self.use_bias = use_bias
+
+            def construct(self, x):
+                {src}
+    """})
+    assert found == []
+
+
+@pytest.mark.parametrize("src,code", [
+    ("return x * x.max().item()", "MSG403"),
+    ("return x * int(x.sum())", "MSG403"),
+    ("return x * bool((x > 0).any())", "MSG403"),
+    ("return Tensor(np.tanh(x.asnumpy()))", "MSG401"),
+    ("return x * len(x.tolist())", "MSG401"),
+    ("return np.tanh(x)", "MSG402"),
+    ("return math.sqrt(x.sum())", "MSG402"),
+    ("return scipy.special.erf(x)", "MSG402"),
+    ("return np.sum(self.w) * x", "MSG402"),
+])
+def test_tensor_values_into_python_are_reported(tmp_path, src, code):
+    found = _lint(tmp_path, {"m.py": f"""
+        import math
+        import numpy as np
+        import scipy.special
+        import mindspore as ms
+        import mindspore.nn as nn
+        from mindspore import Tensor, Parameter
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.w = Parameter(Tensor(np.ones((4,), np.float32)))
+
+            def construct(self, x):
+                {src}
+    """})
+    assert [(f.line, f.code) for f in found] == [(14, code)]
+
+
+def test_asnumpy_on_unknown_receiver_but_not_on_numpy_values(tmp_path):
+    found = _lint(tmp_path, {"m.py": """
+        import numpy as np
+        import mindspore.nn as nn
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.table = (1.0, 2.0)
+
+            def construct(self, x, extra):
+                a = extra.asnumpy()       # unknown receiver (construct input): reported
+                b = np.tanh(a)            # host value: reported once, at the .asnumpy()
+                c = b.tolist()            # NumPy's tolist: not a tensor
+                return x * len(c)
+    """})
+    assert [(f.line, f.code) for f in found] == [(10, "MSG401")]
+
+
+def test_message_names_the_native_replacement(tmp_path):
+    found = _lint(tmp_path, {"m.py": """
+        import numpy as np
+        import mindspore as ms
+        import mindspore.nn as nn
+        from mindspore import Tensor
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                a = Tensor(np.clip(x.asnumpy(), 0, 1), ms.float32)
+                return np.concatenate([x, a])
+    """})
+    by_line = {f.line: f for f in found}
+    assert "ops.clamp(x)" in by_line[8].hint
+    assert by_line[9].code == "MSG402" and "ops.cat" in by_line[9].hint
+    assert "PyExecute" in by_line[8].message and "STRICT" in by_line[8].message
+
+
+def test_third_party_tokenizer_and_cv2(tmp_path):
+    found = _lint(tmp_path, {"m.py": """
+        import cv2
+        import mindspore as ms
+        import mindspore.nn as nn
+        from mindspore import Tensor
+        from transformers import AutoTokenizer
+        from mylib.layers import drop_path
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.tok = AutoTokenizer.from_pretrained("gpt2")
+                self.pad = self.tok.pad_token_id
+
+            def construct(self, ids, img):
+                text = self.tok.decode(ids)
+                small = cv2.resize(img, (8, 8))
+                k = self.tok.convert_tokens_to_ids("a")
+                return drop_path(small, 0.1), text, k
+    """})
+    assert [(f.line, f.code) for f in found] == [(15, "MSG404"), (16, "MSG404")]
+    assert "transformers" in found[0].message and "cv2" in found[1].message
+
+
+def test_jit_function_and_helper_in_jit(tmp_path):
+    found = _lint(tmp_path, {"m.py": """
+        import numpy as np
+        import mindspore as ms
+        from mindspore import Tensor
+
+        def norm(t):
+            return float(t.abs().max())
+
+        @ms.jit
+        def step(x):
+            y = Tensor(np.exp(x.asnumpy()), ms.float32)
+            return y / norm(x)
+
+        def plain(x):
+            return x.asnumpy()
+    """})
+    assert codes_at(found) == [("m.py", 6, "MSG403"), ("m.py", 10, "MSG401"), ("m.py", 11, "MSG403")]
+
+
+def test_shadowed_builtins_and_local_functions_are_not_reported(tmp_path):
+    found = _lint(tmp_path, {"m.py": """
+        import mindspore.nn as nn
+        from mindspore import ops
+
+        class Net(nn.Cell):
+            def construct(self, x, float=None):
+                def item(t):
+                    return t
+                return item(x) * 2
+    """})
+    assert found == []
+
+
+def test_fallback_map_data_is_well_formed():
+    with open(os.path.join(ROOT, "msgraphlint", "data", "fallback_map.json"), encoding="utf-8") as fh:
+        data = json.load(fh)
+    assert data["mindspore_version"].startswith("2.10")
+    reps = data["replacements"]
+    assert reps["numpy.tanh"] == "ops.tanh" and reps["math.sqrt"] == "ops.sqrt"
+    assert all(k.split(".")[0] in ("numpy", "math", "scipy", "random") for k in reps)
+    assert {"numpy", "scipy", "math", "random", "PIL", "sklearn", "torch"} <= set(data["interpreted_modules"])
+    assert {"transformers", "tokenizers", "cv2"} <= set(data["host_packages"])
+
+
+@pytest.mark.mindspore
+def test_fallback_map_targets_exist_in_installed_mindspore(tmp_path):
+    """Regenerating the data against the installed MindSpore checks every replacement target
+    (the script fails on a missing one) and must reproduce the committed file."""
+    import subprocess
+    import sys
+
+    python = os.environ.get("MSGRAPHLINT_MINDSPORE_PYTHON") or sys.executable
+    path = os.path.join(ROOT, "msgraphlint", "data", "fallback_map.json")
+    with open(path, encoding="utf-8") as fh:
+        before = fh.read()
+    proc = subprocess.run([python, os.path.join(ROOT, "scripts", "gen_fallback_data.py")],
+                          capture_output=True, text=True, timeout=300, cwd=str(tmp_path),
+                          env={**os.environ, "GLOG_v": "3"})
+    with open(path, encoding="utf-8") as fh:
+        after = fh.read()
+    if after != before:  # restore what was committed before failing
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(before)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert after == before, "msgraphlint/data/fallback_map.json is stale: run scripts/gen_fallback_data.py"
