@@ -1,0 +1,544 @@
+"""MSG410-MSG411: Python syntax that MindSpore 2.10 graph mode rejects, or only runs in the
+interpreter.
+
+The lists below were established by compiling one small Cell per construct with
+MindSpore 2.10.0 on CPU (GRAPH_MODE), at the default syntax level and under STRICT
+(``MS_DEV_JIT_SYNTAX_LEVEL=0``); the error lines are the first lines MindSpore printed.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from msgraphlint.rule import Invalid, Rule, Severity, Valid
+
+# construct -> (what the message calls it, MindSpore 2.10's error, first line)
+_ERRORS = {
+    "try": ("`try` statement", "RuntimeError: Unsupported statement 'Try'."),
+    "with": ("`with` statement on an object that is not a `@jit_class` instance",
+             "TypeError: Only support jit_class instance, but got PythonObject(…)"),
+    "yield": ("`yield` (a generator)", "RuntimeError: Unsupported expression 'Yield'."),
+    "yield from": ("`yield from` (a generator)", "RuntimeError: Unsupported expression 'YieldFrom'."),
+    "del": ("`del` statement", "RuntimeError: Unsupported statement 'Delete'."),
+    "nonlocal": ("`nonlocal` statement", "RuntimeError: Unsupported statement 'Nonlocal'."),
+    "class": ("a class definition", "RuntimeError: Unsupported statement 'ClassDef'."),
+    "setcomp": ("set comprehension", "RuntimeError: Unsupported expression 'SetComp'."),
+    "set": ("set literal", "RuntimeError: Unsupported expression 'Set'."),
+    "walrus": ("assignment expression (`:=`)", "RuntimeError: Unsupported expression 'NamedExpr'."),
+    "match": ("`match` statement", "RuntimeError: Unsupported statement 'Match'."),
+    "import": ("an `import` statement", "RuntimeError: Unsupported statement 'Import'."),
+    "for-else": ("`for … else`", "RuntimeError: The 'for...else...' statement is not supported now."),
+    "while-else": ("`while … else`", "RuntimeError: The 'while...else...' statement is not supported now."),
+    "async": ("`async def`", "TypeError: Parse Lambda Function Fail. Node type must be Lambda, but got NoneType."),
+    "async-nested": ("`async def`", "RuntimeError: Unsupported statement 'AsyncFunctionDef'."),
+    "complex": ("complex literal", "TypeError: Unsupported Constant type : 1j"),
+}
+
+_REPLACE = {
+    "try": "remove the try: errors cannot be caught in a graph; validate inputs before calling the Cell",
+    "with": "move the context manager outside `construct` (around the Cell call), or make it a `@ms.jit_class`",
+    "yield": "return a tuple (or stack the values into one tensor) instead of yielding",
+    "yield from": "return a tuple (or stack the values into one tensor) instead of yielding",
+    "del": "drop the `del`: rebind the name, or just stop using it",
+    "nonlocal": "return the new value from the inner function instead of rebinding the outer name",
+    "class": "define the class at module level (a `@ms.jit_class` if graph code must use its instances)",
+    "setcomp": "use a tuple or list (`tuple(sorted(...))` on constants), or a mask tensor",
+    "set": "use a tuple (`axes = (0, 1)`)",
+    "walrus": "assign on its own line before the test",
+    "match": "use `if`/`elif` on the value",
+    "import": "import at module level",
+    "for-else": "use a flag (or the loop's last value) after the loop instead of `else`",
+    "while-else": "use a flag after the loop instead of `else`",
+    "async": "make it a plain `def`",
+    "async-nested": "make it a plain `def`",
+    "complex": "build complex tensors with `ops.Complex(real, imag)`",
+}
+
+
+def _where(ctx) -> str:
+    return ctx.scope.short_name if ctx.scope is not None else "graph"
+
+
+class UnsupportedSyntax(Rule):
+    code = "MSG410"
+    name = "unsupported-syntax"
+    summary = "Python syntax that MindSpore 2.10 graph mode rejects at every syntax level."
+    message = "{what} in graph-mode code ({where}) does not compile in MindSpore 2.10 (default level and STRICT): `{error}`"
+    hint = ("rewrite it with what graph mode accepts (the message's hint names the replacement: a tuple for a set, "
+            "`if`/`elif` for `match`, a module-level import, a flag instead of `for … else`, …), or move it "
+            "out of `construct`")
+    severity = Severity.ERROR
+    report_call_sites = True
+    rationale = """
+        Each construct below was compiled in a small Cell (`construct` or a helper it calls;
+        `@ms.jit` functions behave the same) with MindSpore 2.10.0 on CPU. All of them fail
+        at the default syntax level AND under STRICT (`MS_DEV_JIT_SYNTAX_LEVEL=0`), with the
+        same first error line:
+
+        | construct | first error line |
+        |---|---|
+        | `try`/`except`, `try`/`finally` (also in a helper) | `RuntimeError: Unsupported statement 'Try'.` |
+        | `with` on a plain context manager | `TypeError: Only support jit_class instance, but got PythonObject(type: <class '….CM'>, …)` |
+        | `yield` (construct or helper generator) | `RuntimeError: Unsupported expression 'Yield'.` |
+        | `yield from` | `RuntimeError: Unsupported expression 'YieldFrom'.` |
+        | `del name`, `del d[k]`, `del self.attr` | `RuntimeError: Unsupported statement 'Delete'.` |
+        | `nonlocal` | `RuntimeError: Unsupported statement 'Nonlocal'.` |
+        | nested `class` | `RuntimeError: Unsupported statement 'ClassDef'.` |
+        | set comprehension `{d for d in …}` | `RuntimeError: Unsupported expression 'SetComp'.` |
+        | set literal `{0, 1}` | `RuntimeError: Unsupported expression 'Set'.` |
+        | walrus `(n := …)` | `RuntimeError: Unsupported expression 'NamedExpr'.` |
+        | `match` | `RuntimeError: Unsupported statement 'Match'.` |
+        | `import` / `from … import` in the function | `RuntimeError: Unsupported statement 'Import'.` / `'ImportFrom'.` |
+        | `for … else` | `RuntimeError: The 'for...else...' statement is not supported now.` |
+        | `while … else` | `RuntimeError: The 'while...else...' statement is not supported now.` |
+        | `async def` helper called from construct | `TypeError: Parse Lambda Function Fail. Node type must be Lambda, but got NoneType.` (misleading) |
+        | nested `async def` | `RuntimeError: Unsupported statement 'AsyncFunctionDef'.` |
+        | complex literal `1j` | `TypeError: Unsupported Constant type : 1j` |
+
+        Checked and accepted at both levels (not reported): `global` (reading and rebinding;
+        the rebinding is a side effect, see MSG2xx), lambdas (also with default arguments),
+        nested `def`, `*args`/`**kwargs`/keyword-only parameters of `construct`, starred
+        assignment `a, *rest = …`, `eval("2 + 3")` on a literal, list/dict comprehensions,
+        generator expressions, `{**base}`, chained assignment and comparison, `assert` and
+        `raise` with constant messages, `slice(...)`, `@`, `break`/`continue`, `set(...)`/
+        `frozenset(...)` calls, `locals()`, `super().construct(x)`, and `with` on an
+        `@ms.jit_class` instance.
+
+        Nested functions are parsed even when never called (a `try` in an uncalled inner
+        `def` fails), and so are branches under shape tests (`if x.ndim == 5:`); a branch
+        under an `__init__` attribute that is False is skipped (measured), which is why such
+        code may compile in one configuration and fail in another.
+    """
+    VALID = [
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x, *args, **kwargs):
+                    first, *rest = ops.split(x, 2, axis=1)
+                    f = lambda t, k=2: t * k
+                    parts = {i: x * i for i in range(3)}
+                    return f(first) + rest[0] + parts[2]
+        """, note="accepted at both levels (measured)"),
+        Valid("""
+            import mindspore.nn as nn
+
+            SCALE = 2.0
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    global SCALE
+                    return x * SCALE
+        """, note="`global` compiles (its rebinding is a side-effect rule's business)"),
+        Valid("""
+            import mindspore as ms
+            import mindspore.nn as nn
+
+            @ms.jit_class
+            class Scope:
+                def __enter__(self):
+                    return self
+
+                def __exit__(self, *exc):
+                    return False
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    with Scope():
+                        y = x * 2
+                    return y
+        """, note="`with` on a jit_class instance compiles"),
+        Valid("""
+            import mindspore.nn as nn
+
+            def load(path):
+                try:
+                    return open(path).read()
+                except OSError:
+                    return None
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return x * 2
+        """, note="not graph-mode code"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    try:
+                        y = x * 2
+                    except ValueError:
+                        y = x
+                    return y
+        """, line=5),
+        Invalid("""
+            import mindspore.nn as nn
+
+            def pairs(t):
+                yield t * 2
+                yield t + 1
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    a, b = pairs(x)
+                    return a + b
+        """, line=[4, 9], note="a generator helper: its first yield, and the call site in construct"),
+        Invalid("""
+            import mindspore as ms
+
+            @ms.jit
+            def step(x):
+                axes = {0, 1}
+                tmp = x * 2
+                del tmp
+                for i in range(2):
+                    x = x + i
+                else:
+                    x = x * 2
+                return x * len(axes)
+        """, line=[5, 7, 8], note="set literal, del, for-else in a jit function"),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    if (n := x.shape[0]) > 2:
+                        x = x * n
+                    return x
+        """, line=5),
+    ]
+
+    # statements -------------------------------------------------------------------
+    def visit_Try(self, node, ctx) -> None:
+        self._report(node, "try", ctx)
+
+    visit_TryStar = visit_Try
+
+    def visit_With(self, node: ast.With, ctx) -> None:
+        for item in node.items:
+            if self._maybe_jit_class(item.context_expr, ctx):
+                return
+        self._report(node, "with", ctx)
+
+    visit_AsyncWith = visit_With
+
+    def visit_Delete(self, node, ctx) -> None:
+        self._report(node, "del", ctx)
+
+    def visit_Nonlocal(self, node, ctx) -> None:
+        self._report(node, "nonlocal", ctx)
+
+    def visit_ClassDef(self, node, ctx) -> None:
+        self._report(node, "class", ctx)
+
+    def visit_Match(self, node, ctx) -> None:
+        self._report(node, "match", ctx)
+
+    def visit_Import(self, node, ctx) -> None:
+        self._report(node, "import", ctx)
+
+    visit_ImportFrom = visit_Import
+
+    def visit_For(self, node: ast.For, ctx) -> None:
+        if node.orelse:
+            self._report(node, "for-else", ctx, end=node.iter)
+
+    def visit_While(self, node: ast.While, ctx) -> None:
+        if node.orelse:
+            self._report(node, "while-else", ctx, end=node.test)
+
+    def visit_AsyncFunctionDef(self, node, ctx) -> None:
+        scope_func = ctx.scope is not None and node.lineno == ctx.scope.lineno
+        self._report(node, "async" if scope_func else "async-nested", ctx, end=node.args)
+
+    # expressions ----------------------------------------------------------------
+    def visit_Yield(self, node, ctx) -> None:
+        if self._first_yield(node, ctx):
+            self._report(node, "yield", ctx)
+
+    def visit_YieldFrom(self, node, ctx) -> None:
+        if self._first_yield(node, ctx):
+            self._report(node, "yield from", ctx)
+
+    @staticmethod
+    def _first_yield(node: ast.AST, ctx) -> bool:
+        """One finding per generator function: its first yield."""
+        func = next((a for a in ctx.ancestors(node) if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))), None)
+        if func is None:
+            return True
+        first = min((n for n in ast.walk(func) if isinstance(n, (ast.Yield, ast.YieldFrom))),
+                    key=lambda n: (n.lineno, n.col_offset), default=node)
+        return first is node
+
+    def visit_SetComp(self, node, ctx) -> None:
+        self._report(node, "setcomp", ctx)
+
+    def visit_Set(self, node, ctx) -> None:
+        self._report(node, "set", ctx)
+
+    def visit_NamedExpr(self, node, ctx) -> None:
+        self._report(node, "walrus", ctx)
+
+    def visit_Constant(self, node: ast.Constant, ctx) -> None:
+        if isinstance(node.value, complex):
+            self._report(node, "complex", ctx)
+
+    # helpers --------------------------------------------------------------------
+    def _report(self, node: ast.AST, key: str, ctx, end: Optional[ast.AST] = None) -> None:
+        what, error = _ERRORS[key]
+        hint = _REPLACE[key]
+        if end is not None:  # a compound statement: underline its header, not the whole block
+            ctx.report(node, end_node=end, hint=hint, what=what, where=_where(ctx), error=error)
+        elif isinstance(node, (ast.Try, ast.With, ast.AsyncWith, ast.Match, ast.ClassDef)):
+            ctx.report_at(node.lineno, node.col_offset, hint=hint, what=what, where=_where(ctx), error=error)
+        else:
+            ctx.report(node, hint=hint, what=what, where=_where(ctx), error=error)
+
+    @staticmethod
+    def _maybe_jit_class(expr: ast.AST, ctx) -> bool:
+        """True unless the context manager is known not to be a jit_class instance."""
+        if "jit_class" not in ctx.source.text:
+            return False
+        target = expr.func if isinstance(expr, ast.Call) else expr
+        if ctx.is_mindspore(target):
+            return True
+        if isinstance(target, ast.Name):
+            for node in ctx.source.tree.body:
+                if isinstance(node, ast.ClassDef) and node.name == target.id:
+                    return any(ctx.qualname(d.func if isinstance(d, ast.Call) else d) == "mindspore.jit_class"
+                               for d in node.decorator_list)
+        return True  # defined elsewhere in a module that uses jit_class: cannot tell
+
+
+_FORMAT_WHAT = {
+    "fstring": "an f-string with a tensor",
+    "str": "`{func}()` of a tensor",
+    "percent": "`%` formatting of a tensor",
+    "format": "`.format()` of a tensor",
+}
+
+
+class InterpretedSyntax(Rule):
+    code = "MSG411"
+    name = "interpreter-only-expression"
+    summary = "String formatting of tensors and `exec()` in graph-mode code: interpreter only, STRICT rejects or changes them."
+    message = "{what} in graph-mode code ({where}) {effect}"
+    hint = "pass the tensor as its own argument: `ops.print_(\"value\", x)`; format only constants (shapes, names)"
+    severity = Severity.WARNING
+    report_call_sites = True
+    rationale = """
+        Some expressions compile at the default syntax level only because MindSpore hands
+        them to the Python interpreter (PyExecute nodes, which cut the graph), and fail or
+        change meaning under STRICT (`MS_DEV_JIT_SYNTAX_LEVEL=0`). Measured with MindSpore
+        2.10.0 on CPU:
+
+        | expression | default level | STRICT |
+        |---|---|---|
+        | `f"value {x}"` (x a tensor) | 2 PyExecute nodes, returns the str | compiles, but the value comes back as a Tensor, not a str |
+        | `ops.print_(f"value {x}")` | 3 PyExecute nodes | compiles |
+        | `str(x)` | 2 PyExecute nodes | `AttributeError: In JIT strict mode, cannot get attributes __str__ …` |
+        | `"v %s" % x` | 1 PyExecute node | `ValueError: When handling script '"v %s" % x in graph mode', the inputs should be constant, but found variable` |
+        | `"v {}".format(x)` | 4 PyExecute nodes | `RuntimeError: Kernel select failed` |
+        | `exec("…")` | 2 PyExecute nodes | `RuntimeError: The third argument should be a dictionary, but got` |
+
+        Formatting compile-time values (`f"{x.shape}"`, `"%s_%d" % (self.name, x.ndim)`) is
+        folded and not reported, nor are the messages of `raise`/`assert` (error paths).
+        Also checked: a `dict` returned from the outermost `construct` costs 3 PyExecute nodes
+        at the default level and comes back as a tuple under STRICT, but returned to a parent
+        Cell it is free (measured: no PyExecute); a linter cannot tell which Cell is the
+        outermost, so it is not reported.
+
+        To print a tensor from the graph use `ops.print_("value", x)` (no f-string); to build
+        names, format shapes and other constants only.
+    """
+    VALID = [
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    if x.ndim != 2:
+                        raise ValueError(f"expected rank 2, got {x.ndim} for {x}")
+                    ops.print_("x:", x)
+                    key = "%s_%d" % ("layer", x.ndim)
+                    return x * len(f"{x.shape}") * len(key)
+        """, note="constants formatted; raise messages; ops.print_ with separate arguments"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    msg = f"value {x}"
+                    return x * 2, msg
+        """, line=5),
+        Invalid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    ops.print_("mean {}".format(x.mean()))
+                    return x * 2
+        """, line=6),
+    ]
+
+    _EFFECT_FSTRING = ("runs in the Python interpreter (PyExecute) at the default level; under STRICT the value "
+                       "silently comes back as a Tensor, not a str")
+    _EFFECT = "runs in the Python interpreter (PyExecute) at the default level and does not compile under STRICT"
+
+    def visit_JoinedStr(self, node: ast.JoinedStr, ctx) -> None:
+        if self._in_error_message(node, ctx):
+            return
+        if any(isinstance(v, ast.FormattedValue) and ctx.kind(v.value).tensor_like for v in node.values):
+            ctx.report(node, what=_FORMAT_WHAT["fstring"], where=_where(ctx), effect=self._EFFECT_FSTRING)
+
+    def visit_BinOp(self, node: ast.BinOp, ctx) -> None:
+        if not (isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str)):
+            return
+        right = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+        if any(ctx.kind(e).tensor_like for e in right) and not self._in_error_message(node, ctx):
+            ctx.report(node, what=_FORMAT_WHAT["percent"], where=_where(ctx), effect=self._EFFECT)
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        f = node.func
+        if isinstance(f, ast.Name) and f.id not in ctx.imports.names and \
+                (ctx.values is None or f.id not in ctx.values.params):
+            if f.id in ("str", "repr") and len(node.args) == 1 and ctx.kind(node.args[0]).tensor_like:
+                if not self._in_error_message(node, ctx):
+                    ctx.report(node, what=_FORMAT_WHAT["str"].format(func=f.id), where=_where(ctx),
+                               effect=self._EFFECT)
+            elif f.id == "exec":
+                ctx.report(node, what="`exec()`", where=_where(ctx), effect=self._EFFECT,
+                           hint="write the code out in the function (or compute it outside the graph)")
+            return
+        if isinstance(f, ast.Attribute) and f.attr == "format" and isinstance(f.value, ast.Constant) \
+                and isinstance(f.value.value, str):
+            args = list(node.args) + [k.value for k in node.keywords]
+            if any(ctx.kind(a).tensor_like for a in args) and not self._in_error_message(node, ctx):
+                ctx.report(node, what=_FORMAT_WHAT["format"], where=_where(ctx), effect=self._EFFECT)
+
+    @staticmethod
+    def _in_error_message(node: ast.AST, ctx) -> bool:
+        for anc in ctx.ancestors(node):
+            if isinstance(anc, (ast.Raise, ast.Assert)):
+                return True
+            if isinstance(anc, ast.stmt):
+                return False
+        return False
+
+
+class DictUnpackOfTensors(Rule):
+    code = "MSG412"
+    name = "dict-unpacking-of-tensors"
+    summary = "`{**d}` over a dict of tensors (or a Cell's dict output) in graph-mode code: wrong values or no compile."
+    message = ("`{{**{expr}}}` in graph-mode code ({where}) {effect} (MindSpore 2.10, default level and STRICT)")
+    hint = "build the dict with explicit keys (`{\"a\": d[\"a\"], \"loss\": loss}`) or pass the values as a tuple"
+    severity = Severity.ERROR
+    report_call_sites = True
+    rationale = """
+        Dict unpacking in a dict display compiles in graph mode but is wrong for tensor
+        values. Measured with MindSpore 2.10.0 on CPU, identically at the default level and
+        under STRICT:
+
+        - `a = {"p": x}; b = {**a}; return b["p"]` returns a nested tuple `((Tensor,),)`
+          instead of the tensor; `{**a, "q": x * 2}` keeps `b["q"]` right and `b["p"]`
+          wrong; `{**a, **c}` gets every unpacked key wrong. Used in arithmetic it fails
+          with `TypeError: For Operator[Add], input's type 'Tuple[Tuple[Tensor[Float32]]]'
+          does not match expected type 'Tensor'`.
+        - Unpacking a sub-Cell's dict output, `{**self.inner(x), "loss": l}`, does not
+          compile: `RuntimeError: The input of dict which need unpack must be dict, but got
+          255`.
+        - With constant values (`{**{"a": 1.0}, "b": 2.0}`) the result is right and nothing
+          is reported.
+
+        Reported when the unpacked value is a Cell or function output known to hold tensors,
+        or a name bound in the same function to a dict display with a tensor value.
+    """
+    VALID = [
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    base = {"a": 1.0}
+                    cfg = {**base, "b": 2.0}
+                    return x * cfg["a"] + cfg["b"]
+        """, note="constant values are merged correctly"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    out = {"a": x * 2}
+                    res = {"a": out["a"], "loss": x.sum()}
+                    return res["a"]
+        """, note="explicit keys"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    a = {"p": x}
+                    b = {**a, "q": x * 2}
+                    return b["p"] + b["q"]
+        """, line=6),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Inner(nn.Cell):
+                def construct(self, x):
+                    return {"a": x * 2, "b": x}
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.inner = Inner()
+
+                def construct(self, x):
+                    out = {**self.inner(x), "loss": x.sum()}
+                    return out["a"]
+        """, line=13),
+    ]
+
+    _WRONG = "returns the unpacked tensors wrapped in nested tuples instead of the tensors themselves"
+    _NO_COMPILE = "does not compile (`RuntimeError: The input of dict which need unpack must be dict`)"
+
+    def visit_Dict(self, node: ast.Dict, ctx) -> None:
+        for key, value in zip(node.keys, node.values):
+            if key is not None:
+                continue
+            effect = None
+            if ctx.kind(value).tensor_like:
+                effect = self._NO_COMPILE
+            elif isinstance(value, ast.Name) and self._bound_to_tensor_dict(value, ctx):
+                effect = self._WRONG
+            if effect:
+                ctx.report(node, expr=" ".join(ctx.segment(value).split()) or ast.unparse(value),
+                           where=_where(ctx), effect=effect)
+                return
+
+    @staticmethod
+    def _bound_to_tensor_dict(name: ast.Name, ctx) -> bool:
+        func = ctx.values.func if ctx.values is not None else None
+        if func is None:
+            return False
+        last = None
+        for stmt in ast.walk(func):
+            if isinstance(stmt, ast.Assign) and stmt.lineno < name.lineno and any(
+                    isinstance(t, ast.Name) and t.id == name.id for t in stmt.targets):
+                if last is None or stmt.lineno > last.lineno:
+                    last = stmt
+        if last is None or not isinstance(last.value, (ast.Dict, ast.DictComp)):
+            return False
+        values = last.value.values if isinstance(last.value, ast.Dict) else [last.value.value]
+        return any(v is not None and ctx.kind(v).tensor_like for v in values)
