@@ -498,7 +498,8 @@ def _recompute_problems(value: Any, grid: Optional[List[List[int]]], pp: int, vp
         out = []
         if len(v) > pp:
             msg = (f"= {v} has {len(v)} entries but the pipeline has {pp} stage(s): MindFormers reads entry j "
-                   f"as the number of layers to recompute in stage j and raises IndexError for j ≥ {pp}")
+                   f"as the number of layers to recompute in stage j and refuses the config (ValueError: length "
+                   f"of the list should be equal or less than pipeline_stage number)")
             if _looks_like_indices(v):
                 msg += (f". {v} looks like layer indices (as in `recompute_select_layers = [0, 1, 2, 3]`); "
                         f"to recompute the first {len(v)} layers of each stage write [{', '.join([str(len(v))] * pp)}]")
@@ -1072,10 +1073,12 @@ class RecomputeLayers(_ConfigRule):
         `select_recompute`, `select_comm_recompute`, their `_exclude` forms, or the
         per-pattern lists of a dict) differently: entry j is how many layers of pipeline
         stage j to recompute (`LayerSetting._format_recompute_list`/
-        `_alloc_recompute_layer`); a 2-D list is [interleave chunk][stage]. A list with
-        more entries than stages fails with IndexError when the model is built; a
-        shorter one leaves the remaining stages without recompute; a count larger than
-        the stage's layers is clipped silently. So `[0, 1, 2, 3]` on one stage is an
+        `_alloc_recompute_layer`); a 2-D list is [interleave chunk][stage]. A flat list
+        with more entries than stages is refused at start-up (`tools/check_rules.py`
+        `_check_recompute`: "length of recompute should be equal or less than
+        pipeline_stage number"); a 2-D list of the wrong shape fails with IndexError
+        when the layers are built; a shorter flat list leaves the remaining stages
+        without recompute; a count larger than the stage's layers is clipped silently. So `[0, 1, 2, 3]` on one stage is an
         error, and on four stages recomputes 0, 1, 2 and 3 layers — not the first four.
         With `swap_config.swap` on, a flat list holds layer indices and each must be
         below `num_layers`. PyNative configs name layers as `'5'`/`'0-19'` ranges
@@ -1185,10 +1188,12 @@ class DeviceCount(_ConfigRule):
     options = {"device_count": None, "device_count_comments": True}
     rationale = """
         MindSpore Transformers 2.1.0 requires `data_parallel × model_parallel ×
-        pipeline_stage × context_parallel` to equal the number of devices
-        (`_valid_parallel_config` in `parallel_core/inference/parallel_state.py` raises
-        RuntimeError "total_model_size(…) … which is not equal to world_size"; the
-        semi-auto parallel dataset strategy and pipeline rank groups assume it too).
+        pipeline_stage × context_parallel` to equal the number of devices: in
+        semi-auto parallel training `tools/check_rules.py` (`_check_parallel`) refuses
+        the config at start-up ("… should be equal to device_num"), and the manual
+        parallel used for inference raises RuntimeError "total_model_size(…) … which is
+        not equal to world_size" (`_valid_parallel_config` in
+        `parallel_core/inference/parallel_state.py`).
         `expert_parallel` is not a factor: experts are distributed inside data × model
         parallelism (MSG609). PyNative configs derive data parallelism as
         world / (tensor × pipeline × context), which must divide exactly.
