@@ -278,7 +278,7 @@ def test_compile_error_mapped_to_a_finding_line_the_compiler_did_not_name():
                     "# 1 In file /REPO/m.py:40, 8~30/        y = helper(h)/\n"
                     "# 2 In file /REPO/m.py:28, 4~30/    return np.zeros(n)/\n"}
     events = extract_events(out, None, "/REPO/m.py")
-    assert [(e.kind, e.line, e.lines) for e in events] == [("compile_error", 28, [40, 28])]
+    assert [(e.kind, e.line, e.lines) for e in events] == [("compile_error", 40, [40, 28])]
     x = crosscheck([_finding("MSG401", 27, "/REPO/m.py")], events)  # one line before: slack
     assert x["agree"]
 
@@ -308,3 +308,14 @@ def test_ir_data_is_small():
     total = sum(p.stat().st_size for p in DATA.rglob("*") if p.is_file())
     assert total < 2_100_000
     assert not any(os.path.basename(str(p)).endswith(".pb") for p in DATA.rglob("*"))
+
+
+def test_host_sync_round_trip_is_one_event_at_all_its_lines():
+    r = report("python_helper")
+    line = seeded_line("python_helper")
+    events = extract_events(out_json("python_helper"), r.to_dict(), r.source_path)
+    hs = [e for e in events if e.kind == "host_sync"]
+    assert len(hs) == 1 and hs[0].count == 3
+    assert line in hs[0].lines and len(hs[0].lines) == 2  # the helper's float() and the call site
+    x = crosscheck([_finding("MSG401", line)], events, r.to_dict())
+    assert x["agree"], x["disagreements"]

@@ -275,8 +275,9 @@ def _run(spec, out):
                     dims = [d if d == e else None for d, e in zip(dims, a.shape)] if dims else dims
                 dyn.append(Tensor(shape=dims, dtype=v.dtype) if dims is not None
                            else Tensor(shape=None, dtype=v.dtype))
-            out["dynamic_inputs"] = [list(t.shape) if isinstance(t, Tensor) and t.shape is not None
-                                     else None for t in dyn]
+            out["dynamic_inputs"] = [[d if d is not None and d >= 0 else None for d in t.shape]
+                                     if isinstance(t, Tensor) and t.shape is not None else None
+                                     for t in dyn]
             net.set_inputs(*dyn)
         else:
             net.set_inputs(*[make_dynamic(item) for item in spec["dynamic"]])

@@ -155,7 +155,7 @@ def cache_key(spec: dict, ms_version: str) -> str:
     payload = {k: v for k, v in spec.items() if k not in ("ir_dir", "file")}
     payload.update(file=os.path.abspath(spec["file"]), sources=_sources_digest(spec["file"]),
                    mindspore=ms_version, msgraphlint=__version__, parser=PARSER_VERSION,
-                   evidence=evidence.EVIDENCE_VERSION, python=mindspore_python())
+                   python=mindspore_python())
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
@@ -237,7 +237,7 @@ def verify(target: Optional[str] = None, *, inputs: Sequence[str] = (), shapes: 
         "mode": "train" if train else "forward", "syntax_level": spec["syntax_level"],
         "inputs": spec.get("inputs") or spec.get("make_inputs_kwargs") or "make_inputs()",
         "shapes": {k: v for k, v in shape_map.items()}, "mindspore_version": out.get("mindspore_version") or ms_version,
-        "cached": from_cache, "cache_key": key, "compile": _public_out(out), "ir": ir,
+        "cached": from_cache, "cache_key": key, "evidence_version": evidence.EVIDENCE_VERSION, "compile": _public_out(out), "ir": ir,
         "dynamic_cost": None, "static": None, "crosscheck": None, "errors": [],
     }
     if out.get("error_type") in INFRA_ERRORS:

@@ -60,19 +60,29 @@ def extract_events(out: dict, ir: Optional[dict], source_path: Optional[str] = N
         if stage in ("compile", "shapes", "build", None) or out.get("error_type") not in (
                 "CompileTimeout", "ChildCrashed", "MindSporeMissing", "ChildStartError"):
             locs = [ln for _, ln in error_locations(out.get("error") or "", source_path)]
-            add("compile_error", locs[-1] if locs else None, detail=out.get("error_first_line") or "",
+            # the first location is the one MindSpore's message names; the rest is the trace
+            add("compile_error", locs[0] if locs else None, detail=out.get("error_first_line") or "",
                 lines=locs)
     if ir:
         summary = ir.get("summary", {})
         dynamic = bool(summary.get("dynamic_shape"))
         n_lost = 0
+        host_sync = []
         for e in ir.get("unfused", []):
             kind = evidence.op_kind(e["op"])
             if kind == "unfused_elementwise" and dynamic:
                 n_lost += 1  # a consequence of the dynamic shape, counted there
                 continue
-            if kind:
+            if kind == "host_sync":
+                host_sync.append(e)
+            elif kind:
                 add(kind, e.get("line"), e["op"])
+        if host_sync:
+            # one round trip: TensorToScalar (often no line) -> scalar math -> ScalarToTensor
+            lines = sorted({e["line"] for e in host_sync if e.get("line") is not None})
+            ev = IREvent(kind="host_sync", line=lines[0] if lines else None,
+                         ops=[e["op"] for e in host_sync], count=len(host_sync), lines=lines)
+            events[("host_sync", ev.line)] = ev
         for e in ir.get("fallbacks", []):
             add("fallback", e.get("line"), e["op"])
         cf_lines = [e.get("line") for e in ir.get("control_flow", [])]

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-#: Version of these tables; part of the verify cache key.
+#: Version of these tables (reported in the JSON output; the cache does not depend on it:
+#: events are computed again from the cached IR on every run).
 EVIDENCE_VERSION = 1
 
 #: event kind -> description, the IR ops that make it (where it is op-based), the rule
@@ -56,8 +57,11 @@ EVENT_KINDS: Dict[str, dict] = {
         "located": True,
     },
     "host_sync": {
-        "what": "tensor -> Python scalar conversion in the graph (a host sync: float(t), .item())",
-        "ops": ["TensorToScalar", "ScalarToTensor", "TensorToTuple", "TensorToList"],
+        "what": "tensor -> Python scalar round trip in the graph (a host sync: float(t), .item()); "
+                "one event for all its ops, at all their lines",
+        "ops": ["TensorToScalar", "ScalarToTensor", "TensorToTuple", "TensorToList", "ScalarDiv",
+                "ScalarMul", "ScalarAdd", "ScalarSub", "ScalarFloorDiv", "ScalarMod", "ScalarPow",
+                "ScalarCast", "ScalarUadd", "ScalarUsub", "ScalarLog", "ScalarGt", "ScalarLt"],
         "families": ["MSG4", "MSG2", "MSG3"],
         "located": True,
     },

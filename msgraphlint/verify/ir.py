@@ -635,8 +635,9 @@ _ERR_FRAME_RE = re.compile(r"In file (.+?):(\d+)(?:~(\d+))?(?:, (\d+)~(\d+))?")
 
 
 def error_locations(text: str, source_path: Optional[str] = None) -> List[Tuple[str, int]]:
-    """``(path, line)`` pairs named by a compile error's ``In file`` frames, innermost
-    last, restricted to ``source_path`` when given (and deduplicated)."""
+    """``(path, line)`` pairs named by a compile error's ``In file`` frames, in the order
+    printed (MindSpore names the failing location first, then the construct trace),
+    restricted to ``source_path`` when given, deduplicated."""
     out: List[Tuple[str, int]] = []
     for m in _ERR_FRAME_RE.finditer(text or ""):
         path, line, end = m.group(1).strip(), int(m.group(2)), m.group(3)
