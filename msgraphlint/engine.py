@@ -4,12 +4,13 @@ once for module-scope rules) and dispatches nodes to the rules' ``visit_<Node>``
 from __future__ import annotations
 
 import ast
+import os
 from collections import defaultdict
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from .context import RuleContext
 from .findings import Finding
-from .project import ModuleSummary, ProjectIndex
+from .project import ModuleSummary, ProjectIndex, find_function
 from .scopes import CellResolver, GraphScope
 from .source import SourceFile
 from .values import ClassInfo, Kind, ScopeValues
@@ -188,6 +189,42 @@ class ModuleEngine:
                     k = values.kind(kw.value)
                     hints[kw.arg] = k if kw.arg not in hints else _merge_hint(hints[kw.arg], k)
 
+    def _hints_from_other_module(self, scope: GraphScope, func: ast.AST) -> None:
+        """Parameter kinds of a helper called directly from a graph root in another module:
+        the kinds of the arguments at that call (``root_site``), from one value pass over the
+        calling root. Same-file callers are handled by ``_record_hints``."""
+        if self.index is None or scope.root_site is None or len(scope.chain) != 1 or scope.qualname in self._hints:
+            return
+        rpath, rline, rcol, rq = scope.root_site
+        if self.summary is not None and os.path.abspath(rpath) == os.path.abspath(self.summary.path):
+            return
+        res = self.index.resolve(rq)
+        if not res or res[0] not in ("function", "method"):
+            return
+        fs, mod = res[1], res[2]
+        tree = self.index._tree_for(mod.path)
+        root = find_function(tree, fs.lineno) if tree is not None else None
+        if root is None:
+            return
+        call = next((n for n in _walk(root) if isinstance(n, ast.Call) and n.lineno == rline and n.col_offset == rcol), None)
+        if call is None:
+            return
+        other = ModuleEngine(_TreeSource(tree, mod.path), mod, self.index, (), self.dispatch, self.target, self.cells)
+        other._index_defs(tree)
+        values = other._values_for(root, fs.class_name, fs.qualname, is_root=True)
+        params = [a.arg for a in func.args.args]  # type: ignore[attr-defined]
+        if params and params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+            params = params[1:]
+        hints: Dict[str, Kind] = {}
+        for pname, arg in zip(params, call.args):
+            if isinstance(arg, ast.Starred):
+                break
+            hints[pname] = values.kind(arg)
+        for kw in call.keywords:
+            if kw.arg in params:
+                hints[kw.arg] = values.kind(kw.value)
+        self._hints[scope.qualname] = hints
+
     # the walk -------------------------------------------------------------------
     def run(self, ctx: RuleContext) -> None:
         tree = self.source.tree
@@ -200,6 +237,8 @@ class ModuleEngine:
                 func = self._funcs.get(scope.lineno)
                 if func is None:
                     continue
+                if scope.chain and scope.qualname not in self._hints:
+                    self._hints_from_other_module(scope, func)
                 values = self._values_for(func, scope.class_name, scope.qualname, is_root=not scope.chain)
                 if local:
                     self._record_hints(func, values, scope, local)
@@ -226,6 +265,14 @@ class ModuleEngine:
         for rule in d.module_checks:
             ctx.rule = rule
             rule.check_module(ctx)
+
+
+class _TreeSource:
+    """The part of a SourceFile that value analysis of another module needs."""
+
+    def __init__(self, tree: ast.Module, path: str) -> None:
+        self.tree = tree
+        self.path = path
 
 
 def _merge_hint(a: Kind, b: Kind) -> Kind:

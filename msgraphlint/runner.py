@@ -414,7 +414,9 @@ def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[
         digests = {os.path.abspath(r.path): r.digest for r in p1}
         for r in p1:
             if r.path in todo and r.digest:
-                scope_key = [(s.qualname, s.lineno, s.kind, s.class_name, s.chain, s.root_site)
+                # a helper's parameter kinds come from its call in the root's file (engine): key on it too
+                scope_key = [(s.qualname, s.lineno, s.kind, s.class_name, s.chain, s.root_site,
+                              digests.get(os.path.abspath(s.root_site[0])) if s.root_site else None)
                              for s in scopes.get(os.path.abspath(r.path), [])]
                 keys[r.path] = digest("p2", r.digest, skey, scope_key, _deps_key(r.path, index, digests))
                 hit = cache.get("p2", keys[r.path])

@@ -308,3 +308,67 @@ def test_fallback_map_targets_exist_in_installed_mindspore(tmp_path):
             fh.write(before)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert after == before, "msgraphlint/data/fallback_map.json is stale: run scripts/gen_fallback_data.py"
+
+
+def test_cross_module_helper_parameter_kinds_come_from_the_call_in_construct(tmp_path):
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": """
+            import math
+
+            def residual_scale(t):
+                return 1.0 / float(t.abs().max())
+
+            def inv_sqrt(d):
+                return 1.0 / math.sqrt(d)
+        """,
+        "pkg/layer.py": """
+            import mindspore.nn as nn
+            from .utils import residual_scale, inv_sqrt
+
+            class Layer(nn.Cell):
+                def __init__(self, head_dim=64):
+                    super().__init__()
+                    self.head_dim = head_dim
+
+                def construct(self, x):
+                    return x * residual_scale(x) * inv_sqrt(self.head_dim)
+        """,
+    }
+    found = _lint(tmp_path, files)
+    assert codes_at(found) == [("layer.py", 10, "MSG403"), ("utils.py", 4, "MSG403")]
+    # the same helper given a constant is fine
+    files["pkg/layer.py"] = files["pkg/layer.py"].replace("residual_scale(x)", "residual_scale(self.head_dim)")
+    found = _lint(tmp_path, files)
+    assert found == []
+
+
+def test_cross_module_hint_is_part_of_the_cache_key(tmp_path):
+    from msgraphlint.runner import run_paths
+
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/utils.py": """
+            def to_float(t):
+                return float(t.max())
+        """,
+        "pkg/layer.py": """
+            import mindspore.nn as nn
+            from .utils import to_float
+
+            class Layer(nn.Cell):
+                def construct(self, x):
+                    return x * to_float(x)
+        """,
+    }
+    write_tree(tmp_path / "proj", files)
+    cache = str(tmp_path / "cache")
+
+    def run():
+        res = run_paths([str(tmp_path / "proj")], select=FALLBACK, config_file=None, cache=True, cache_dir=cache)
+        return codes_at([f for fr in res.files for f in fr.findings])
+
+    assert ("utils.py", 2, "MSG403") in run()
+    files["pkg/layer.py"] = files["pkg/layer.py"].replace("to_float(x)", "to_float(3)")
+    write_tree(tmp_path / "proj", files)
+    assert run() == []
