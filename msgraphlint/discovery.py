@@ -128,10 +128,10 @@ def discover(paths: Iterable[str], exclude: Sequence[str], root: str, respect_gi
 
 
 def may_hold_graph_code(text: str) -> bool:
-    """Cheap pre-filter: a module that never mentions mindspore, construct or jit
-    cannot define graph roots (it can still be reached as a helper; the index loads
+    """Cheap pre-filter: a module that never mentions mindspore, mindformers,
+    construct or jit cannot define graph roots or MindSpore configuration (it can still be reached as a helper; the index loads
     it then)."""
-    return "mindspore" in text or "construct" in text or "jit" in text
+    return "mindspore" in text or "construct" in text or "jit" in text or "mindformers" in text
 
 
 def matches_any(path: str, globs: Iterable[str], root: str) -> bool:

@@ -1,0 +1,174 @@
+"""MSG510 dropout-keep-prob and MSG520 dropout-ignores-mode (field report, 5.1)."""
+
+from __future__ import annotations
+
+import ast
+
+from msgraphlint.findings import Edit, Fix
+from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
+
+_FUNCTIONAL = frozenset({"mindspore.ops.dropout", "mindspore.mint.nn.functional.dropout",
+                         "mindspore.ops.function.nn_func.dropout", "mindspore.nn.functional.dropout"})
+
+
+class DropoutKeepProb(Rule):
+    code = "MSG510"
+    name = "dropout-keep-prob"
+    summary = "`nn.Dropout` given `keep_prob` (deprecated), or a positional rate that MindSpore reads as `keep_prob`."
+    message = "{what}"
+    hint = "write `nn.Dropout(p=<drop probability>)`"
+    severity = Severity.WARNING
+    scope = "module"
+    fix_safety = FixSafety.SAFE
+    rationale = """
+        MindSpore 2.10's signature is `nn.Dropout(keep_prob=0.5, p=None, dtype=...)`:
+        `keep_prob` is the probability of KEEPING an element, is deprecated ("For
+        Dropout, this parameter `keep_prob` will be deprecated, please use `p`
+        instead", logged by 2.10) and documented to be removed. A positional argument
+        still binds to `keep_prob`: `nn.Dropout(0.1)` — a PyTorch habit meaning "drop
+        10%" — keeps 10% and drops 90% (measured: `nn.Dropout(0.9).keep_prob == 0.9`,
+        `.p is None`). That case is an error; `keep_prob=` is a warning.
+
+        Fix (safe, same behaviour): `keep_prob=k` → `p=1 - k` (a literal is folded:
+        `keep_prob=0.9` → `p=0.1`); a positional `k` → `p=1 - k`, which keeps today's
+        behaviour — check that the number meant what MindSpore does with it.
+    """
+    VALID = [
+        Valid("""
+            from mindspore import nn
+            drop = nn.Dropout(p=0.1)
+        """),
+        Valid("""
+            import torch.nn as nn
+            drop = nn.Dropout(0.1)
+        """, note="PyTorch's Dropout"),
+    ]
+    INVALID = [
+        Invalid("""
+            from mindspore import nn
+            drop = nn.Dropout(keep_prob=0.9)
+        """, line=2, expected_fix="""
+            from mindspore import nn
+            drop = nn.Dropout(p=0.1)
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+            drop = nn.Dropout(0.1)
+        """, line=2, note="drops 90%", expected_fix="""
+            import mindspore.nn as nn
+            drop = nn.Dropout(p=0.9)
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+            def make(rate):
+                return nn.Dropout(keep_prob=1.0 - rate)
+        """, line=3, expected_fix="""
+            import mindspore.nn as nn
+            def make(rate):
+                return nn.Dropout(p=1 - (1.0 - rate))
+        """),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        if ctx.qualname(node.func) != "mindspore.nn.Dropout":
+            return
+        kw = next((k for k in node.keywords if k.arg == "keep_prob"), None)
+        if kw is not None:
+            ctx.report(kw, what="`keep_prob` is deprecated in MindSpore 2.x (it is the probability to keep): use `p`, "
+                                "the probability to drop", fix=self._fix(kw, kw.value, ctx, keyword=True))
+        elif node.args and not any(k.arg == "p" for k in node.keywords):
+            arg = node.args[0]
+            val = ctx.segment(arg)
+            ctx.report(arg, what=f"`nn.Dropout({val})` binds {val} to `keep_prob` in MindSpore: it KEEPS {val} of the "
+                                 f"values (PyTorch's Dropout({val}) drops {val}); write `p=` explicitly",
+                       fix=self._fix(arg, arg, ctx, keyword=False))
+
+    @staticmethod
+    def _fix(target, value, ctx, keyword: bool):
+        if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+            new = repr(round(1 - float(value.value), 10))
+        else:
+            seg = ctx.segment(value)
+            new = f"1 - {seg}" if isinstance(value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) else f"1 - ({seg})"
+        return Fix("use p = 1 - keep_prob", (Edit(target.lineno, target.col_offset, target.end_lineno,
+                                                  target.end_col_offset, f"p={new}"),), FixSafety.SAFE)
+
+
+class DropoutIgnoresMode(Rule):
+    code = "MSG520"
+    name = "dropout-ignores-mode"
+    summary = "Functional dropout in `construct` without `training=self.training` keeps dropping in evaluation."
+    message = "`{name}(...)` defaults to training=True: it keeps dropping at evaluation time"
+    hint = "pass `training=self.training` (or use an `nn.Dropout` sub-Cell, which follows `set_train`)"
+    severity = Severity.WARNING
+    fix_safety = FixSafety.UNSAFE
+    rationale = """
+        The field report (5.1) lost a day to "validation results do not match": the
+        functional dropout does not know about `Cell.set_train(False)`. In MindSpore
+        2.10 `ops.dropout(input, p=0.5, training=True, seed=None)` and
+        `mint.nn.functional.dropout(input, p=0.5, training=True, inplace=False)` default
+        to `training=True` (read from their signatures), so evaluation keeps zeroing
+        activations. `self.training` is a compile-time constant in graph mode (no
+        control flow is added).
+
+        Fix (unsafe — it changes evaluation results, which is the point): append
+        `training=self.training`.
+    """
+    VALID = [
+        Valid("""
+            from mindspore import nn, ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return ops.dropout(x, p=0.1, training=self.training)
+        """),
+        Valid("""
+            from mindspore import nn
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.drop = nn.Dropout(p=0.1)
+
+                def construct(self, x):
+                    return self.drop(x)
+        """, note="the Cell follows set_train"),
+        Valid("""
+            from mindspore import ops
+            def augment(x):
+                return ops.dropout(x, p=0.1)  # not graph code
+        """),
+    ]
+    INVALID = [
+        Invalid("""
+            from mindspore import nn, ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return ops.dropout(x, p=0.1)
+        """, line=5, expected_fix="""
+            from mindspore import nn, ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return ops.dropout(x, p=0.1, training=self.training)
+        """),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        q = ctx.qualname(node.func)
+        if q not in _FUNCTIONAL:
+            return
+        if any(k.arg == "training" for k in node.keywords) or len(node.args) >= 3 or any(
+                k.arg is None for k in node.keywords):
+            return
+        fix = None
+        if ctx.scope is not None and ctx.scope.class_name and node.end_lineno is not None:
+            # insert before the closing parenthesis
+            last = node.keywords[-1].value if node.keywords else (node.args[-1] if node.args else None)
+            if last is not None:
+                fix = Fix("pass training=self.training",
+                          (Edit(last.end_lineno, last.end_col_offset, last.end_lineno, last.end_col_offset,
+                                ", training=self.training"),), FixSafety.UNSAFE)
+        short = ctx.segment(node.func)
+        ctx.report(node, name=short, fix=fix)

@@ -1,0 +1,107 @@
+"""MSG540 tokenizer-in-graph and MSG541 generator-dataset-single-worker (field report, 6.1)."""
+
+from __future__ import annotations
+
+import ast
+
+from msgraphlint.rule import Invalid, Rule, Severity, Valid
+
+_STR_METHODS = frozenset({"encode", "decode", "batch_encode", "batch_decode", "tokenize", "convert_tokens_to_ids",
+                          "convert_ids_to_tokens", "encode_plus", "batch_encode_plus"})
+
+
+def _names_tokenizer(node: ast.AST) -> bool:
+    while isinstance(node, ast.Attribute):
+        if "tokenizer" in node.attr.lower():
+            return True
+        node = node.value
+    return isinstance(node, ast.Name) and "tokenizer" in node.id.lower()
+
+
+class TokenizerInGraph(Rule):
+    code = "MSG540"
+    name = "tokenizer-in-graph"
+    summary = "A tokenizer is called inside graph-mode code."
+    message = "tokenizer call in {where}: tokenization is Python string work that cannot be compiled into the graph"
+    hint = "tokenize offline or in the dataset pipeline (`dataset.map(operations=tokenize, num_parallel_workers=N)`) and feed token ids"
+    severity = Severity.ERROR
+    report_call_sites = True
+    rationale = """
+        The field report (6.1) saw training speed halve because `construct` called a
+        tokenizer. Graph mode cannot compile string processing: MindSpore 2.10 either
+        rejects it or runs it through the interpreter fallback (PyExecute), which cuts
+        the graph and runs Python on every step (see MSG401). Tokenize before the model:
+        offline, or as a dataset `map` operation with parallel workers. A receiver whose
+        name mentions `tokenizer` (a local, a parameter or `self.tokenizer`) is what is
+        recognised; calls in `__init__` and outside graph code are fine.
+    """
+    VALID = [
+        Valid("""
+            from mindspore import nn
+
+            class Net(nn.Cell):
+                def __init__(self, tokenizer):
+                    super().__init__()
+                    self.pad_id = tokenizer.pad_token_id  # __init__: Python
+                    self.vocab = len(tokenizer.encode("hello"))
+
+                def construct(self, ids):
+                    return ids * 2
+        """),
+    ]
+    INVALID = [
+        Invalid("""
+            from mindspore import nn
+
+            class Net(nn.Cell):
+                def __init__(self, tokenizer):
+                    super().__init__()
+                    self.tokenizer = tokenizer
+
+                def construct(self, text):
+                    ids = self.tokenizer(text)
+                    more = self.tokenizer.encode(text)
+                    return ids
+        """, line=[9, 10]),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        f = node.func
+        if _names_tokenizer(f) and (not isinstance(f, ast.Attribute) or f.attr in _STR_METHODS
+                                    or "tokenizer" in f.attr.lower()):
+            ctx.report(node, where=ctx.scope.short_name if ctx.scope else "graph code")
+
+
+class GeneratorDatasetSingleWorker(Rule):
+    code = "MSG541"
+    name = "generator-dataset-single-worker"
+    summary = "`GeneratorDataset` over a Python source without `num_parallel_workers` (informational)."
+    message = "`GeneratorDataset` without `num_parallel_workers`: the Python source runs in {default} worker(s); a heavy source starves the device"
+    hint = "pass `num_parallel_workers=N` (and `python_multiprocessing=True` for CPU-heavy Python sources)"
+    severity = Severity.INFO
+    scope = "module"
+    rationale = """
+        The field report (6.1) gets its data loading out of the critical path with
+        `num_parallel_workers` and prefetching. `mindspore.dataset.GeneratorDataset`
+        runs the Python source with its default number of workers (1 in 2.10's
+        signature) unless told otherwise. Informational: a light source is fine.
+    """
+    VALID = [
+        Valid("""
+            import mindspore.dataset as ds
+            data = ds.GeneratorDataset(source, ["ids"], num_parallel_workers=8)
+        """),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.dataset as ds
+            data = ds.GeneratorDataset(source, column_names=["ids"], shuffle=True)
+        """, line=2),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        if ctx.qualname(node.func) != "mindspore.dataset.GeneratorDataset":
+            return
+        if any(k.arg in ("num_parallel_workers", None) for k in node.keywords) or len(node.args) >= 6:
+            return
+        ctx.report(node, default=1)

@@ -1,0 +1,138 @@
+"""Script-level setup: MSG550 checkpoint-parallel-mismatch, MSG560 graph-mode-never-set
+(field report, 6.3 and 4.1)."""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Optional
+
+from msgraphlint.astutil import walk
+from msgraphlint.rule import Invalid, Rule, Severity, Valid
+
+_LOADS = frozenset({"mindspore.load_checkpoint", "mindspore.train.serialization.load_checkpoint",
+                    "mindspore.load_param_into_net"})
+_TRANSFORMS = ("transform_checkpoints", "load_distributed_checkpoint", "transform_checkpoint_by_rank",
+               "load_segmented_checkpoints", "unified_safetensors", "merge_sliced_parameter", "load_parallel_checkpoint",
+               "convert_checkpoint", "src_strategy", "strategy_ckpt")
+_PARALLEL_MODES = ("semi_auto_parallel", "auto_parallel", "SEMI_AUTO_PARALLEL", "AUTO_PARALLEL")
+_TRAIN_CALLS = frozenset({"mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneStepWithLossScaleCell",
+                          "mindspore.value_and_grad", "mindspore.ops.value_and_grad", "mindspore.grad",
+                          "mindspore.train.Model", "mindspore.Model"})
+
+
+class CheckpointParallelMismatch(Rule):
+    code = "MSG550"
+    name = "checkpoint-parallel-mismatch"
+    summary = "`load_checkpoint` in a script that sets (semi-)auto parallel mode, with no distributed checkpoint transform (informational)."
+    message = "checkpoint loaded in a {mode} script without a distributed-checkpoint transform: a single-device checkpoint's shapes will not match the sharded parameters"
+    hint = "convert first (`mindspore.transform_checkpoints(...)` / MindFormers' checkpoint transform) or load with `mindspore.load_distributed_checkpoint`"
+    severity = Severity.INFO
+    scope = "module"
+    rationale = """
+        The field report (6.3): "initialising multi-device training from a single-device
+        checkpoint: parameter shapes don't match, a pile of errors". Under tensor
+        parallelism each device holds a slice; a full checkpoint must be transformed to
+        the sharding strategy first. Only scripts that both set `parallel_mode` to
+        semi-auto/auto parallel and call `load_checkpoint`/`load_param_into_net` are
+        considered, and any mention of a transform API silences the rule, so
+        single-device scripts are never flagged.
+    """
+    VALID = [
+        Valid("""
+            import mindspore as ms
+            params = ms.load_checkpoint("model.ckpt")
+        """, note="single-device script"),
+        Valid("""
+            import mindspore as ms
+            ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel")
+            ms.transform_checkpoints("src", "dst", "rank", "src.ckpt", "dst.ckpt")
+            params = ms.load_checkpoint("dst/rank_0/checkpoint_0.ckpt")
+        """),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore as ms
+            ms.set_auto_parallel_context(parallel_mode=ms.ParallelMode.SEMI_AUTO_PARALLEL)
+            params = ms.load_checkpoint("gpt_single_device.ckpt")
+        """, line=3),
+    ]
+
+    def check_module(self, ctx) -> None:
+        text = ctx.source.text
+        if "load_checkpoint" not in text and "load_param_into_net" not in text:
+            return
+        mode = next((m for m in _PARALLEL_MODES if m in text), None)
+        if mode is None or "parallel_mode" not in text or any(t in text for t in _TRANSFORMS):
+            return
+        for node in walk(ctx.source.tree):
+            if isinstance(node, ast.Call) and ctx.qualname(node.func) in _LOADS:
+                ctx.report(node, mode=mode.lower().replace("_", "-"))
+                return
+
+
+class GraphModeNeverSet(Rule):
+    code = "MSG560"
+    name = "graph-mode-never-set"
+    summary = "A training script never switches to GRAPH_MODE nor uses `jit` (informational)."
+    message = "this script trains a model but never sets GRAPH_MODE or uses `jit`: MindSpore 2.x runs it in PyNative mode, without graph compilation or kernel fusion"
+    hint = "`mindspore.set_context(mode=mindspore.GRAPH_MODE)` before building the network, or decorate the train step with `@mindspore.jit`"
+    severity = Severity.INFO
+    scope = "module"
+    rationale = """
+        MindSpore 2.x defaults to PYNATIVE_MODE. The field report (4.1) stresses that
+        `mode=ms.GRAPH_MODE` "is the key line that turns the static graph on, the
+        premise of every optimisation after it": without it (or `@jit`), no graph is
+        compiled and no fusion happens. Only modules that run as scripts (an
+        `if __name__ == "__main__":` block) and build a training step
+        (`TrainOneStepCell`, `value_and_grad`, `Model`) are considered.
+    """
+    VALID = [
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            ms.set_context(mode=ms.GRAPH_MODE)
+            if __name__ == "__main__":
+                step = nn.TrainOneStepCell(net, opt)
+        """),
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit
+            def train_step(x):
+                return grad_fn(x)
+
+            if __name__ == "__main__":
+                grad_fn = ms.value_and_grad(forward, None, weights)
+        """),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+            def build(net, opt):
+                return nn.TrainOneStepCell(net, opt)  # a library module, not a script
+        """),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            def main():
+                step = nn.TrainOneStepCell(net, opt)
+                step(x, y)
+
+            if __name__ == "__main__":
+                main()
+        """, line=5),
+    ]
+
+    def check_module(self, ctx) -> None:
+        text = ctx.source.text
+        if "__main__" not in text or "GRAPH_MODE" in text or "jit" in text or "mode=0" in text:
+            return
+        tree = ctx.source.tree
+        if not any(isinstance(n, ast.If) and "__main__" in ctx.segment(n.test) for n in tree.body):
+            return
+        for node in walk(tree):
+            if isinstance(node, ast.Call) and ctx.qualname(node.func) in _TRAIN_CALLS:
+                ctx.report(node)
+                return

@@ -1,0 +1,217 @@
+"""MSG50x: PyTorch leftovers in MindSpore code (field report, section 5.1)."""
+
+from __future__ import annotations
+
+import ast
+import json
+from functools import lru_cache
+from importlib import resources
+
+from msgraphlint.rule import Invalid, Rule, Severity, Valid
+
+
+@lru_cache(maxsize=1)
+def torch_map() -> dict:
+    with resources.files("msgraphlint.data").joinpath("torch_to_mindspore.json").open(encoding="utf-8") as fh:
+        return {k: v for k, v in json.load(fh).items() if not k.startswith("_")}
+
+
+def _short(ms_name: str) -> str:
+    return ms_name.replace("mindspore.ops.", "ops.").replace("mindspore.", "ms.")
+
+
+class TorchCallInGraph(Rule):
+    code = "MSG502"
+    name = "torch-call-in-graph"
+    summary = "A PyTorch function is called inside graph-mode code."
+    message = "`{name}` is PyTorch: MindSpore cannot compile it in {where} ({advice})"
+    hint = "use the MindSpore equivalent named in the message"
+    severity = Severity.ERROR
+    rationale = """
+        A half-migrated layer often keeps a `torch.` call (a PyTorch helper that was
+        copied over). MindSpore's graph compiler does not know PyTorch objects: in
+        GRAPH_MODE the call either fails to compile or runs through the Python
+        interpreter fallback, cutting the graph (see MSG401). The replacement comes
+        from a mapping table kept as data (`msgraphlint/data/torch_to_mindspore.json`,
+        every target checked to exist in MindSpore 2.10). Functions with no direct
+        equivalent (`F.scaled_dot_product_attention`, article 5.1) get a recipe.
+        Importing torch elsewhere in the module (for example a weight-conversion
+        script) is not flagged.
+    """
+    VALID = [
+        Valid("""
+            import torch
+            import mindspore as ms
+            from mindspore import ops, nn
+
+            def convert(path):
+                state = torch.load(path)  # outside the graph: fine
+                return {k: ms.Tensor(v.numpy()) for k, v in state.items()}
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return ops.softmax(x, axis=-1)
+        """),
+    ]
+    INVALID = [
+        Invalid("""
+            import torch
+            import torch.nn.functional as F
+            from mindspore import nn
+
+            class Attn(nn.Cell):
+                def construct(self, q, k, v):
+                    w = torch.softmax(q, dim=-1)
+                    return F.scaled_dot_product_attention(w, k, v)
+        """, line=[7, 8]),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        q = ctx.qualname(node.func)
+        if not q or not (q == "torch" or q.startswith("torch.")):
+            return
+        entry = torch_map().get(q)
+        if entry and entry.get("ms"):
+            advice = f"use `{_short(entry['ms'])}`" + (f"; {entry['note']}" if entry.get("note") else "")
+        elif entry:
+            advice = entry.get("note") or "no direct equivalent"
+        else:
+            advice = "find the `mindspore.ops` / `mindspore.mint` equivalent"
+        ctx.report(node, name=q, where=ctx.scope.short_name if ctx.scope else "graph", advice=advice)
+
+
+class TorchOnlyTensorMethod(Rule):
+    code = "MSG503"
+    name = "torch-tensor-method"
+    summary = "`.cuda()`, `.cpu()`, `.detach()` or `.to(device)` on a tensor in graph-mode code."
+    message = "`.{method}()` is a PyTorch Tensor method: {why}"
+    hint = "delete it: MindSpore places tensors with `mindspore.set_device(...)`; use `ops.stop_gradient(x)` for detach"
+    severity = Severity.ERROR
+    rationale = """
+        MindSpore 2.10's `Tensor` has no `cuda`, `cpu` or `detach` methods (checked with
+        `hasattr(mindspore.Tensor, ...)`), so these lines fail when the graph is
+        compiled. Device placement is global (`mindspore.set_device("Ascend")`), and
+        `x.detach()` becomes `ops.stop_gradient(x)`. `Tensor.to` exists in 2.10 but only
+        converts the dtype: `x.to(device)` with a device string or `.device` object is a
+        leftover. `x.to(ms.float16)` is fine and not flagged.
+    """
+    VALID = [
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = ops.stop_gradient(x)
+                    return y.to(ms.float16)
+        """),
+        Valid("""
+            from mindspore import nn
+
+            class Net(nn.Cell):
+                def __init__(self, model):
+                    super().__init__()
+                    self.model = model.cpu()   # __init__ runs in Python
+
+                def construct(self, x):
+                    return x
+        """),
+    ]
+    INVALID = [
+        Invalid("""
+            from mindspore import nn
+
+            class Net(nn.Cell):
+                def construct(self, x, device):
+                    x = x.cuda()
+                    y = x.detach()
+                    return y.to(device)
+        """, line=[5, 6, 7]),
+    ]
+    _WHY = {
+        "cuda": "MindSpore tensors have no `cuda()`; the compile fails on this line",
+        "cpu": "MindSpore tensors have no `cpu()`; the compile fails on this line",
+        "detach": "MindSpore tensors have no `detach()`; use `ops.stop_gradient(x)`",
+    }
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        f = node.func
+        if not isinstance(f, ast.Attribute) or ctx.qualname(f.value):
+            return
+        kind = ctx.kind(f.value)
+        if not (kind.tensor_like or kind.value == "unknown"):
+            return
+        if f.attr in self._WHY and not node.args and not node.keywords:
+            ctx.report(node, method=f.attr, why=self._WHY[f.attr])
+        elif f.attr == "to" and node.args and self._is_device(node.args[0], ctx):
+            ctx.report(node, method="to", why="in MindSpore `Tensor.to` only converts the dtype; devices are set "
+                                               "globally with `mindspore.set_device`")
+
+    @staticmethod
+    def _is_device(arg, ctx) -> bool:
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+            return arg.value.split(":")[0] in ("cuda", "cpu", "npu", "gpu", "mps")
+        if isinstance(arg, ast.Name):
+            return "device" in arg.id.lower()
+        if isinstance(arg, ast.Attribute):
+            return arg.attr == "device"
+        return False
+
+
+class TorchModuleBase(Rule):
+    code = "MSG504"
+    name = "torch-module-base"
+    summary = "A class derives from `torch.nn.Module` and defines `construct`, or a Cell defines `forward` but no `construct`."
+    message = "{what}"
+    hint = "derive from `mindspore.nn.Cell` and put the forward computation in `construct`"
+    severity = Severity.ERROR
+    scope = "module"
+    rationale = """
+        MindSpore calls `construct`, never `forward`. A migrated Cell that still defines
+        only `forward` has no computation MindSpore will run (calling it raises
+        "construct is not implemented"), and a class that derives from
+        `torch.nn.Module` with a `construct` is not compiled by MindSpore at all.
+    """
+    VALID = [
+        Valid("""
+            from mindspore import nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return self.forward(x)
+
+                def forward(self, x):
+                    return x
+        """, note="forward used as a helper of construct"),
+        Valid("""
+            import torch
+
+            class TorchNet(torch.nn.Module):
+                def forward(self, x):
+                    return x
+        """, note="plain PyTorch code"),
+    ]
+    INVALID = [
+        Invalid("""
+            import torch.nn as tnn
+            import mindspore.nn as nn
+
+            class Migrated(tnn.Module):
+                def construct(self, x):
+                    return x
+
+            class Half(nn.Cell):
+                def forward(self, x):
+                    return x
+        """, line=[4, 8]),
+    ]
+
+    def visit_ClassDef(self, node: ast.ClassDef, ctx) -> None:
+        bases = [ctx.qualname(b) or "" for b in node.bases]
+        methods = {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        if any(b.startswith("torch.nn.") and b.endswith("Module") for b in bases) and "construct" in methods:
+            ctx.report(node, what=f"`{node.name}` derives from torch.nn.Module but defines `construct`: "
+                                  "MindSpore will not compile it", end_node=node.bases[-1])
+        elif any(b in ("mindspore.nn.Cell",) for b in bases) and "forward" in methods and "construct" not in methods:
+            ctx.report(node, what=f"Cell `{node.name}` defines `forward` but no `construct`: MindSpore runs "
+                                  "`construct`, so this Cell computes nothing", end_node=node.bases[-1])
