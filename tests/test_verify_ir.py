@@ -319,3 +319,18 @@ def test_host_sync_round_trip_is_one_event_at_all_its_lines():
     assert line in hs[0].lines and len(hs[0].lines) == 2  # the helper's float() and the call site
     x = crosscheck([_finding("MSG401", line)], events, r.to_dict())
     assert x["agree"], x["disagreements"]
+
+
+def test_error_locations_multiline_statement_counts_def_does_not():
+    text = (
+        "RuntimeError: Unsupported statement 'Try'.\n"
+        "- The Traceback of Net Construct Code:\n\n"
+        "# In file /tmp/errmod.py:6~12, 4~16\n"
+        "    def construct(self, x):\n"
+        "    ^\n\n"
+        "# In file /tmp/errmod.py:8~11, 8~21\n"
+        "        try:\n\n"
+    )
+    assert error_locations(text, "/tmp/errmod.py") == [("/tmp/errmod.py", 8)]
+    ir_style = "# 1 In file /REPO/a.py:10~14, 4~9/    def f(x):/\n# 2 In file /REPO/a.py:12, 8~9/        y = 1/\n"
+    assert error_locations(ir_style, "/REPO/a.py") == [("/REPO/a.py", 12)]

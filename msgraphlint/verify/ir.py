@@ -631,18 +631,21 @@ def match_line(event_line: Optional[int], finding_line: int, slack: int = 1,
     return finding_line - slack <= event_line <= end + slack
 
 
-_ERR_FRAME_RE = re.compile(r"In file (.+?):(\d+)(?:~(\d+))?(?:, (\d+)~(\d+))?")
+_ERR_FRAME_RE = re.compile(r"In file (.+?):(\d+)(?:~(\d+))?(?:, (\d+)~(\d+))?([^\n]*)(?=\n?([^\n]*))")
 
 
 def error_locations(text: str, source_path: Optional[str] = None) -> List[Tuple[str, int]]:
     """``(path, line)`` pairs named by a compile error's ``In file`` frames, in the order
     printed (MindSpore names the failing location first, then the construct trace),
-    restricted to ``source_path`` when given, deduplicated."""
+    restricted to ``source_path`` when given, deduplicated. A multi-line frame counts
+    (a ``try`` statement) unless it is a ``def``/``class`` (the enclosing function)."""
     out: List[Tuple[str, int]] = []
     for m in _ERR_FRAME_RE.finditer(text or ""):
         path, line, end = m.group(1).strip(), int(m.group(2)), m.group(3)
-        if end and int(end) != line:
-            continue  # a def range, not a statement
+        rest, next_line = m.group(6) or "", m.group(7) or ""
+        code = rest.split("/", 1)[1] if "/" in rest else next_line
+        if end and int(end) != line and code.strip().startswith(("def ", "async def ", "class ")):
+            continue  # the enclosing function, not the statement
         if source_path and not _same_file(path, source_path):
             continue
         if (path, line) not in out:
