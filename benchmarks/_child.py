@@ -110,6 +110,9 @@ def main() -> int:
     res["child_s"] = time.perf_counter() - _T0
     res["rss_self_mb"] = _maxrss_mb(resource.RUSAGE_SELF)
     res["rss_children_mb"] = _maxrss_mb(resource.RUSAGE_CHILDREN)
+    for who, key in ((resource.RUSAGE_SELF, "cpu_self_s"), (resource.RUSAGE_CHILDREN, "cpu_children_s")):
+        ru = resource.getrusage(who)
+        res[key] = ru.ru_utime + ru.ru_stime
     sys.stdout.write("\n@@RESULT@@" + json.dumps(res) + "\n")
     sys.stdout.flush()
     return 0

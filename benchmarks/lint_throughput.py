@@ -53,7 +53,7 @@ class Variant:
     kind: str
     jobs: int = 1
     cli_args: List[str] = field(default_factory=list)
-    # Later: "warm" variants prime a result cache before the timed runs (see README).
+    #: warm result cache: run once untimed with a fresh ``--cache-dir`` to fill it, then time
     prime: bool = False
 
 
@@ -138,6 +138,9 @@ def measure(python: str, variant: Variant, corpus_dir: Path, files_list: Path, r
     spec = {"kind": variant.kind, "path": ".", "files": str(files_list), "jobs": variant.jobs,
             "cli_args": variant.cli_args, "config": str(config) if config else None,
             "output": str(workdir / f"{variant.name.replace(' ', '_')}.out")}
+    if variant.prime:  # a result cache of its own, filled by the untimed first run
+        rcache = workdir / f"rcache-{corpus_dir.name}-{variant.name.replace(' ', '_')}"
+        spec["cli_args"] = list(variant.cli_args) + ["--cache-dir", str(rcache)]
     runs: List[dict] = []
     try:
         if variant.prime:
@@ -150,9 +153,9 @@ def measure(python: str, variant: Variant, corpus_dir: Path, files_list: Path, r
 
 
 def build_variants(jobs: Sequence[int], driver: str, no_cache_flag: bool, floor_only: bool,
-                   extra_cli: Sequence[str]) -> List[Variant]:
-    """ast.parse, then one cold ``check`` per ``--jobs`` value. Later additions (a warm
-    result-cache run) append here: ``Variant("check warm", "cli", cli_args=[...], prime=True)``."""
+                   extra_cli: Sequence[str], warm: bool = False) -> List[Variant]:
+    """ast.parse, then one cold ``check`` per ``--jobs`` value, then (``--warm``) a run
+    against a result cache filled by an untimed run before it."""
     variants = [Variant("ast.parse", "floor")]
     if floor_only:
         return variants
@@ -161,6 +164,8 @@ def build_variants(jobs: Sequence[int], driver: str, no_cache_flag: bool, floor_
         cli_args.append("--no-cache")  # every timed run is a cold run
     for j in jobs:
         variants.append(Variant("check" if j == 1 else f"check -j{j}", driver, jobs=j, cli_args=cli_args))
+    if warm and driver == "cli" and no_cache_flag:
+        variants.append(Variant("check warm", driver, jobs=1, cli_args=list(extra_cli), prime=True))
     return variants
 
 
@@ -177,6 +182,7 @@ def summarize(m: Measurement, files: int, lines: int, floor_s: Optional[float]) 
         "seconds": s,
         "lines_per_s": lines / s if s else None,
         "ms_per_file": 1000.0 * s / files if files else None,
+        "cpu_s": b.get("cpu_self_s", 0.0) + b.get("cpu_children_s", 0.0),
         "rss_mb": max(r["rss_self_mb"] for r in m.runs),
         "rss_children_mb": max(r["rss_children_mb"] for r in m.runs),
         "import_s": b.get("import_s"),
@@ -205,7 +211,7 @@ def _headline(error: Optional[str]) -> str:
 
 
 def print_table(report: dict, out=sys.stdout) -> None:
-    hdr = (f"{'corpus':<9} {'files':>5} {'lines':>8}  {'variant':<11} {'seconds':>8} {'lines/s':>9} "
+    hdr = (f"{'corpus':<9} {'files':>5} {'lines':>8}  {'variant':<11} {'seconds':>8} {'cpu s':>7} {'lines/s':>9} "
            f"{'ms/file':>8} {'RSS MB':>11} {'x parse':>7} {'findings':>8}")
     print(hdr, file=out)
     print("-" * len(hdr), file=out)
@@ -220,8 +226,8 @@ def print_table(report: dict, out=sys.stdout) -> None:
             rss = _fmt(row["rss_mb"], ".0f")
             if row.get("rss_children_mb"):
                 rss += "+" + _fmt(row["rss_children_mb"], ".0f")
-            print(f"{lead}  {row['variant']:<11} {row['seconds']:>8.3f} {row['lines_per_s']:>9,.0f} "
-                  f"{row['ms_per_file']:>8.2f} {rss:>11} {_fmt(row['x_floor'], '.1f'):>7} "
+            print(f"{lead}  {row['variant']:<11} {row['seconds']:>8.3f} {row['cpu_s']:>7.2f} "
+                  f"{row['lines_per_s']:>9,.0f} {row['ms_per_file']:>8.2f} {rss:>11} {_fmt(row['x_floor'], '.1f'):>7} "
                   f"{_fmt(row.get('findings'), 'd'):>8}", file=out)
     tot = report.get("total")
     if tot:
@@ -230,8 +236,8 @@ def print_table(report: dict, out=sys.stdout) -> None:
         for row in tot["variants"]:
             if row.get("seconds") is None:
                 continue
-            print(f"{lead}  {row['variant']:<11} {row['seconds']:>8.3f} {row['lines_per_s']:>9,.0f} "
-                  f"{row['ms_per_file']:>8.2f} {'':>11} {_fmt(row['x_floor'], '.1f'):>7} "
+            print(f"{lead}  {row['variant']:<11} {row['seconds']:>8.3f} {row['cpu_s']:>7.2f} "
+                  f"{row['lines_per_s']:>9,.0f} {row['ms_per_file']:>8.2f} {'':>11} {_fmt(row['x_floor'], '.1f'):>7} "
                   f"{_fmt(row.get('findings'), 'd'):>8}", file=out)
             lead = " " * 24
     t = report["target"]
@@ -241,7 +247,8 @@ def print_table(report: dict, out=sys.stdout) -> None:
               f"({t['note']})", file=out)
     else:
         print(f"one-core target: >= {t['lines_per_s']:,} lines/s for `check --jobs 1`: "
-              f"{t['measured_lps']:,.0f} lines/s over all corpora -> {'MET' if t['met'] else 'NOT MET'}", file=out)
+              f"{t['measured_lps']:,.0f} lines/s over all corpora -> {'MET' if t['met'] else 'NOT MET'} "
+              f"(per CPU-second: {_fmt(t.get('cpu_lps'), ',.0f')} lines/s)", file=out)
         for name, lps in t["per_corpus"].items():
             print(f"    {name:<9} {lps:>9,.0f} lines/s  {'ok' if lps >= t['lines_per_s'] else 'below'}", file=out)
 
@@ -261,10 +268,11 @@ def _total(report: dict) -> Optional[dict]:
             rows.append({"variant": n, "seconds": None})
             continue
         s = sum(r["seconds"] for r in rs)
+        cpu = sum(r["cpu_s"] for r in rs)
         if n == "ast.parse":
             floor_s = s
         f = [r.get("findings") for r in rs]
-        rows.append({"variant": n, "seconds": s, "lines_per_s": lines / s, "ms_per_file": 1000 * s / files,
+        rows.append({"variant": n, "seconds": s, "cpu_s": cpu, "lines_per_s": lines / s, "ms_per_file": 1000 * s / files,
                      "x_floor": (s / floor_s) if floor_s else None,
                      "findings": sum(f) if all(x is not None for x in f) else None})
     return {"files": files, "lines": lines, "variants": rows}
@@ -272,18 +280,20 @@ def _total(report: dict) -> Optional[dict]:
 
 def _target(report: dict, single: str) -> dict:
     per = {}
-    secs = lines = 0.0
+    secs = cpu = lines = 0.0
     for name, c in report["corpora"].items():
         r = next((r for r in c["variants"] if r["variant"] == single), None)
         if r and r.get("seconds"):
             per[name] = r["lines_per_s"]
             secs += r["seconds"]
+            cpu += r["cpu_s"]
             lines += c["lines"]
     if not per:
         return {"lines_per_s": ONE_CORE_TARGET_LPS, "measured_lps": None, "met": None, "per_corpus": {},
                 "note": report["engine"].get("note") or "no `check --jobs 1` result"}
     lps = lines / secs
     return {"lines_per_s": ONE_CORE_TARGET_LPS, "measured_lps": lps, "met": lps >= ONE_CORE_TARGET_LPS,
+            "cpu_lps": lines / cpu if cpu else None,
             "per_corpus": per, "note": "wall time of a fresh process, imports included; all corpora pooled"}
 
 
@@ -325,6 +335,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
     ap.add_argument("--engine-arg", action="append", default=[], metavar="ARG",
                     help="extra argument for `check` (cli driver), repeatable, e.g. --engine-arg=--select=MSG1")
     ap.add_argument("--floor-only", action="store_true", help="measure only the ast.parse floor (no engine)")
+    ap.add_argument("--warm", action="store_true",
+                    help="also time `check` (--jobs 1) against a warm result cache (a fresh --cache-dir, "
+                         "filled by one untimed run)")
     ap.add_argument("--no-bench-config", action="store_true",
                     help=f"don't pass the corpus's {BENCH_CONFIG_NAME} (respect-gitignore = false) as --config")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds allowed to one child run (default 1800)")
@@ -353,11 +366,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             engine["note"] = f"engine not available ({args.driver} driver): {err}"
             print(f"[bench] {engine['note']}; measuring the ast.parse floor only", file=sys.stderr)
             floor_only = True
-        elif args.driver == "cli" and not engine["no_cache_flag"]:
+        elif args.driver == "cli" and not engine.get("no_cache_flag"):
             print("[bench] note: `check --no-cache` does not exist yet; runs may hit a result cache",
                   file=sys.stderr)
+    if args.warm and not floor_only and (args.driver != "cli" or not engine.get("no_cache_flag")):
+        print("[bench] --warm needs the cli driver and `check --no-cache/--cache-dir`; skipped", file=sys.stderr)
     variants = build_variants(args.jobs, args.driver, bool(engine.get("no_cache_flag")), floor_only,
-                              args.engine_arg)
+                              args.engine_arg, warm=args.warm)
 
     report: dict = {
         "meta": {

@@ -74,7 +74,7 @@ def test_throughput_help_runs():
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "lint_throughput.py"), "--help"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    assert "--jobs" in proc.stdout and "--floor-only" in proc.stdout
+    assert "--jobs" in proc.stdout and "--floor-only" in proc.stdout and "--warm" in proc.stdout
 
 
 def test_floor_only_end_to_end(tmp_path):
