@@ -442,6 +442,15 @@ def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[
         for f in yaml_files:
             results[f] = _lint_yaml(f, overrides.get(f), settings, dispatch)
 
+    # helpers in files outside the linted set still report at their call sites in linted roots
+    if any(getattr(r, "report_call_sites", False) for r in settings.instances):
+        linted = {os.path.abspath(f) for f in py_files}
+        outside = sorted({p for p, ss in scopes.items() if p not in linted
+                          and any(s.root_site and os.path.abspath(s.root_site[0]) in linted for s in ss)})
+        for p in outside:
+            r = _lint_python(p, None, index, scopes.get(p, []), settings, dispatch, cells)
+            results.setdefault("\0outside:" + p, _Phase2(p, [], r.callsite, None, {}))
+
     # call-site findings go to the file holding the graph root
     extra: Dict[str, List[Finding]] = {}
     for r in results.values():

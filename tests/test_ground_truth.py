@@ -9,7 +9,10 @@ line with ``# defect``; ``confirmed`` says the compiler showed the family's effe
 A family's true positive is a finding of one of its rules on a positive snippet's
 defect line; a false positive is a finding of its rules on any negative snippet, or
 off the defect line of one of its own positives. Findings on positives of other
-families are not judged (a snippet may legitimately show two effects).
+families are not judged (a snippet may legitimately show two effects), nor are the
+call-site copies of a helper's finding (``call to helper `h` reaches: ...``), except
+that such a copy on the defect line counts as the hit when the helper lives in a
+module outside the labeled set.
 """
 
 from __future__ import annotations
@@ -73,12 +76,14 @@ def score():
         tp = fp = fn = 0
         misses, false = [], []
         for lab in labels:
-            found = [f for f in by_file[lab["file"]] if f.code in fam_codes]
+            # a helper's finding repeated at its call site in construct is derived, not judged
+            found = [f for f in by_file[lab["file"]] if f.code in fam_codes and not f.message.startswith("call to helper `")]
             if lab["polarity"] == "neg":
                 fp += len(found)
                 false += [f"{lab['file']}:{f.line} {f.code}" for f in found]
             elif lab["family"] == fam:
-                hit = [f for f in found if f.line == lab["defect_line"]]
+                derived = [f for f in by_file[lab["file"]] if f.code in fam_codes and f.message.startswith("call to helper `")]
+                hit = [f for f in found + derived if f.line == lab["defect_line"]]
                 off = [f for f in found if f.line != lab["defect_line"]]
                 tp += 1 if hit else 0
                 fn += 0 if hit else 1
