@@ -1,0 +1,111 @@
+"""MSG511 primitive-class-spelling and MSG512 legacy-profiler (MindSpore 2.x API migration)."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from msgraphlint.rule import Invalid, Rule, Severity, Valid
+
+_SNAKE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def snake(name: str) -> str:
+    return _SNAKE.sub("_", name).lower()
+
+
+class PrimitiveClassSpelling(Rule):
+    code = "MSG511"
+    name = "primitive-class-spelling"
+    summary = "A `mindspore.ops.operations` primitive class where MindSpore 2.x has a functional form (informational)."
+    message = "`{old}()` is the 1.x primitive-class spelling; MindSpore 2.x has the functional `{new}`"
+    hint = "call `{new}(...)` directly instead of instantiating the primitive in `__init__`"
+    severity = Severity.INFO
+    scope = "module"
+    rationale = """
+        Code written for MindSpore 1.x instantiates primitives from
+        `mindspore.ops.operations` (`P.Softmax()` in `__init__`, called in
+        `construct`). MindSpore 2.x exposes the same operators as functions in
+        `mindspore.ops` (`ops.softmax(x, axis=-1)`), which read like the PyTorch code
+        being migrated and keep arguments at the call site. Both compile to the same
+        graph, so this is informational. Only classes whose snake_case name exists as a
+        function in the API catalog (generated from MindSpore 2.10) are reported
+        (`MatMul` → `ops.matmul`, `Softmax` → `ops.softmax`; `GatherV2` has none).
+    """
+    VALID = [
+        Valid("""
+            from mindspore import ops
+            y = ops.softmax(x, axis=-1)
+        """),
+        Valid("""
+            import mindspore.ops.operations as P
+            gather = P.GatherV2()
+        """, note="no functional gather_v2 in mindspore.ops"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.ops.operations as P
+            from mindspore.ops import operations as ops_p
+            softmax = P.Softmax(axis=-1)
+            mm = ops_p.MatMul()
+        """, line=[3, 4]),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        f = node.func
+        if not isinstance(f, ast.Attribute) or not isinstance(f.value, ast.Name):
+            return
+        raw = ctx.imports.names.get(f.value.id, "")
+        if not raw.startswith("mindspore.ops.operations") or not f.attr[:1].isupper():
+            return
+        try:
+            cat = ctx.catalog
+        except Exception:  # no catalog: stay silent
+            return
+        for name in dict.fromkeys((snake(f.attr), f.attr.lower())):
+            func = f"mindspore.ops.{name}"
+            if cat.exists(func) and cat.function_returns(func) == "tensor":
+                ctx.report(node, old=f"{f.value.id}.{f.attr}", new=f"ops.{name}")
+                return
+
+
+class LegacyProfiler(Rule):
+    code = "MSG512"
+    name = "legacy-profiler"
+    summary = "`mindspore.Profiler(...)` / `profiler.analyse()`, deprecated in MindSpore 2.10."
+    message = "`{name}` is deprecated in MindSpore {target}: use `mindspore.profiler.profile` with `on_trace_ready=tensorboard_trace_handler(dir)`"
+    hint = "`with mindspore.profiler.profile(on_trace_ready=mindspore.profiler.tensorboard_trace_handler('./prof')) as prof: ... prof.step()`"
+    severity = Severity.WARNING
+    scope = "module"
+    mindspore = ">=2.5"
+    rationale = """
+        The field report (5.3) profiles with `Profiler(output_path=...)` and
+        `profiler.analyse()`. MindSpore 2.10 logs "'mindspore.Profiler' will be
+        deprecated and removed in a future version" and documents "The current
+        interface is deprecated, please use: mindspore.profiler.profile" (read from
+        2.10's source and docstring); `analyse(offline_path=...)` is deprecated too.
+        The replacement is a context manager with a schedule and a trace handler.
+    """
+    VALID = [
+        Valid("""
+            from mindspore import profiler
+            with profiler.profile(on_trace_ready=profiler.tensorboard_trace_handler("./prof")) as prof:
+                prof.step()
+        """),
+    ]
+    INVALID = [
+        Invalid("""
+            from mindspore.profiler import Profiler
+            profiler = Profiler(output_path="./profiler_data")
+            profiler.analyse()
+        """, line=2),
+        Invalid("""
+            import mindspore as ms
+            p = ms.Profiler()
+        """, line=2),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        q = ctx.qualname(node.func)
+        if q in ("mindspore.profiler.Profiler", "mindspore.Profiler", "mindspore.profiler.profiling.Profiler"):
+            ctx.report(node, name=q.replace("mindspore.", "ms.", 1) + "()", target=ctx.target_version)
