@@ -222,8 +222,12 @@ def _register_optional() -> None:
 
     @cli.command("lsp")
     def lsp() -> None:
-        """Run the language server on stdio."""
-        from .lsp import main as lsp_main
+        """Run the language server on stdio (needs the `lsp` extra)."""
+        try:
+            from .lsp import main as lsp_main
+        except ImportError as exc:
+            _usage_error(f"the language server needs pygls: pip install 'msgraphlint[lsp]' ({exc})")
+            return
         lsp_main()
 
 
