@@ -188,7 +188,7 @@ DYNAMIC_SHAPE = {
     "mindspore.numpy.intersect1d", "mindspore.numpy.setdiff1d",
     # primitives (calling an instance)
     "mindspore.ops.NonZero", "mindspore.ops.Unique", "mindspore.ops.UniqueConsecutive",
-    "mindspore.ops.MaskedSelect", "mindspore.ops.ListDiff", "mindspore.ops.NonZeroExt",
+    "mindspore.ops.MaskedSelect", "mindspore.ops.ListDiff",
 }
 # Dynamic only for some arguments.
 DYNAMIC_SHAPE_CONDITIONAL = {
@@ -210,7 +210,7 @@ NOT_INPLACE_UNDERSCORE = {"print_", "is_", "reshape_", "shape_", "ix_", "cdist_"
 EXTRA_INPLACE_FUNCTIONS = {
     "mindspore.ops.assign", "mindspore.ops.assign_add", "mindspore.ops.assign_sub",
     "mindspore.ops.scatter_update", "mindspore.ops.scatter_nd_update",
-    "mindspore.ops.scatter_add", "mindspore.ops.scatter_sub", "mindspore.ops.scatter_mul",
+    "mindspore.ops.scatter_add", "mindspore.ops.scatter_mul",
     "mindspore.ops.scatter_div", "mindspore.ops.scatter_max", "mindspore.ops.scatter_min",
     "mindspore.ops.scatter_nd_add", "mindspore.ops.scatter_nd_sub", "mindspore.ops.scatter_nd_mul",
     "mindspore.ops.scatter_nd_div", "mindspore.ops.scatter_nd_max", "mindspore.ops.scatter_nd_min",
@@ -235,8 +235,7 @@ CONDITIONAL_INPLACE = {
 TENSOR_HOST = {
     "asnumpy", "numpy", "item", "tolist", "allclose", "data_ptr", "get_bytes", "to_dlpack",
     "storage", "untyped_storage", "__float__", "__int__", "__bool__", "__index__", "__array__",
-    "__repr__", "__str__", "__format__", "__contains__", "__getstate__", "__reduce__",
-    "__reduce_ex__",
+    "__repr__", "__str__", "__format__", "__contains__",
 }
 TENSOR_CONST = {
     "shape", "ndim", "dtype", "size", "itemsize", "nbytes", "strides", "dim", "numel", "nelement",
@@ -244,7 +243,7 @@ TENSOR_CONST = {
     "is_signed", "type", "has_init", "device", "is_meta", "const_arg", "is_init", "is_pinned",
     "is_shared", "offload", "offload_file_path", "init_flag", "init_finished", "virtual_flag",
     "symbolic_shape", "param_info", "init", "index_of_parent_", "parent_tensor_", "delta_seed",
-    "hooks", "getitem_index_info", "setitem_index_info", "__len__", "__hash__", "__sizeof__",
+    "hooks", "getitem_index_info", "setitem_index_info", "__len__", "__hash__",
 }
 TENSOR_NONE = {
     "data_sync", "register_hook", "remove_hook", "set_dtype", "set_init_flag", "set_cast_dtype",
@@ -253,8 +252,7 @@ TENSOR_NONE = {
 }
 TENSOR_INPLACE_EXTRA = {
     "assign_value", "assign_value_cpp", "__setitem__", "__iadd__", "__isub__", "__imul__",
-    "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__", "__iand__", "__ior__", "__ixor__",
-    "__imatmul__",
+    "__itruediv__", "__ifloordiv__", "__imod__",
 }
 # Underscore-suffixed attributes that are not in-place writes of the tensor's data.
 TENSOR_NOT_INPLACE = {"requires_grad_", "index_of_parent_", "parent_tensor_"}
@@ -1120,6 +1118,27 @@ class Generator:
                 out[mod] = e
         return out
 
+    def check_curated(self, tmethods: Dict[str, Any]) -> None:
+        """Curated names that no longer exist (a MindSpore upgrade renamed them): warn."""
+        tables = {
+            "CONST_FUNCTIONS": CONST_FUNCTIONS, "HOST_FUNCTIONS": HOST_FUNCTIONS,
+            "NONE_FUNCTIONS": NONE_FUNCTIONS, "UNKNOWN_FUNCTIONS": UNKNOWN_FUNCTIONS,
+            "TENSOR_FUNCTIONS": TENSOR_FUNCTIONS, "DYNAMIC_SHAPE": DYNAMIC_SHAPE,
+            "DYNAMIC_SHAPE_CONDITIONAL": set(DYNAMIC_SHAPE_CONDITIONAL),
+            "EXTRA_INPLACE_FUNCTIONS": EXTRA_INPLACE_FUNCTIONS, "CONDITIONAL_INPLACE": set(CONDITIONAL_INPLACE),
+            "CONST_PRIMITIVES": CONST_PRIMITIVES,
+        }
+        for table, names in tables.items():
+            for name in sorted(names):
+                if name not in self.functions and name not in self.classes:
+                    print(f"gen_catalog: {table}: {name} is not in this MindSpore", file=sys.stderr)
+        for table, names in (("TENSOR_HOST", TENSOR_HOST), ("TENSOR_CONST", TENSOR_CONST),
+                             ("TENSOR_INPLACE_EXTRA", TENSOR_INPLACE_EXTRA),
+                             ("TENSOR_DYNAMIC_SHAPE", TENSOR_DYNAMIC_SHAPE)):
+            for name in sorted(names):
+                if name not in tmethods:
+                    print(f"gen_catalog: {table}: Tensor.{name} is not in this MindSpore", file=sys.stderr)
+
     # ---------------------------------------------------------------- assemble
     def build(self) -> Dict[str, Any]:
         self.collect()
@@ -1131,6 +1150,7 @@ class Generator:
         aliases, module_aliases = self.aliases()
         self.canon = lambda q: self.canonical(q, aliases, module_aliases)
         deprecated, deprecated_args = self.deprecations(tmethods)
+        self.check_curated(tmethods)
         return {
             "format": FORMAT,
             "version": self.ms.__version__,
