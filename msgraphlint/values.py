@@ -58,6 +58,7 @@ _CAST_BUILTINS = frozenset({"float", "int", "bool", "complex", "str"})
 _HOST_MODULES = ("numpy", "math", "random", "scipy", "time", "os", "sys", "re", "json", "logging")
 _CONST_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "tuple", "list", "dict", "Tuple", "List", "Dict", "Optional[int]", "Optional[float]", "Optional[bool]", "Optional[str]"})
 _CELL_CONST_ATTRS = frozenset({"training", "phase", "cls_name"})
+_SEQ_ANNOTATIONS = frozenset({"List", "Tuple", "Sequence", "Dict", "Mapping", "Iterable", "list", "tuple", "dict"})
 
 
 _CATALOG: list = []
@@ -155,6 +156,8 @@ class ScopeValues:
             ann = ast.unparse(arg.annotation) if arg.annotation is not None else None
             if ann is not None and ann in _CONST_ANNOTATIONS:
                 env[arg.arg] = Kind.CONST
+            elif ann is not None and ann.split("[")[0].split(".")[-1] in _SEQ_ANNOTATIONS:
+                env[arg.arg] = Kind.UNKNOWN  # `x: List[Tensor]`: a Python container, not a tensor
             elif ann is not None and ann.split(".")[-1] in ("Tensor", "Parameter"):
                 env[arg.arg] = Kind.TENSOR if default is None else merge(Kind.TENSOR, Kind.NONE)
             elif default is None:
@@ -538,7 +541,8 @@ class ScopeValues:
                 if ck == "tensor":
                     return Kind.TENSOR
                 ret = cat.function_returns(dotted)
-                return {"tensor": Kind.TENSOR, "const": Kind.CONST, "none": Kind.NONE}.get(ret, Kind.UNKNOWN)
+                return {"tensor": Kind.TENSOR, "const": Kind.CONST, "none": Kind.NONE,
+                        "host": Kind.HOST}.get(ret, Kind.UNKNOWN)
             last = dotted.rsplit(".", 1)[-1]
             if dotted.startswith("mindspore.ops.") and last[:1].isupper():
                 return Kind.PRIMITIVE
