@@ -1,5 +1,6 @@
-"""MSG401-MSG404: tensor values flowing into the Python interpreter (interpreter fallback
-and non-native helpers).
+"""MSG401, MSG402, MSG404: tensor values flowing into the Python interpreter (interpreter
+fallback and non-native helpers). `.item()`/`float(t)` (TensorToScalar, no fallback) are
+MSG403/MSG405 in ``host_sync.py``.
 
 Every fact below was measured with MindSpore 2.10.0 on CPU (small Cells compiled in
 GRAPH_MODE at the default syntax level and under ``MS_DEV_JIT_SYNTAX_LEVEL=0``, PyExecute
@@ -18,11 +19,20 @@ from typing import Dict, FrozenSet, Optional
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
+from ._hostvalues import NUMERIC_HOST, Flow, builtin, folded, scalar_from_tensor, short, where
+
 _MAP_FILE = os.path.join(os.path.dirname(os.path.abspath(__import__("msgraphlint.data", fromlist=["_"]).__file__)),
                          "fallback_map.json")
 _DATA: list = []
 
-NUMERIC_HOST = frozenset({"numpy", "math", "cmath", "scipy", "random", "statistics"})
+# functions whose arguments are sizes and scalars, not data: `np.zeros((B, H, W))` in a sub-Cell whose
+# `construct(self, B, H, W)` receives Python ints (mindcv's PositionalEncodingFourier) is folded
+_SIZE_ARGS = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.eye", "numpy.identity",
+                        "numpy.arange", "numpy.linspace", "numpy.logspace", "numpy.tri", "numpy.indices",
+                        "numpy.random.rand", "numpy.random.randn", "numpy.random.randint", "numpy.random.random",
+                        "numpy.random.uniform", "numpy.random.normal", "numpy.random.seed", "random.seed",
+                        "random.randint", "random.uniform", "random.random", "random.gauss", "math.ceil",
+                        "math.floor"})
 # kinds that are certainly not a MindSpore tensor: `.asnumpy()` on them is something else
 _NOT_TENSOR = frozenset({Kind.CONST, Kind.NONE, Kind.MODULE, Kind.PYLIST, Kind.PYDICT, Kind.CELL,
                          Kind.CONTAINER, Kind.PRIMITIVE, Kind.FUNC, Kind.HOST})
@@ -49,21 +59,8 @@ def third_party_packages() -> FrozenSet[str]:
     return frozenset(d.get("interpreted_modules", [])) | frozenset(d.get("host_packages", []))
 
 
-def _where(ctx) -> str:
-    return ctx.scope.short_name if ctx.scope is not None else "graph"
-
-
-def _short(ctx, node: ast.AST, limit: int = 60) -> str:
-    text = " ".join(ctx.segment(node).split()) or ast.unparse(node)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _builtin(ctx, node: ast.Call, names) -> Optional[str]:
-    f = node.func
-    if isinstance(f, ast.Name) and f.id in names and f.id not in ctx.imports.names \
-            and (ctx.values is None or f.id not in ctx.values.params):
-        return f.id
-    return None
+_where = where
+_short = short
 
 
 def _tensor_arg(ctx, node: ast.Call) -> Optional[ast.AST]:
@@ -71,20 +68,26 @@ def _tensor_arg(ctx, node: ast.Call) -> Optional[ast.AST]:
     for a in list(node.args) + [k.value for k in node.keywords]:
         arg = a.value if isinstance(a, ast.Starred) else a
         for e in (arg.elts if isinstance(arg, (ast.Tuple, ast.List)) else [arg]):
-            if ctx.kind(e.value if isinstance(e, ast.Starred) else e).tensor_like:
+            e = e.value if isinstance(e, ast.Starred) else e
+            if ctx.kind(e).tensor_like and not folded(ctx, e):
                 return e
     return None
 
 
-def _host_arg(ctx, node: ast.Call) -> bool:
-    return any(ctx.kind(a.value if isinstance(a, ast.Starred) else a) is Kind.HOST
-               for a in list(node.args) + [k.value for k in node.keywords])
+def _scalar_arg(ctx, node: ast.Call) -> Optional[ast.AST]:
+    """The first argument holding a Python scalar converted from a tensor (`x.item()`)."""
+    flow = Flow.of(ctx)
+    for a in list(node.args) + [k.value for k in node.keywords]:
+        arg = a.value if isinstance(a, ast.Starred) else a
+        if ctx.kind(arg) is Kind.HOST and scalar_from_tensor(ctx, arg, flow):
+            return arg
+    return None
 
 
 class TensorToNumpy(Rule):
     code = "MSG401"
     name = "tensor-to-numpy"
-    summary = "`.asnumpy()` / `.numpy()` / `.tolist()` of a tensor inside graph-mode code."
+    summary = "`.asnumpy()` / `.numpy()` / `.tolist()` / `str()` of a tensor inside graph-mode code."
     message = ("`{expr}` pulls tensor data into Python inside graph-mode code ({where}): MindSpore runs it "
                "in the interpreter (PyExecute), which cuts the graph and makes everything computed from it "
                "dynamic-shape; under STRICT it does not compile")
@@ -106,6 +109,9 @@ class TensorToNumpy(Rule):
           op [IsDimUnKnown] on CPU`.
         - STRICT (`MS_DEV_JIT_SYNTAX_LEVEL=0`): `AttributeError: In JIT strict mode, cannot get
           attributes asnumpy or the Tensor[Float32] object has no attribute: 'asnumpy'`.
+        - `str(t)` / `repr(t)` go the same way: 2 PyExecute nodes at the default level; under
+          STRICT `AttributeError: In JIT strict mode, cannot get attributes __str__ …`. (In a
+          `raise`/`assert` message they are on an error path and not reported.)
 
         Keep the computation on tensors: `np.tanh(x.asnumpy())` → `ops.tanh(x)`, `np.mean(...)`
         → `ops.mean`/`x.mean()` (the message names the `ops.*` equivalent of the NumPy function
@@ -195,6 +201,12 @@ class TensorToNumpy(Rule):
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         f = node.func
+        name = builtin(ctx, node, ("str", "repr"))
+        if name:
+            if len(node.args) == 1 and not node.keywords and ctx.kind(node.args[0]).tensor_like \
+                    and not folded(ctx, node.args[0]) and not self._in_error_message(node, ctx):
+                ctx.report(node, self.STR_MESSAGE, hint=self.STR_HINT, expr=short(ctx, node), where=where(ctx))
+            return
         if not isinstance(f, ast.Attribute) or node.args or node.keywords:
             return
         if f.attr == "asnumpy":
@@ -205,7 +217,22 @@ class TensorToNumpy(Rule):
                 return
         else:
             return
+        if folded(ctx, f.value):
+            return
         ctx.report(node, hint=self._suggestion(node, f, ctx), expr=_short(ctx, node), where=_where(ctx))
+
+    STR_MESSAGE = ("`{expr}` turns a tensor into a Python string inside graph-mode code ({where}): MindSpore runs it "
+                   "in the interpreter (PyExecute) at the default level; under STRICT it does not compile")
+    STR_HINT = "print tensors with `ops.print_(\"value\", x)`; format only constants (shapes, names) into strings"
+
+    @staticmethod
+    def _in_error_message(node: ast.AST, ctx) -> bool:
+        for anc in ctx.ancestors(node):
+            if isinstance(anc, (ast.Raise, ast.Assert)):
+                return True
+            if isinstance(anc, ast.stmt):
+                return False
+        return False
 
     def _suggestion(self, node: ast.Call, f: ast.Attribute, ctx) -> str:
         parent = ctx.parent(node)
@@ -225,7 +252,7 @@ class HostMathOnTensor(Rule):
     code = "MSG402"
     name = "host-math-on-tensor"
     summary = "A NumPy / math / SciPy / random function applied to a tensor inside graph-mode code."
-    message = ("`{func}` applied to a tensor in graph-mode code ({where}) runs in the Python interpreter "
+    message = ("`{func}` applied to {what} in graph-mode code ({where}) runs in the Python interpreter "
                "(PyExecute): the graph is cut there and what follows becomes dynamic-shape; under STRICT it "
                "does not compile")
     hint = "use the native op on the tensor (`np.tanh` → `ops.tanh`, `np.clip` → `ops.clamp`, `math.erf` → `ops.erf`, …)"
@@ -248,7 +275,13 @@ class HostMathOnTensor(Rule):
         The same functions on compile-time constants are fine and not reported: `math.sqrt(
         self.head_dim)`, `np.float32(1.0)`, `math.log(x.shape[-1])`, `Tensor(np.ones(...))`
         are folded to constants (measured: no PyExecute). A value already pulled to the host
-        by `.asnumpy()` is reported once, at the `.asnumpy()` (MSG401).
+        by `.asnumpy()` is reported once, at the `.asnumpy()` (MSG401). A scalar taken from a
+        tensor (`math.exp(x.mean().item())`, `np.float32(x.sum().item())`) is reported here:
+        the scalar itself compiles natively (TensorToScalar, see MSG403), but the host function
+        on it does not (measured `math.exp(x.max().item())`: 3 PyExecute nodes; STRICT: the
+        same `inputs should be constant` error). Size arguments (`np.zeros((B, H, W))`,
+        `np.arange(n)`) are not examined: a sub-Cell's `construct` often receives Python ints
+        there.
 
         Use the native op; the message names it from `msgraphlint/data/fallback_map.json`
         (`np.tanh` → `ops.tanh`, `np.clip` → `ops.clamp`, `np.concatenate` → `ops.cat`,
@@ -313,119 +346,20 @@ class HostMathOnTensor(Rule):
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         dotted = ctx.qualname(node.func)
-        if not dotted or dotted.split(".")[0] not in NUMERIC_HOST:
+        if not dotted or dotted.split(".")[0] not in NUMERIC_HOST or dotted in _SIZE_ARGS:
             return
-        if _host_arg(ctx, node):
-            return  # already pulled to the host: reported at the .asnumpy()/.item()
         arg = _tensor_arg(ctx, node)
-        if arg is None:
-            return
+        scalar = arg is None and _scalar_arg(ctx, node) is not None
+        if arg is None and not scalar:
+            return  # constants are folded; a value from .asnumpy() is reported at the .asnumpy() (MSG401)
         native = replacement(dotted)
-        short = dotted.replace("numpy.", "np.", 1) if dotted.startswith("numpy.") else dotted
+        short_name = dotted.replace("numpy.", "np.", 1) if dotted.startswith("numpy.") else dotted
         if native:
-            suggestion = f"use `{native}` on the tensor instead of `{short}`"
+            suggestion = f"use `{native}` on the tensor instead of `{short_name}`"
         else:
             suggestion = "use the `ops.*`/`mint.*` equivalent on the tensor, or compute it outside the graph"
-        ctx.report(node, hint=suggestion, func=short, where=_where(ctx))
-
-
-class TensorToScalar(Rule):
-    code = "MSG403"
-    name = "tensor-to-python-scalar"
-    summary = "`.item()` or `float()`/`int()`/`bool()` of a tensor inside graph-mode code."
-    message = ("`{expr}` turns a tensor into a Python scalar in graph-mode code ({where}): it compiles to "
-               "TensorToScalar, which copies the value to the host mid-graph, and shapes, loop bounds or "
-               "conditions computed from it become dynamic; it fails when the tensor has more than one element")
-    hint = "keep it a tensor: use the 0-d tensor directly (`x / t.max()`), `ops.cast(t, ms.float32)` for a dtype"
-    severity = Severity.WARNING
-    report_call_sites = True
-    rationale = """
-        Measured with MindSpore 2.10 on CPU, default level and STRICT alike:
-
-        - `float(t)`, `int(t)` and `t.item()` on a one-element tensor compile into a
-          `TensorToScalar` node followed by scalar ops on the host (`ScalarDiv`,
-          `ScalarCast`, `ScalarToTensor` to get back into tensor math). In the reference GPT
-          layer, `attention_output * (1.0 / float(attention_output.abs().max()))` compiles
-          with TensorToScalar, ScalarDiv and ScalarToTensor nodes where the tensor form
-          `attention_output / attention_output.abs().max()` stays a device op. On an
-          accelerator TensorToScalar is a device→host copy and a synchronisation every step.
-        - What the scalar feeds becomes dynamic: `range(int(t.max()))` compiles into a
-          Switch-based loop (4 subgraphs) instead of an unrolled one; `ops.zeros((int(t), 2))`
-          and `x[:, :int(n)]` get dynamic shapes; `if float(t) > 0:` becomes a Switch.
-        - On a tensor with more than one element it does not compile: `ValueError: The tensor
-          should have only one element` (`.item()`), `ValueError: Can not convert Tensor with
-          more than one element to Scalar` (`float()`).
-
-        Only known tensors are reported (construct inputs, results of `ops`/Tensor methods,
-        sub-Cell outputs, …): `float(self.scale)`, `int(x.shape[0])`, `len(x)` are compile-time
-        Python values and fine.
-    """
-    VALID = [
-        Valid("""
-            import mindspore.nn as nn
-
-            class Net(nn.Cell):
-                def __init__(self, scale=2):
-                    super().__init__()
-                    self.scale = scale
-
-                def construct(self, x):
-                    n = int(x.shape[0])
-                    return x * float(self.scale) * n
-        """, note="conversions of compile-time values"),
-        Valid("""
-            import mindspore.nn as nn
-
-            class Net(nn.Cell):
-                def construct(self, x):
-                    return x / x.abs().max()
-        """, note="the tensor form"),
-        Valid("""
-            import mindspore.nn as nn
-
-            class Net(nn.Cell):
-                def construct(self, x, n=3):
-                    return x * float(n)
-        """, note="a Python scalar argument"),
-    ]
-    INVALID = [
-        Invalid("""
-            import mindspore.nn as nn
-
-            class Net(nn.Cell):
-                def construct(self, x):
-                    s = x.sum().item()
-                    return x * s
-        """, line=5),
-        Invalid("""
-            import mindspore.nn as nn
-
-            def residual_scale(t):
-                return 1.0 / float(t.abs().max())
-
-            class Layer(nn.Cell):
-                def construct(self, x):
-                    return x * residual_scale(x)
-        """, line=[4, 8], note="in a same-file helper: the parameter's kind comes from the call"),
-        Invalid("""
-            import mindspore as ms
-            from mindspore import ops
-
-            @ms.jit
-            def step(x):
-                return ops.zeros((int(x.max()), 2), ms.float32)
-        """, line=6),
-    ]
-
-    def visit_Call(self, node: ast.Call, ctx) -> None:
-        f = node.func
-        if isinstance(f, ast.Attribute) and f.attr == "item" and not node.args and not node.keywords:
-            if ctx.kind(f.value).tensor_like:
-                ctx.report(node, expr=_short(ctx, node), where=_where(ctx))
-            return
-        name = _builtin(ctx, node, ("float", "int", "bool"))
-        if name and len(node.args) == 1 and not node.keywords and ctx.kind(node.args[0]).tensor_like:
-            ctx.report(node, expr=_short(ctx, node), where=_where(ctx))
+        ctx.report(node, hint=suggestion, func=short_name, where=_where(ctx),
+                   what="a scalar taken from a tensor (`.item()`/`float(t)`)" if scalar else "a tensor")
 
 
 class ThirdPartyOnTensor(Rule):

@@ -79,7 +79,7 @@ class UnsupportedSyntax(Rule):
         | construct | first error line |
         |---|---|
         | `try`/`except`, `try`/`finally` (also in a helper) | `RuntimeError: Unsupported statement 'Try'.` |
-        | `with` on a plain context manager | `TypeError: Only support jit_class instance, but got PythonObject(type: <class '….CM'>, …)` |
+        | `with` on a plain context manager, also `with ms._no_grad():` | `TypeError: Only support jit_class instance, but got PythonObject(type: <class '….CM'>, …)` |
         | `yield` (construct or helper generator) | `RuntimeError: Unsupported expression 'Yield'.` |
         | `yield from` | `RuntimeError: Unsupported expression 'YieldFrom'.` |
         | `del name`, `del d[k]`, `del self.attr` | `RuntimeError: Unsupported statement 'Delete'.` |
@@ -305,8 +305,6 @@ class UnsupportedSyntax(Rule):
         if "jit_class" not in ctx.source.text:
             return False
         target = expr.func if isinstance(expr, ast.Call) else expr
-        if ctx.is_mindspore(target):
-            return True
         if isinstance(target, ast.Name):
             for node in ctx.source.tree.body:
                 if isinstance(node, ast.ClassDef) and node.name == target.id:
@@ -317,7 +315,6 @@ class UnsupportedSyntax(Rule):
 
 _FORMAT_WHAT = {
     "fstring": "an f-string with a tensor",
-    "str": "`{func}()` of a tensor",
     "percent": "`%` formatting of a tensor",
     "format": "`.format()` of a tensor",
 }
@@ -326,7 +323,7 @@ _FORMAT_WHAT = {
 class InterpretedSyntax(Rule):
     code = "MSG411"
     name = "interpreter-only-expression"
-    summary = "String formatting of tensors and `exec()` in graph-mode code: interpreter only, STRICT rejects or changes them."
+    summary = "f-strings / `%` / `.format()` of tensors and `exec()` in graph-mode code: interpreter only, STRICT rejects or changes them."
     message = "{what} in graph-mode code ({where}) {effect}"
     hint = "pass the tensor as its own argument: `ops.print_(\"value\", x)`; format only constants (shapes, names)"
     severity = Severity.WARNING
@@ -341,12 +338,11 @@ class InterpretedSyntax(Rule):
         |---|---|---|
         | `f"value {x}"` (x a tensor) | 2 PyExecute nodes, returns the str | compiles, but the value comes back as a Tensor, not a str |
         | `ops.print_(f"value {x}")` | 3 PyExecute nodes | compiles |
-        | `str(x)` | 2 PyExecute nodes | `AttributeError: In JIT strict mode, cannot get attributes __str__ …` |
         | `"v %s" % x` | 1 PyExecute node | `ValueError: When handling script '"v %s" % x in graph mode', the inputs should be constant, but found variable` |
         | `"v {}".format(x)` | 4 PyExecute nodes | `RuntimeError: Kernel select failed` |
         | `exec("…")` | 2 PyExecute nodes | `RuntimeError: The third argument should be a dictionary, but got` |
 
-        Formatting compile-time values (`f"{x.shape}"`, `"%s_%d" % (self.name, x.ndim)`) is
+        (`str(t)` is MSG401.) Formatting compile-time values (`f"{x.shape}"`, `"%s_%d" % (self.name, x.ndim)`) is
         folded and not reported, nor are the messages of `raise`/`assert` (error paths).
         Also checked: a `dict` returned from the outermost `construct` costs 3 PyExecute nodes
         at the default level and comes back as a tuple under STRICT, but returned to a parent
@@ -411,11 +407,7 @@ class InterpretedSyntax(Rule):
         f = node.func
         if isinstance(f, ast.Name) and f.id not in ctx.imports.names and \
                 (ctx.values is None or f.id not in ctx.values.params):
-            if f.id in ("str", "repr") and len(node.args) == 1 and ctx.kind(node.args[0]).tensor_like:
-                if not self._in_error_message(node, ctx):
-                    ctx.report(node, what=_FORMAT_WHAT["str"].format(func=f.id), where=_where(ctx),
-                               effect=self._EFFECT)
-            elif f.id == "exec":
+            if f.id == "exec":
                 ctx.report(node, what="`exec()`", where=_where(ctx), effect=self._EFFECT,
                            hint="write the code out in the function (or compute it outside the graph)")
             return

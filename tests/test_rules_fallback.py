@@ -9,7 +9,7 @@ import pytest
 
 from helpers import codes_at, lint, write_tree
 
-FALLBACK = ["MSG401", "MSG402", "MSG403", "MSG404"]
+FALLBACK = ["MSG401", "MSG402", "MSG403", "MSG404", "MSG405"]
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -153,6 +153,8 @@ def test_constants_are_not_reported(tmp_path, src):
     ("return x * x.max().item()", "MSG403"),
     ("return x * int(x.sum())", "MSG403"),
     ("return x * bool((x > 0).any())", "MSG403"),
+    ("return x * math.exp(x.mean().item())", "MSG402"),
+    ("return x * len(str(x.sum()))", "MSG401"),
     ("return Tensor(np.tanh(x.asnumpy()))", "MSG401"),
     ("return x * len(x.tolist())", "MSG401"),
     ("return np.tanh(x)", "MSG402"),
@@ -372,3 +374,80 @@ def test_cross_module_hint_is_part_of_the_cache_key(tmp_path):
     files["pkg/layer.py"] = files["pkg/layer.py"].replace("to_float(x)", "to_float(3)")
     write_tree(tmp_path / "proj", files)
     assert run() == []
+
+
+@pytest.mark.parametrize("src", [
+    "return x * float(1 / mint.sqrt(mint.sqrt(ms.tensor(x.shape[-1], dtype=ms.float32))))",
+    "return x * ops.sqrt(Tensor(2.0)).item()",
+    "return x * int(ops.prod(Tensor(x.shape)))",
+])
+def test_tensors_built_from_constants_are_folded(tmp_path, src):
+    found = _lint(tmp_path, {"m.py": f"""
+        import mindspore as ms
+        import mindspore.nn as nn
+        from mindspore import Tensor, ops, mint
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                {src}
+    """})
+    assert found == []
+
+
+@pytest.mark.parametrize("body,effect", [
+    ("n = int(x.max())\nreturn ops.zeros((n, 2), ms.float32)\n", "dynamic-shape"),
+    ("y = x\nfor i in range(int(x.max())):\n    y = y + 1\nreturn y\n", "Switch-based"),
+    ("n = x.sum().item()\nreturn x[:, :n]\n", "slice bound"),
+    ("if float(x.sum()) > 0:\n    return x * 2\nreturn x\n", "condition"),
+    ("k = int(x.argmax())\nreturn x.reshape(k, -1)\n", "dynamic-shape"),
+    ("s = x.sum().item()\nreturn x * s\n", ""),
+])
+def test_host_sync_message_names_what_the_scalar_costs(tmp_path, body, effect):
+    import textwrap
+    src = ("import mindspore as ms\nimport mindspore.nn as nn\nfrom mindspore import ops\n\n"
+           "class Net(nn.Cell):\n    def construct(self, x):\n" + textwrap.indent(body, "        "))
+    found = _lint(tmp_path, {"m.py": src})
+    assert [f.code for f in found] == ["MSG403"]
+    assert "TensorToScalar" in found[0].message
+    if effect:
+        assert effect in found[0].message
+    else:
+        assert found[0].message.endswith("mid-graph")
+
+
+def test_bare_construct_parameters_are_not_assumed_tensors_for_int(tmp_path):
+    found = _lint(tmp_path, {"m.py": """
+        import mindspore.nn as nn
+        from mindspore import Tensor
+
+        class PosEmbed(nn.Cell):
+            def construct(self, x, H, W, n: Tensor):
+                y = x.reshape(int(H), int(W), -1)
+                return y * int(n)
+    """})
+    assert [(f.line, f.code) for f in found] == [(7, "MSG403")]
+
+
+def test_cell_list_indexed_by_a_scalar_from_a_tensor(tmp_path):
+    found = _lint(tmp_path, {"m.py": """
+        import mindspore.nn as nn
+
+        class MoE(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.experts = nn.CellList([nn.Dense(4, 4), nn.Dense(4, 4)])
+
+            def construct(self, x, route, k):
+                a = self.experts[int(route.argmax())](x)
+                idx = route.argmin().item()
+                b = self.experts[idx](x)
+                c = self.experts[k](x)          # the tensor itself: selected correctly
+                d = self.experts[0](x)
+                for i in range(2):
+                    d = d + self.experts[i](x)
+                return a + b + c + d
+    """})
+    codes = [(f.line, f.code) for f in found]
+    assert (9, "MSG405") in codes and (11, "MSG405") in codes
+    assert not any(line in (12, 13, 15) for line, _ in codes)
+    assert "first Cell" in next(f for f in found if f.code == "MSG405").message

@@ -1,0 +1,157 @@
+"""Shared helpers of the MSG4xx rules about tensor values reaching Python (not a rule module:
+the registry skips ``_*``).
+
+* ``folded``: a tensor expression built from compile-time constants only, which MindSpore
+  folds (converting it costs nothing);
+* ``conversion``: ``t.item()`` / ``float(t)`` / ``int(t)`` / ``bool(t)`` of a known tensor;
+* ``to_numpy``: ``t.asnumpy()`` / ``t.numpy()`` / ``t.tolist()``;
+* ``Flow``: per scope function, the parents of every node and the assignments of every
+  name, computed once on demand, so a rule can follow a value from where it is made to
+  where it is used (``uses``) and back to where a name got it (``origin``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional
+
+from msgraphlint.values import Kind
+
+SCALAR_BUILTINS = ("float", "int", "bool")
+NUMERIC_HOST = frozenset({"numpy", "math", "cmath", "scipy", "random", "statistics"})
+TO_NUMPY = ("asnumpy", "numpy", "tolist")
+
+
+def where(ctx) -> str:
+    return ctx.scope.short_name if ctx.scope is not None else "graph"
+
+
+def short(ctx, node: ast.AST, limit: int = 60) -> str:
+    text = " ".join(ctx.segment(node).split()) or ast.unparse(node)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def builtin(ctx, node: ast.Call, names) -> Optional[str]:
+    """The builtin's name when ``node`` calls one of ``names`` that is not shadowed."""
+    f = node.func
+    if isinstance(f, ast.Name) and f.id in names and f.id not in ctx.imports.names \
+            and (ctx.values is None or f.id not in ctx.values.params):
+        return f.id
+    return None
+
+
+def folded(ctx, e: ast.AST, depth: int = 0) -> bool:
+    """A value MindSpore computes at compile time: a constant, or a tensor expression built
+    from constants only (`ms.tensor(x.shape[-1])`, `ops.sqrt(Tensor(2.0))`). Measured:
+    `float(1 / mint.sqrt(ms.tensor(x.shape[-1])))` leaves no TensorToScalar in the IR."""
+    if depth > 12:
+        return False
+    if ctx.kind(e).constant:
+        return True
+    if isinstance(e, ast.Call):
+        args = [a.value if isinstance(a, ast.Starred) else a for a in e.args] + [k.value for k in e.keywords]
+        if not all(folded(ctx, a, depth + 1) for a in args):
+            return False
+        f = e.func
+        if ctx.is_mindspore(f):
+            return True
+        return isinstance(f, ast.Attribute) and ctx.qualname(f) is None and folded(ctx, f.value, depth + 1)
+    if isinstance(e, ast.BinOp):
+        return folded(ctx, e.left, depth + 1) and folded(ctx, e.right, depth + 1)
+    if isinstance(e, ast.UnaryOp):
+        return folded(ctx, e.operand, depth + 1)
+    if isinstance(e, ast.Subscript):
+        return folded(ctx, e.value, depth + 1) and folded(ctx, e.slice, depth + 1)
+    if isinstance(e, (ast.Tuple, ast.List)):
+        return all(folded(ctx, x, depth + 1) for x in e.elts)
+    return False
+
+
+def conversion(ctx, node: ast.AST) -> Optional[ast.AST]:
+    """The tensor converted when ``node`` is `t.item()`, `float(t)`, `int(t)` or `bool(t)` of a
+    known tensor that is not folded; else None."""
+    if not isinstance(node, ast.Call):
+        return None
+    f = node.func
+    if isinstance(f, ast.Attribute) and f.attr == "item" and not node.args and not node.keywords:
+        recv = f.value
+    elif builtin(ctx, node, SCALAR_BUILTINS) and len(node.args) == 1 and not node.keywords:
+        recv = node.args[0]
+    else:
+        return None
+    if ctx.kind(recv).tensor_like and not folded(ctx, recv):
+        return recv
+    return None
+
+
+def to_numpy(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in TO_NUMPY \
+        and not node.args and not node.keywords
+
+
+class Flow:
+    """Parents and name assignments of one scope function (built once per scope)."""
+
+    def __init__(self, func: ast.AST) -> None:
+        self.func = func
+        self.parents: Dict[int, ast.AST] = {}
+        self.assigns: Dict[str, List[ast.AST]] = {}
+        self.loads: Dict[str, List[ast.Name]] = {}
+        for node in ast.walk(func):
+            for child in ast.iter_child_nodes(node):
+                self.parents[id(child)] = node
+            if isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if isinstance(t, ast.Name):
+                        self.assigns.setdefault(t.id, []).append(node)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                self.loads.setdefault(node.id, []).append(node)
+
+    @classmethod
+    def of(cls, ctx) -> Optional["Flow"]:
+        func = ctx.values.func if ctx.values is not None else None
+        if func is None:
+            return None
+        cache = getattr(ctx, "_msg4_flow", None)
+        if cache is None or cache.func is not func:
+            cache = cls(func)
+            ctx._msg4_flow = cache
+        return cache
+
+    def parent(self, node: ast.AST) -> Optional[ast.AST]:
+        return self.parents.get(id(node))
+
+    def origin(self, name: ast.Name) -> Optional[ast.AST]:
+        """The value last assigned to ``name`` before this use (straight-line approximation)."""
+        best = None
+        for a in self.assigns.get(name.id, ()):
+            if (a.lineno, a.col_offset) < (name.lineno, name.col_offset) and (best is None or a.lineno > best.lineno):
+                best = a
+        return best.value if best is not None else None
+
+    def uses(self, value: ast.AST) -> List[ast.AST]:
+        """Where the value computed by ``value`` ends up: the node itself, or, when it is
+        assigned to a plain name, every later load of that name."""
+        parent = self.parent(value)
+        if isinstance(parent, ast.Assign) and parent.value is value and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0], ast.Name):
+            name = parent.targets[0].id
+            return [n for n in self.loads.get(name, ()) if (n.lineno, n.col_offset) > (parent.lineno, parent.col_offset)]
+        return [value]
+
+
+def scalar_from_tensor(ctx, expr: ast.AST, flow: Optional[Flow]) -> bool:
+    """``expr`` holds a Python scalar converted from a tensor (`x.item()`, `float(t)`), inline
+    or through a name assigned from one; not a value pulled out by `.asnumpy()`/`.tolist()`
+    (those are reported where they happen)."""
+    for n in ast.walk(expr):
+        if to_numpy(n):
+            return False
+        if conversion(ctx, n) is not None:
+            return True
+    if isinstance(expr, ast.Name) and ctx.kind(expr) is Kind.HOST and flow is not None:
+        src = flow.origin(expr)
+        if src is not None:
+            return not any(to_numpy(n) for n in ast.walk(src)) and any(conversion(ctx, n) is not None
+                                                                    for n in ast.walk(src))
+    return False
