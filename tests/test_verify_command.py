@@ -58,7 +58,10 @@ def test_default_target_is_the_reference_layer(fake, tmp_path, monkeypatch):
     monkeypatch.setattr(command, "_static_findings", lambda path: [])
     r = invoke([], tmp_path)
     assert r.exit_code == 0, r.output
-    assert calls[0]["file"].endswith("reference_model/gpt_layer.py")
+    # the installed msgraphlint_reference package (or the checkout's reference_model/ in an editable install)
+    used = Path(calls[0]["file"])
+    assert used.name == "gpt_layer.py"
+    assert used.read_bytes() == (ROOT / "reference_model" / "gpt_layer.py").read_bytes()
     assert calls[0]["target"] == "TransformerLayer"
     assert "Fusion: 9 fused kernels (24 ops), 13 ops unfused, 1 kernel graph(s)" in r.output
     assert "Disagreements: none" in r.output

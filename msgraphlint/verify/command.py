@@ -27,7 +27,18 @@ from .crosscheck import DEFAULT_SLACK, crosscheck, extract_events
 from .ir import PARSER_VERSION, parse_ir_dir
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
-REFERENCE_FILE = REPO_ROOT / "reference_model" / "gpt_layer.py"
+
+
+def _reference_file() -> Path:
+    """The bundled layer: the installed ``msgraphlint_reference`` package, else the checkout."""
+    try:
+        from msgraphlint_reference import GPT_LAYER
+        return Path(GPT_LAYER)
+    except ImportError:
+        return REPO_ROOT / "reference_model" / "gpt_layer.py"
+
+
+REFERENCE_FILE = _reference_file()
 REFERENCE_TARGET = "TransformerLayer"
 REFERENCE_TRAIN_TARGET = "GPTLayerWithLoss"
 INFRA_ERRORS = ("CompileTimeout", "ChildCrashed", "MindSporeMissing", "ChildStartError")
