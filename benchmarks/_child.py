@@ -88,7 +88,7 @@ def run_cli(spec: dict) -> dict:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     work = time.perf_counter() - t_work
     if code != 0:  # --exit-zero is given, so anything else is a usage or internal error
-        raise SystemExit(f"msgraphlint check {' '.join(argv)} exited {code}")
+        raise SystemExit(f"msgraphlint {' '.join(argv)} exited {code}")
     findings = 0
     by_code: dict = {}
     pat = re.compile(_FINDING_RE)
