@@ -58,6 +58,8 @@ _CAST_BUILTINS = frozenset({"float", "int", "bool", "complex", "str"})
 _HOST_MODULES = ("numpy", "math", "random", "scipy", "time", "os", "sys", "re", "json", "logging")
 _CONST_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "tuple", "list", "dict", "Tuple", "List", "Dict", "Optional[int]", "Optional[float]", "Optional[bool]", "Optional[str]"})
 _CELL_CONST_ATTRS = frozenset({"training", "phase", "cls_name"})
+# `self.<name> = ops.Shape()` / `ops.Rank()` (the conventional names): calls return Python ints
+_SHAPE_PRIMITIVE_ATTRS = frozenset({"shape", "get_shape", "_shape", "shape_op", "rank", "get_rank"})
 _SEQ_ANNOTATIONS = frozenset({"List", "Tuple", "Sequence", "Dict", "Mapping", "Iterable", "list", "tuple", "dict"})
 
 
@@ -463,6 +465,8 @@ class ScopeValues:
         if isinstance(f, ast.Attribute):
             if isinstance(f.value, ast.Name) and f.value.id == "self" and self.cls is not None:
                 k = self.cls.attr(f.attr)
+                if k is Kind.PRIMITIVE and f.attr in _SHAPE_PRIMITIVE_ATTRS:
+                    return Kind.CONST  # `self.shape = ops.Shape()`: `self.shape(x)` is a tuple of ints
                 if k in (Kind.CELL, Kind.PRIMITIVE, Kind.CONTAINER):
                     return Kind.TENSOR
                 if k is Kind.FUNC and self.helper_returns is not None:
