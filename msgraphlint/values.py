@@ -261,7 +261,8 @@ class ScopeValues:
             if isinstance(stmt.target, ast.Name):
                 before = env.get(stmt.target.id, self._global(stmt.target.id))
                 self._names[id(stmt.target)] = before  # `x += y`: ctx.kind(x) is x's kind before the write
-                env[stmt.target.id] = self._binop_kind(before, self.kind(stmt.value))
+                # `p += x` on a Parameter writes into the Parameter (graph mode: Assign)
+                env[stmt.target.id] = before if before is Kind.PARAMETER else self._binop_kind(before, self.kind(stmt.value))
         elif isinstance(stmt, (ast.If, ast.While)):
             self._note(stmt.test, env)
             a = self._block(stmt.body, dict(env))
