@@ -162,6 +162,8 @@ class ScopeValues:
                 env[arg.arg] = Kind.UNKNOWN  # `x: List[Tensor]`: a Python container, not a tensor
             elif ann is not None and ann.split(".")[-1] in ("Tensor", "Parameter"):
                 env[arg.arg] = Kind.TENSOR if default is None else merge(Kind.TENSOR, Kind.NONE)
+            elif ann is not None and "Tensor" not in ann and "Parameter" not in ann:
+                env[arg.arg] = Kind.UNKNOWN  # `session: InferenceSession`, `cache: Cache`: not a tensor
             elif default is None:
                 env[arg.arg] = Kind.TENSOR
             elif isinstance(default, ast.Constant) and default.value is None:
