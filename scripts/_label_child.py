@@ -83,18 +83,24 @@ def _state(module, net) -> dict:
     return out
 
 
-_CWD_SKIP = ("ir", "rank_0", "akg_kernel_meta", "kernel_meta", "result.json")
+_WATCHED_FILES: set = set()
+
+
+def watch_files_named_in(path: str) -> None:
+    """Files a snippet may write are the ones it names in string literals (MindSpore itself
+    writes kernel caches and logs into the working directory; those are not watched)."""
+    import ast
+    with open(path, encoding="utf-8") as fh:
+        tree = ast.parse(fh.read())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and 0 < len(node.value) < 200 \
+                and "/" not in node.value and "\n" not in node.value:
+            _WATCHED_FILES.add(node.value)
 
 
 def _cwd_files() -> dict:
-    """Files in the scratch working directory (a snippet writing files is a Python effect)."""
-    out = {}
-    for name in os.listdir("."):
-        if name.startswith(_CWD_SKIP) or not os.path.isfile(name):
-            continue
-        st = os.stat(name)
-        out["file:" + name] = st.st_size
-    return out
+    """Size of each watched file in the scratch working directory (a file write is a Python effect)."""
+    return {"file:" + n: os.path.getsize(n) for n in sorted(_WATCHED_FILES) if os.path.isfile(n)}
 
 
 def _delta(before: dict, after: dict) -> dict:
@@ -175,6 +181,7 @@ def main() -> int:
         return mod
 
     stem = os.path.splitext(os.path.basename(path))[0]
+    watch_files_named_in(path)
     ms.set_context(mode=ms.GRAPH_MODE)
     try:
         mod_g = load(f"{stem}")

@@ -85,7 +85,7 @@ def snippet_meta(path: Path) -> dict:
 # ---------------------------------------------------------------- IR parsing
 _FILE_RE = re.compile(r"^(?:(?P<vnn>\d+)_validate|graph_build_(?P<gid>\d+)|hwopt_common_final_graph_(?P<hid>\d+))_(?P<seq>\d+)\.ir$")
 _NODE_RE = re.compile(r"^\s+%\d+\([^)]*\) = (?:PrimFunc_)?([A-Za-z_][A-Za-z0-9_]*)\(")
-_INFILE_RE = re.compile(r"# In file (.+?):(\d+)(?:~(\d+))?[, ]")
+_INFILE_RE = re.compile(r"# In file (.+?):(\d+)(?:~(\d+))?(?:, [\d~]+)?/(.*?)/")
 _DYN_RE = re.compile(r"<(?:Ref\[)?Tensor\[[A-Za-z0-9]+\]\]?, \((?:[^()]*[(,] ?)?-[12]\b")
 _FUSED_RE = re.compile(r"info_name: (Fused_\S*)|\bFused_[A-Za-z0-9_]+")
 
@@ -102,6 +102,8 @@ def parse_nodes(text: str, snippet_names: set[str]) -> list[dict]:
         if cur is not None and "# In file " in line:
             fm = _INFILE_RE.search(line)
             if fm:
+                if re.match(r"\s*(?:async\s+)?(?:def|class)\s", fm.group(4)):
+                    continue  # the enclosing function's range, not a statement
                 fname = os.path.basename(fm.group(1))
                 cur["files"].append(fname)
                 if fname in snippet_names:
@@ -154,7 +156,7 @@ def parse_ir(ir_dir: Path, snippet_name: str) -> dict:
         for fname, lo, hi in n["lines"]:
             if fname != snippet_name:
                 continue
-            for ln in range(lo, hi + 1) if hi - lo < 3 else (lo,):
+            for ln in range(lo, hi + 1) if hi - lo < 6 else (lo,):
                 if ln not in seen:
                     by_line[ln].append(n["op"])
                     seen.add(ln)
@@ -172,6 +174,23 @@ def parse_ir(ir_dir: Path, snippet_name: str) -> dict:
         "ops_by_line": {str(k): sorted(set(v)) for k, v in sorted(by_line.items())},
     }
     return out
+
+
+def shared_ir_summary(ir_dir: Path, path: Path) -> dict | None:
+    """The project's own IR parser (msgraphlint.verify.ir), so labels and `msgraphlint verify`
+    count fallback nodes, kernel graphs, fused kernels and compiles the same way."""
+    try:
+        if str(ROOT) not in sys.path:
+            sys.path.insert(0, str(ROOT))
+        from msgraphlint.verify.ir import parse_ir_dir
+    except Exception:  # pragma: no cover - parser not available
+        return None
+    if not ir_dir.is_dir():
+        return None
+    try:
+        return parse_ir_dir(str(ir_dir), source_path=str(path)).summary()
+    except Exception as exc:  # keep labeling; the own parser still answers
+        return {"error": f"{type(exc).__name__}: {exc}"[:200]}
 
 
 def _helper_names() -> set[str]:
@@ -215,6 +234,7 @@ def run_child(path: Path, level: str, fusion: bool, pynative: bool, timeout: int
     if rc != 0:
         res["stderr_tail"] = stderr[-1500:]
     res["ir"] = parse_ir(ir_dir, path.name)
+    res["ir_summary"] = shared_ir_summary(ir_dir, path)
     if keep is not None:
         dst = keep / f"{path.stem}_{level}"
         shutil.rmtree(dst, ignore_errors=True)
@@ -310,15 +330,17 @@ def confirm(meta: dict, lab: dict) -> tuple[bool, str]:
             effect.append("graph result != PyNative")
         if mut_diff:
             effect.append(f"input mutated graph={mut['graph']} pynative={mut['pynative']}")
-        ip = sorted(set(ops_line) & INPLACE_OPS) or sorted(k for k in kops if k in INPLACE_OPS and k != "Assign")
+        ip = sorted(k for k in ops_line if k in INPLACE_OPS or k.startswith("Inplace")) or \
+            sorted(k for k in kops if (k in INPLACE_OPS or k.startswith("Inplace")) and k != "Assign")
         if ip and pos:
             effect.append("in-place ops " + ",".join(ip))
         if err_d or err_s:
             effect.append("compile error")
     elif fam == "side_effect":
         effect += python_effect_dropped(o)
-        if o.get("print_ops", 0) > o.get("print_ops_with_snippet_line", 0):
-            effect.append("Print op without a source line")
+        if pos and o.get("print_ops"):
+            nl = o["print_ops"] - (o.get("print_ops_with_snippet_line") or 0)
+            effect.append(f"{o['print_ops']} Print op(s) in the graph" + (f", {nl} without a source line" if nl else ""))
         if fb:
             effect.append(f"{fb} PyExecute/PyInterpret nodes")
         if err_d or err_s:
@@ -334,6 +356,8 @@ def confirm(meta: dict, lab: dict) -> tuple[bool, str]:
             effect.append(f"{rc} compiles for make_inputs then make_inputs_alt")
         if o.get("dynamic_shape_in_kernel_graph"):
             effect.append("dynamic (-1) dims in kernel graph")
+        elif (o.get("verify_ir_summary") or {}).get("dynamic_shape"):
+            effect.append("dynamic shape (verify.ir)")
         dyn = sorted(k for k in kops if k in DYNAMIC_OPS)
         if dyn:
             effect.append("dynamic-shape ops " + ",".join(dyn))
@@ -376,10 +400,22 @@ def label(path: Path, timeout: int, keep: Path | None) -> dict:
     s = run_child(path, "strict", fusion=False, pynative=False, timeout=timeout, keep=keep)
     dc, de, drt = compile_status(d)
     sc, se, srt = compile_status(s)
-    first = (d.get("ir") or {}).get("first") or {}
+    first = dict((d.get("ir") or {}).get("first") or {})
+    shared = d.get("ir_summary") or {}
+    n_compiles = (d.get("ir") or {}).get("n_compiles")
+    if shared and "error" not in shared and (d.get("ir") or {}).get("first"):
+        mine = {k: first.get(k) for k in ("fallback_nodes", "kernel_graphs", "fused_kernels")}
+        first["fallback_nodes"] = shared["fallback_nodes"]
+        first["kernel_graphs"] = shared["kernel_graphs"]
+        first["fused_kernels"] = shared["fused_kernels"]
+        if shared["compiles"] != n_compiles or any(mine[k] != first[k] for k in mine):
+            first["parser_disagreement"] = {"labeler": dict(mine, compiles=n_compiles), "verify.ir": shared}
+        n_compiles = shared["compiles"]
     obs = observe(d, s)
     obs.update({k: first.get(k) for k in ("validate_ops", "kernel_ops", "ops_by_line", "dynamic_shape_in_kernel_graph",
-                                          "print_ops", "print_ops_with_snippet_line", "fallback_nodes_kernel")})
+                                          "print_ops", "print_ops_with_snippet_line", "fallback_nodes_kernel",
+                                          "parser_disagreement")})
+    obs["verify_ir_summary"] = shared or None
     obs["strict_fallback_nodes"] = ((s.get("ir") or {}).get("first") or {}).get("fallback_nodes")
     g_calls = _calls(d, "graph")
     eq = (d.get("graph_equals_pynative") or [None])[0]
@@ -397,7 +433,7 @@ def label(path: Path, timeout: int, keep: Path | None) -> dict:
         "fallback_nodes": first.get("fallback_nodes"),
         "kernel_graphs": first.get("kernel_graphs"),
         "fused_kernels": first.get("fused_kernels") if meta["block"] else None,
-        "recompiles": (d.get("ir") or {}).get("n_compiles") if g_calls and g_calls[0].get("ok") else None,
+        "recompiles": n_compiles if g_calls and g_calls[0].get("ok") else None,
         "has_alt_inputs": len(g_calls) > 2 or "make_inputs_alt" in path.read_text(),
         "pynative_equal": eq,
         "inputs_mutated": {"graph": g_calls[0].get("inputs_mutated") if g_calls else None,
