@@ -34,6 +34,8 @@ _SIZE_ARGS = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"
                         "random.randint", "random.uniform", "random.random", "random.gauss", "math.ceil",
                         "math.floor"})
 # kinds that are certainly not a MindSpore tensor: `.asnumpy()` on them is something else
+# packages other rules own in graph code: torch calls are MSG502 (torch-call-in-graph)
+_OTHER_RULES = frozenset({"torch", "torchvision"})
 _NOT_TENSOR = frozenset({Kind.CONST, Kind.NONE, Kind.MODULE, Kind.PYLIST, Kind.PYDICT, Kind.CELL,
                          Kind.CONTAINER, Kind.PRIMITIVE, Kind.FUNC, Kind.HOST})
 
@@ -386,7 +388,8 @@ class ThirdPartyOnTensor(Rule):
         Reported when a call resolves to such a package (by import, or through a `self.<attr>`
         built from one in `__init__`) and gets a tensor or another non-constant value. Calls
         with only constant arguments are folded at compile time and are not reported; NumPy,
-        `math`, SciPy and `random` on tensors are MSG402.
+        `math`, SciPy and `random` on tensors are MSG402, `torch` calls MSG502, and receivers
+        named `*tokenizer*` MSG540 (each defect is reported once).
     """
     VALID = [
         Valid("""
@@ -438,10 +441,13 @@ class ThirdPartyOnTensor(Rule):
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         package = None
+        if self._names_tokenizer(node.func):
+            return  # MSG540 tokenizer-in-graph reports it
         dotted = ctx.qualname(node.func)
         if dotted:
             top = dotted.split(".")[0]
-            if top in NUMERIC_HOST or top.startswith("mindspore") or top not in third_party_packages():
+            if top in NUMERIC_HOST or top in _OTHER_RULES or top.startswith("mindspore") \
+                    or top not in third_party_packages():
                 return
             package = top
         else:
@@ -457,6 +463,14 @@ class ThirdPartyOnTensor(Rule):
         ctx.report(node, func=_short(ctx, node.func, 40), package=package, where=_where(ctx))
 
     @staticmethod
+    def _names_tokenizer(node: ast.AST) -> bool:
+        while isinstance(node, ast.Attribute):
+            if "tokenizer" in node.attr.lower():
+                return True
+            node = node.value
+        return isinstance(node, ast.Name) and "tokenizer" in node.id.lower()
+
+    @staticmethod
     def _self_attr_package(func: ast.AST, ctx) -> Optional[str]:
         # self.tok(...) or self.tok.encode(...)
         base = func.value if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) else func
@@ -467,6 +481,7 @@ class ThirdPartyOnTensor(Rule):
         if not raw or not raw.startswith("call:"):
             return None
         top = raw[5:].split(".")[0]
-        if top in third_party_packages() and top not in NUMERIC_HOST and not top.startswith("mindspore"):
+        if top in third_party_packages() and top not in NUMERIC_HOST and top not in _OTHER_RULES \
+                and not top.startswith("mindspore"):
             return top
         return None
