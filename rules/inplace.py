@@ -1,0 +1,887 @@
+"""MSG202–MSG206, MSG212: in-place writes on tensors in graph-mode code.
+
+Every fact quoted below was measured with MindSpore 2.10.0 on CPU (default syntax level
+unless said), by compiling the snippet in GRAPH_MODE and running the same code in
+PYNATIVE_MODE with the same inputs (scripts/_label_child.py does exactly that).
+
+Which code a write gets:
+* MSG202 (error): graph mode and PyNative apply the write differently: it touches a
+  tensor the scope received (a ``construct``/``jit`` input, a helper's argument), or a
+  tensor another name already shared and reads afterwards, or it is an in-place Tensor
+  method that graph mode applies and PyNative on CPU does not, on a tensor read again.
+* MSG203/MSG204/MSG205 (warning): the same forms on a local tensor nobody else sees:
+  results agree, the cost is extra scatter/in-place kernels outside fusion.
+* MSG206 (warning): ``ops.assign``-style writes to something that is not a Parameter.
+* MSG212 (error): in-place methods MindSpore 2.10 has no CPU kernel for.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Optional
+
+from msgraphlint.findings import Edit, Fix
+from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
+from msgraphlint.values import Kind
+
+from ._flow import OriginsCache, class_node, self_attr_values, statement_of
+
+# In-place Tensor methods, by what MindSpore 2.10 on CPU measurably does with
+# `x.m_(...); return x * 1` (graph mode vs PyNative, caller's tensor and result compared):
+# graph mode writes into the tensor, PyNative leaves it unchanged and returns a new one
+_WRITES_IN_GRAPH = frozenset({"add_", "mul_", "div_", "remainder_", "floor_divide_"})
+# no CPU kernel: graph mode fails ("Kernel select failed" / "kernel ... unregistered"); PyNative
+# fails too, except exp_ (runs, leaves the tensor unchanged) and scatter_ (graph mode drops the call)
+_UNSUPPORTED_ON_CPU = {
+    "clamp_": "InplaceClampScalar", "floor_": "InplaceFloor", "exp_": "InplaceExp", "log_": "InplaceLog",
+    "sigmoid_": "InplaceSigmoid", "tanh_": "InplaceTanh", "sign_": "InplaceSign", "erfinv_": "InplaceErfinv",
+    "masked_fill_": "InplaceMaskedFillScalar", "index_fill_": "InplaceIndexFillScalar",
+    "scatter_add_": "InplaceScatterAdd", "uniform_": "InplaceUniform", "normal_": "InplaceNormal",
+    "fill_": "InplaceFillScalar", "zero_": "InplaceZero", "index_add_": "InplaceIndexAddExt",
+    "masked_scatter_": "InplaceMaskedScatter", "addmm_": "InplaceAddmm", "bernoulli_": "bernoulli_",
+    "exponential_": "exponential_", "fill_diagonal_": "fill_diagonal_", "index_copy_": "InplaceIndexCopy",
+    "index_put_": "InplaceIndexPut", "put_": "put_", "random_": "InplaceRandom", "scatter_": "InplaceScatterSrc",
+}
+# `sub_` is not listed: it was dropped in both modes (the tensor never changes, the returned
+# value is right), so graph mode and PyNative agree. Methods not measured are not flagged.
+# assign-like: write a whole new value; graph mode and PyNative agree on these (MSG206)
+_ASSIGN_METHODS = frozenset({"copy_", "assign_value"})
+
+_ASSIGN_FUNCS = {"mindspore.ops.assign": "ops.assign", "mindspore.ops.assign_add": "ops.assign_add",
+                 "mindspore.ops.assign_sub": "ops.assign_sub"}
+_ASSIGN_PRIMS = {"mindspore.ops.Assign": "ops.Assign()", "mindspore.ops.AssignAdd": "ops.AssignAdd()",
+                 "mindspore.ops.AssignSub": "ops.AssignSub()"}
+
+_MASK_FUNCS = frozenset({
+    "mindspore.ops.logical_and", "mindspore.ops.logical_or", "mindspore.ops.logical_not",
+    "mindspore.ops.logical_xor", "mindspore.ops.isnan", "mindspore.ops.isinf", "mindspore.ops.isfinite",
+    "mindspore.ops.gt", "mindspore.ops.ge", "mindspore.ops.lt", "mindspore.ops.le", "mindspore.ops.eq",
+    "mindspore.ops.ne", "mindspore.ops.greater", "mindspore.ops.greater_equal", "mindspore.ops.less",
+    "mindspore.ops.less_equal", "mindspore.ops.equal", "mindspore.ops.not_equal",
+})
+_MASK_METHODS = frozenset({"gt", "ge", "lt", "le", "eq", "ne", "greater", "greater_equal", "less",
+                           "less_equal", "equal", "not_equal", "isnan", "isinf", "isfinite",
+                           "logical_not", "logical_and", "logical_or", "bool"})
+
+_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+        ast.Pow: "**", ast.MatMult: "@", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^",
+        ast.LShift: "<<", ast.RShift: ">>"}
+_ATOMS = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Call)
+
+_HINT = ("build a new tensor instead: `x = x + y`, `ops.masked_fill`/`ops.select` for masked values, "
+         "`ops.tensor_scatter_update` for an explicit scatter; keep state in a Parameter updated with `ops.assign`")
+
+
+def method_class(ctx, name: str) -> Optional[str]:
+    """'writes' | 'unsupported' for a measured in-place Tensor method, else None. The API
+    catalog, when present, must agree that the method is in-place."""
+    if name in _WRITES_IN_GRAPH:
+        group = "writes"
+    elif name in _UNSUPPORTED_ON_CPU:
+        group = "unsupported"
+    else:
+        return None
+    try:
+        cat = ctx.catalog
+        if cat is not None and hasattr(cat, "is_inplace_method") and not cat.is_inplace_method(name):
+            return None
+    except Exception:  # catalog not built or not importable: the measured table alone
+        pass
+    return group
+
+
+def _root_name(node: ast.AST) -> Optional[ast.Name]:
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return node if isinstance(node, ast.Name) else None
+
+
+def _subscript_targets(stmt: ast.stmt) -> List[ast.Subscript]:
+    if isinstance(stmt, ast.Assign):
+        targets = list(stmt.targets)
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        targets = [stmt.target]
+    else:
+        return []
+    out = []
+    while targets:
+        t = targets.pop(0)
+        if isinstance(t, ast.Subscript):
+            out.append(t)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            targets.extend(t.elts)
+        elif isinstance(t, ast.Starred):
+            targets.append(t.value)
+    return out
+
+
+def _is_mask(index: ast.AST, ctx, func: Optional[ast.AST], depth: int = 0) -> bool:
+    """A boolean tensor mask: comparisons of tensors, their logical combinations,
+    or a local name only ever bound to one."""
+    if depth > 3:
+        return False
+    if isinstance(index, ast.Compare):
+        return ctx.kind(index) is Kind.TENSOR and not any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for o in index.ops)
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, (ast.Invert, ast.Not)):
+        return _is_mask(index.operand, ctx, func, depth + 1)
+    if isinstance(index, ast.BinOp) and isinstance(index.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return _is_mask(index.left, ctx, func, depth + 1) and _is_mask(index.right, ctx, func, depth + 1)
+    if isinstance(index, ast.Call):
+        q = ctx.qualname(index.func)
+        if q in _MASK_FUNCS:
+            return True
+        f = index.func
+        return isinstance(f, ast.Attribute) and f.attr in _MASK_METHODS and ctx.is_tensor(f.value)
+    if isinstance(index, ast.Name) and func is not None:
+        defs = [n.value for n in ast.walk(func) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                and isinstance(n.targets[0], ast.Name) and n.targets[0].id == index.id]
+        if not defs or any(isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For)) and
+                           isinstance(getattr(n, "target", None), ast.Name) and n.target.id == index.id
+                           for n in ast.walk(func)):
+            return False
+        return all(_is_mask(d, ctx, func, depth + 1) for d in defs)
+    return False
+
+
+def _whose(ctx, names: List[str]) -> str:
+    scope = ctx.scope
+    kind = scope.kind if scope is not None else "helper"
+    where = {"construct": "construct input", "jit": "input"}.get(kind, "argument")
+    return f"{where}{'s' if len(names) > 1 else ''} " + ", ".join(f"`{n}`" for n in names)
+
+
+def _visible(ctx) -> str:
+    """For a helper's argument the difference shows only where the caller still uses it."""
+    scope = ctx.scope
+    return " (it shows wherever the caller still uses that tensor)" if scope is not None and scope.kind == "helper" else ""
+
+
+class _Analysis:
+    """What a write on the tensor name ``name`` at ``stmt`` touches."""
+
+    def __init__(self, rule_cache: OriginsCache, node: ast.AST, ctx, name: str, include_self: bool) -> None:
+        self.stmt = statement_of(node, ctx)
+        origins = rule_cache.get(node, ctx)
+        self.inputs: List[str] = []
+        self.readers: List[str] = []
+        self.aliases: List[str] = []
+        self.in_loop = False
+        if origins is None or self.stmt is None:
+            return
+        self.inputs = origins.inputs(self.stmt, name)
+        self.readers = origins.read_later(self.stmt, name, include_self)
+        self.aliases = origins.aliases(self.stmt, name)
+        self.in_loop = id(self.stmt) in origins.loops
+
+
+_CACHE = OriginsCache()
+
+
+def _analysis(node, ctx, name, include_self=False) -> _Analysis:
+    return _Analysis(_CACHE, node, ctx, name, include_self)
+
+
+def _aug_fix(stmt: ast.AugAssign, ctx, safety: FixSafety) -> Optional[Fix]:
+    op = _OPS.get(type(stmt.op))
+    target = stmt.target
+    if op is None or not isinstance(target, ast.Name) or stmt.end_lineno is None:
+        return None
+    first, last = ctx.source.line(stmt.lineno), ctx.source.line(stmt.end_lineno)
+    if not (first.isascii() and last.isascii()):
+        return None  # ast columns are byte offsets: offer no fix rather than a wrong one
+    value = ctx.segment(stmt.value)
+    if not value or "\n" in value:
+        return None
+    if not isinstance(stmt.value, _ATOMS):
+        value = f"({value})"
+    text = f"{target.id} = {target.id} {op} {value}"
+    return Fix(f"rewrite as `{text}`", (Edit(stmt.lineno, stmt.col_offset, stmt.end_lineno,
+                                                  stmt.end_col_offset, text),), safety)
+
+
+def _keeps_dtype(stmt: ast.AugAssign) -> bool:
+    """`y += 1`: an integer literal cannot promote y's dtype, so `y = y + 1` computes the
+    same thing in graph mode (where `+=` keeps y's dtype) and PyNative."""
+    v = stmt.value
+    if isinstance(v, ast.UnaryOp) and isinstance(v.op, (ast.USub, ast.UAdd)):
+        v = v.operand
+    return (isinstance(v, ast.Constant) and type(v.value) is int
+            and isinstance(stmt.op, (ast.Add, ast.Sub, ast.Mult)))
+
+
+# ------------------------------------------------------------------------------------ MSG202
+class InplaceWriteDiverges(Rule):
+    code = "MSG202"
+    name = "inplace-write-diverges"
+    summary = "An in-place write that graph mode and PyNative apply differently (silently different results)."
+    message = "{what}: {effect}"
+    hint = _HINT
+    severity = Severity.ERROR
+    fix_safety = FixSafety.UNSAFE
+    rationale = """
+        Graph mode and PyNative do not agree on what an in-place write touches, and
+        neither warns. Measured with MindSpore 2.10 CPU (graph result and the caller's
+        tensor compared with PyNative on the same inputs):
+
+        * `x += y` / `x *= 3` on a `construct` input (also through `y = x`, and on the
+          argument of a helper called with the input): graph mode overwrites the
+          caller's tensor, PyNative does not (it rebinds `x` to a new tensor).
+        * `z = y; z += 1; return y * 2` (and `z = y; y += 1; return z`): graph mode also
+          changes the other name, PyNative does not — the returned values differ.
+        * `x[:, 0] = 0`, `x[x < 0] = 0.0`, `x[0] += 1` (in an `@ms.jit` function) on an
+          input: PyNative writes into the caller's tensor, graph mode does not.
+        * `z = y; z[0] = 0; return y + 1`: PyNative sees the write through `y`, graph
+          mode loses it (the scatter was removed from the graph entirely).
+        * In-place Tensor methods that graph mode applies — `add_`, `mul_`, `div_`,
+          `remainder_`, `floor_divide_` — leave the tensor unchanged in PyNative on CPU
+          (they return a new tensor): `x.add_(1.0); return x * 2` returns (x+1)*2 and
+          overwrites the caller's `x` in graph mode, returns x*2 in PyNative; `y =
+          x * 2; y.add_(1.0); return y` differs the same way. Through a helper the
+          caller's tensor is overwritten too.
+
+        Not flagged: writes to Parameters (`self.p += x`, `self.p[0] = v`,
+        `ops.assign(self.p, v)`, `self.p.copy_(v)` all agree between the modes),
+        `copy_`/`ops.assign` (MSG206: both modes write), `sub_` (dropped in both modes:
+        the tensor never changes, the returned value is right), in-place methods that
+        have no CPU kernel (MSG212), and the same forms on local tensors no other name
+        reads (MSG203–MSG205: results agree).
+
+        Write the update functionally (`x = x + y`, `y = ops.masked_fill(y, m, v)`,
+        `y = ops.tensor_scatter_update(y, idx, v)`) so that both modes compute the same
+        thing, and keep state in a Parameter. The fix offered for `x += y` rewrites it to
+        `x = x + y` (unsafe: it stops graph mode from overwriting the caller's tensor,
+        which is what PyNative does).
+    """
+    VALID = [
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x, y):
+                    x = x + y
+                    return x * 2
+        """, note="out-of-place update rebinds the name"),
+        Valid("""
+            import numpy as np
+            import mindspore as ms
+            import mindspore.nn as nn
+            from mindspore import Tensor
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.acc = ms.Parameter(Tensor(np.zeros((4, 8), np.float32)), name="acc")
+
+                def construct(self, x):
+                    self.acc += x
+                    self.acc[0] = x[1]
+                    return x * 2
+        """, note="Parameter updates agree between the modes"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    x = x * 2
+                    x += 1
+                    return x
+        """, note="the input name was rebound to a new tensor first (MSG204, not MSG202)"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = x * 2
+                    y[x < 0] = 0.0
+                    return y + 1
+        """, note="boolean-mask write on a local: a static Select, same result in both modes"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x, n: int = 0):
+                    n += 1
+                    return x * n
+        """, note="augmented assignment on a Python number"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x, y):
+                    x += y
+                    return x * 2
+        """, line=5, expected_fix="""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x, y):
+                    x = x + y
+                    return x * 2
+        """, note="graph mode overwrites the caller's tensor"),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    x[:, 0] = 0
+                    return x * 2
+        """, line=5, note="PyNative writes into the caller's tensor, graph mode does not"),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = x * 1
+                    z = y
+                    z[0] = 0
+                    return y + 1
+        """, line=7, note="the write through the alias is lost in graph mode"),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = x * 2
+                    y.add_(1.0)
+                    return y * 1
+        """, line=6, note="PyNative leaves y unchanged, graph mode writes into it"),
+        Invalid("""
+            import mindspore as ms
+
+            def bump(t):
+                t += 1
+                return t
+
+            @ms.jit
+            def step(x):
+                return bump(x) * 2
+        """, line=4, note="in a helper: the argument is the caller's tensor"),
+    ]
+
+    def visit_AugAssign(self, node: ast.AugAssign, ctx) -> None:
+        t = node.target
+        if isinstance(t, ast.Subscript):
+            self._subscripts(node, ctx)
+        elif isinstance(t, ast.Name) and ctx.kind(t) is Kind.TENSOR:
+            a = _analysis(node, ctx, t.id)
+            fix = _aug_fix(node, ctx, FixSafety.UNSAFE)
+            if a.inputs:
+                via = "" if a.inputs == [t.id] else f" (it holds {_whose(ctx, a.inputs)})"
+                ctx.report(node, what=f"`{t.id} {_OPS.get(type(node.op), '?')}= …` on {_whose(ctx, [t.id]) if a.inputs == [t.id] else f'`{t.id}`'}{via}",
+                           effect="graph mode overwrites the caller's tensor, PyNative does not "
+                                  "(MindSpore 2.10: PyNative rebinds the name to a new tensor)" + _visible(ctx), fix=fix)
+            elif a.readers:
+                ctx.report(node, what=f"`{t.id} {_OPS.get(type(node.op), '?')}= …` on a tensor that "
+                                      f"{', '.join(f'`{r}`' for r in a.readers)} also holds",
+                           effect=f"graph mode changes {', '.join(f'`{r}`' for r in a.readers)} too, "
+                                  "PyNative does not (results differ)", fix=fix)
+
+    def visit_Assign(self, node: ast.stmt, ctx) -> None:
+        self._subscripts(node, ctx)
+
+    def visit_AnnAssign(self, node: ast.stmt, ctx) -> None:
+        self._subscripts(node, ctx)
+
+    def _subscripts(self, node: ast.stmt, ctx) -> None:
+        for sub in _subscript_targets(node):
+            root = _root_name(sub)
+            if root is None or ctx.kind(root) is not Kind.TENSOR:
+                continue
+            a = _analysis(node, ctx, root.id)
+            if a.inputs:
+                via = "" if a.inputs == [root.id] else f" (it holds {_whose(ctx, a.inputs)})"
+                subject = _whose(ctx, [root.id]) if a.inputs == [root.id] else f"`{root.id}`"
+                ctx.report(node, what=f"subscript assignment to {subject}{via}",
+                           effect="PyNative writes into the caller's tensor, graph mode does not "
+                                  "(it builds a new tensor with TensorScatterUpdate)" + _visible(ctx))
+            elif a.readers:
+                ctx.report(node, what=f"subscript assignment through `{root.id}`, which shares its tensor with "
+                                      + ", ".join(f"`{r}`" for r in a.readers),
+                           effect="PyNative sees the write through "
+                                  + ", ".join(f"`{r}`" for r in a.readers) + ", graph mode loses it")
+            return  # one finding per statement
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        f = node.func
+        if not isinstance(f, ast.Attribute) or not isinstance(f.value, ast.Name):
+            return
+        if method_class(ctx, f.attr) != "writes":
+            return
+        recv = f.value
+        if ctx.kind(recv) is not Kind.TENSOR:
+            return
+        a = _analysis(node, ctx, recv.id, include_self=True)
+        if not (a.inputs or a.readers):
+            return  # MSG205
+        if a.inputs:
+            subject = _whose(ctx, [recv.id]) if a.inputs == [recv.id] else f"`{recv.id}` (it holds {_whose(ctx, a.inputs)})"
+            effect = ("graph mode writes into the caller's tensor, PyNative on CPU leaves it unchanged "
+                      "(it returns a new tensor)" + _visible(ctx))
+        else:
+            subject = f"`{recv.id}`, which is read afterwards" + (
+                "" if a.readers == [recv.id] else f" (as {', '.join(f'`{r}`' for r in a.readers)})")
+            effect = "graph mode writes into the tensor, PyNative on CPU leaves it unchanged (it returns a new tensor)"
+        ctx.report(node, what=f"in-place `{f.attr}()` on {subject}", effect=effect)
+
+
+# ------------------------------------------------------------------------------------ MSG203
+class TensorSubscriptAssign(Rule):
+    code = "MSG203"
+    name = "tensor-subscript-assign"
+    summary = "Subscript assignment to a local tensor: a scatter kernel that stays outside fused kernels."
+    message = ("subscript assignment to tensor `{name}` compiles to {ops} outside fused kernels "
+               "(graph mode builds a new tensor; nothing is written in place)")
+    hint = ("write it functionally: `ops.masked_fill(y, mask, v)` / `ops.select(mask, v, y)` for masked "
+            "values, `ops.tensor_scatter_update(y, idx, v)` for an explicit scatter, `ops.concat` of slices")
+    severity = Severity.WARNING
+    rationale = """
+        Graph mode has no in-place subscript store on a tensor: `y[i] = v` becomes a new
+        tensor built by scatter kernels. Measured with MindSpore 2.10 CPU: `h[:, :, 0] = 0`
+        inside an FFN block and `x[:, 0] = 0` compile to TensorScatterUpdate plus Concat
+        (and StridedSlice/BroadcastTo for `y[0] += 1`) at that line, outside the fused
+        kernels; the result equals PyNative's when no other name holds the tensor.
+
+        A boolean-mask write on a local (`y[x < 0] = 0.0`) is not flagged: it compiles to
+        a static Select and nothing else (measured), the same kernel `ops.masked_fill`
+        gives. Writes to Parameters (`self.buf[0] = v`, a ScatterNdUpdate) are state
+        updates and not flagged. On an input or through an alias the write is silently
+        different between the modes: that is MSG202.
+    """
+    VALID = [
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = ops.relu(x)
+                    y = ops.masked_fill(y, y > 1, 1.0)
+                    return y
+        """, note="the functional form"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = x * 2
+                    mask = x < 0
+                    y[mask] = 0.0
+                    return y + 1
+        """, note="boolean-mask write on a local compiles to a static Select"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    shape = [x.shape[0], x.shape[1]]
+                    shape[0] = 2
+                    cfg = {"scale": 1.0}
+                    cfg["scale"] = 2.0
+                    return x.reshape(shape[0], -1) * cfg["scale"]
+        """, note="local Python list and dict of constants"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = ops.relu(x) * 2
+                    y[0] = 1.0
+                    return y + 1
+        """, line=7),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import ops
+
+            def zero_first(t):
+                y = ops.relu(t)
+                y[:, 0] = 0
+                return y
+
+            @ms.jit
+            def step(x):
+                return zero_first(x) + 1
+        """, line=6, note="in a helper reached from a jit function"),
+    ]
+
+    def _check(self, node: ast.stmt, ctx) -> None:
+        func = None
+        for sub in _subscript_targets(node):
+            root = _root_name(sub)
+            if root is None or ctx.kind(root) is not Kind.TENSOR:
+                continue
+            a = _analysis(node, ctx, root.id)
+            if a.inputs or a.readers:
+                return  # MSG202
+            if func is None:
+                from ._flow import scope_function
+                func = scope_function(node, ctx)
+            if sub.value is root and not isinstance(node, ast.AugAssign) and _is_mask(sub.slice, ctx, func):
+                continue
+            ops = ("StridedSlice, an in-place op and TensorScatterUpdate" if isinstance(node, ast.AugAssign)
+                   else "TensorScatterUpdate (plus Concat for slices)")
+            ctx.report(node, name=root.id, ops=ops)
+            return
+
+    def visit_Assign(self, node, ctx) -> None:
+        self._check(node, ctx)
+
+    def visit_AnnAssign(self, node, ctx) -> None:
+        self._check(node, ctx)
+
+    def visit_AugAssign(self, node, ctx) -> None:
+        if isinstance(node.target, ast.Subscript):
+            self._check(node, ctx)
+
+
+# ------------------------------------------------------------------------------------ MSG204
+class TensorAugmentedAssign(Rule):
+    code = "MSG204"
+    name = "tensor-augmented-assign"
+    summary = "Augmented assignment (`y += v`) on a local tensor: an in-place kernel plus Assign/Depend bookkeeping."
+    message = ("`{name} {op}= …` on a tensor compiles to an in-place kernel ({kernel}) with Assign/Depend/"
+               "UpdateState ordering nodes; `{name} = {name} {op} …` is a plain fusable op")
+    hint = "write `{name} = {name} {op} …`"
+    severity = Severity.WARNING
+    fix_safety = FixSafety.SAFE
+    rationale = """
+        In graph mode `y += 1` on a tensor is a real in-place write. Measured with
+        MindSpore 2.10 CPU: `y = x * 2; y += 1` compiles to InplaceAddsExt at the line
+        plus Assign, Depend, Load and UpdateState nodes that order the write (a plain
+        `y = y + 1` is one Add that can join a fused kernel); the result equals PyNative's
+        (PyNative rebinds `y` to a new tensor).
+
+        The fix rewrites `y += v` to `y = y + v`. It is offered as safe when the right
+        side is an integer literal and the operator is `+`, `-` or `*`; otherwise it is
+        unsafe, because measured: `y += 1.5` on an int32 tensor keeps int32 in graph mode
+        (in-place keeps the dtype) while `y = y + 1.5` promotes to float32 (as PyNative's
+        `+=` does). On a `construct` input or a tensor another name still reads, `+=` is
+        silently different between the modes: that is MSG202. Parameters (`self.acc +=
+        x`) are state updates and not flagged.
+    """
+    VALID = [
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = x * 2
+                    y = y + 1
+                    return y
+        """),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    n = 0
+                    for _ in range(3):
+                        n += 1
+                    return x * n
+        """, note="a Python counter"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = x * 2
+                    y += 1
+                    return y
+        """, line=6, expected_fix="""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = x * 2
+                    y = y + 1
+                    return y
+        """),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Block(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.fc = nn.Dense(8, 8)
+
+                def construct(self, x):
+                    h = self.fc(x)
+                    h *= 0.5
+                    return h
+        """, line=10),
+    ]
+
+    def visit_AugAssign(self, node: ast.AugAssign, ctx) -> None:
+        t = node.target
+        if not isinstance(t, ast.Name) or ctx.kind(t) is not Kind.TENSOR:
+            return
+        a = _analysis(node, ctx, t.id)
+        if a.inputs or a.readers:
+            return  # MSG202
+        op = _OPS.get(type(node.op), "?")
+        kernel = {"+": "InplaceAddExt/InplaceAddsExt", "*": "InplaceMul/InplaceMuls"}.get(op, "an Inplace* kernel")
+        safety = FixSafety.SAFE if _keeps_dtype(node) else FixSafety.UNSAFE
+        ctx.report(node, name=t.id, op=op, kernel=kernel, fix=_aug_fix(node, ctx, safety))
+
+
+# ------------------------------------------------------------------------------------ MSG205
+class TensorInplaceMethod(Rule):
+    code = "MSG205"
+    name = "tensor-inplace-method"
+    summary = "In-place Tensor method (`add_`, `mul_`, …) on a local tensor: an Inplace* kernel instead of a fusable op."
+    message = "in-place `{method}()` on tensor `{name}` compiles to an Inplace* kernel with Depend/UpdateState ordering"
+    hint = "use the out-of-place form and rebind: `{name} = {name}.{plain}(…)`"
+    severity = Severity.WARNING
+    rationale = """
+        Measured with MindSpore 2.10 CPU: `z = y.mul_(3.0)` compiles to InplaceMuls plus
+        Depend/UpdateState ordering nodes (`add_`: InplaceAddsExt); the out-of-place
+        `z = y.mul(3.0)` is a plain Mul that can join a fused kernel. Flagged here: the
+        uses where only the returned value is read afterwards, so both modes compute
+        the same thing and the cost is the in-place kernel. As soon as the tensor itself
+        is read again (or is an input) the modes disagree — PyNative on CPU does not
+        write into it — and that is MSG202. Methods without a CPU kernel are MSG212.
+    """
+    VALID = [
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = x.add(1.0)
+                    return y.mul(2.0)
+        """, note="out-of-place methods"),
+        Valid("""
+            import numpy as np
+            import mindspore as ms
+            import mindspore.nn as nn
+            from mindspore import Tensor
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.cache = ms.Parameter(Tensor(np.zeros((4, 8), np.float32)), name="cache")
+
+                def construct(self, x):
+                    self.cache.copy_(x)
+                    return x * 2
+        """, note="Parameter update"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = ops.relu(x)
+                    return y.mul_(2.0) + 1
+        """, line=7),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        f = node.func
+        if not isinstance(f, ast.Attribute) or not isinstance(f.value, ast.Name):
+            return
+        if method_class(ctx, f.attr) != "writes" or ctx.kind(f.value) is not Kind.TENSOR:
+            return
+        a = _analysis(node, ctx, f.value.id, include_self=True)
+        if a.inputs or a.readers:
+            return  # MSG202
+        ctx.report(node, method=f.attr, name=f.value.id, plain=f.attr[:-1])
+
+
+# ------------------------------------------------------------------------------------ MSG206
+class AssignToNonParameter(Rule):
+    code = "MSG206"
+    name = "assign-to-non-parameter"
+    summary = "`ops.assign`/`Assign`/`assign_add`/`copy_` on a tensor that is not a Parameter."
+    message = "{call} writes into {what}: {effect}"
+    hint = ("keep state in a `Parameter` created in `__init__` and update it with `ops.assign`; "
+            "for a value computed in this step just rebind the name (`y = x`)")
+    severity = Severity.WARNING
+    rationale = """
+        `ops.assign` and friends are meant for Parameters (state that lives across
+        steps). On a plain tensor MindSpore 2.10 compiles them without any error or
+        warning. Measured on CPU: `ops.assign(x, y)` and `ops.Assign()(x, x * 3)` on a
+        `construct` input overwrite the caller's tensor (in both modes); `ops.assign(y,
+        x)` on a local compiles to Assign + Depend and merely copies; `ops.assign_add` on
+        a local or an input compiles to AssignAdd the same way; `x.copy_(y)` on an input
+        overwrites the caller's tensor (InplaceCopy). Nothing persists between steps
+        unless the tensor is the caller's, which is then silently modified.
+    """
+    VALID = [
+        Valid("""
+            import numpy as np
+            import mindspore as ms
+            import mindspore.nn as nn
+            from mindspore import Tensor, ops
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.assign = ops.Assign()
+                    self.mem = ms.Parameter(Tensor(np.zeros((4, 8), np.float32)), name="mem")
+                    self.count = ms.Parameter(Tensor(0, ms.int32), name="count", requires_grad=False)
+
+                def construct(self, x):
+                    self.assign(self.mem, x)
+                    ops.assign_add(self.count, Tensor(1, ms.int32))
+                    return x + 1
+        """, note="assigning Parameters"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x, y):
+                    ops.assign(x, y)
+                    return x * 2
+        """, line=6),
+        Invalid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.assign = ops.Assign()
+
+                def construct(self, x):
+                    y = x * 2
+                    self.assign(y, x)
+                    return y + 1
+        """, line=11, note="an Assign primitive held by the Cell"),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x, y):
+                    x.copy_(y)
+                    return x + 1
+        """, line=5),
+    ]
+
+    def _prims(self, ctx) -> dict:
+        cls = class_node(ctx)
+        if cls is None:
+            return {}
+        key = (ctx.path, cls.name)
+        cache = getattr(self, "_prim_cache", None)
+        if cache is None or cache[0] != key:
+            found = {}
+            for attr, values in self_attr_values(cls, ctx).items():
+                qs = {ctx.qualname(v.func) if isinstance(v, ast.Call) else None for v in values}
+                if len(qs) == 1 and next(iter(qs)) in _ASSIGN_PRIMS:
+                    found[attr] = _ASSIGN_PRIMS[next(iter(qs))]
+            self._prim_cache = cache = (key, found)
+        return cache[1]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        f = node.func
+        call = target = None
+        if isinstance(f, ast.Attribute) and f.attr in _ASSIGN_METHODS and isinstance(f.value, ast.Name):
+            call, target = f"`.{f.attr}()`", f.value
+        else:
+            q = ctx.qualname(f)
+            if q in _ASSIGN_FUNCS:
+                call = f"`{_ASSIGN_FUNCS[q]}`"
+            elif isinstance(f, ast.Call) and ctx.qualname(f.func) in _ASSIGN_PRIMS:
+                call = f"`{_ASSIGN_PRIMS[ctx.qualname(f.func)]}`"
+            elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
+                prim = self._prims(ctx).get(f.attr)
+                if prim is not None:
+                    call = f"`self.{f.attr}` ({prim})"
+            if call is None or not node.args:
+                return
+            target = node.args[0]
+        if not isinstance(target, ast.Name) or ctx.kind(target) is not Kind.TENSOR:
+            return
+        a = _analysis(node, ctx, target.id)
+        if a.inputs:
+            what = _whose(ctx, [target.id]) if a.inputs == [target.id] else \
+                f"`{target.id}` (it holds {_whose(ctx, a.inputs)})"
+            effect = "it compiles without error and overwrites the caller's tensor; nothing is kept as state"
+        else:
+            what = f"`{target.id}`, a tensor that is not a Parameter"
+            effect = "it compiles silently to an Assign-type kernel that only copies; nothing is kept as state"
+        ctx.report(node, call=call, what=what, effect=effect)
+
+
+# ------------------------------------------------------------------------------------ MSG212
+class InplaceMethodUnsupportedOnCPU(Rule):
+    code = "MSG212"
+    name = "inplace-method-unsupported-on-cpu"
+    summary = "In-place Tensor method that MindSpore 2.10 has no CPU kernel for (`fill_`, `zero_`, `masked_fill_`, …)."
+    message = "in-place `{method}()` on `{name}`: {effect}"
+    hint = "use the out-of-place form and rebind (`{name} = {name}.{plain}(…)`, `ops.masked_fill`, `ops.zeros_like`, `ops.clamp`)"
+    severity = Severity.ERROR
+    rationale = """
+        Measured with MindSpore 2.10 on CPU, one tiny Cell per method (`x.m_(...);
+        return x * 1`), graph mode and PyNative: these in-place methods have no CPU
+        kernel, and the Cell fails ("Kernel select failed" in graph mode, "The kernel
+        InplaceFillScalar unregistered." and the like in PyNative): `fill_`, `zero_`,
+        `clamp_`, `floor_`, `log_`, `sigmoid_`, `tanh_`, `sign_`, `erfinv_`,
+        `masked_fill_`, `index_fill_`, `index_add_`, `index_copy_`, `index_put_`,
+        `scatter_add_`, `masked_scatter_`, `addmm_`, `uniform_`, `normal_`, `random_`,
+        `bernoulli_`, `exponential_`, `fill_diagonal_`, `put_`, and `exp_` (graph mode
+        fails; PyNative runs but leaves the tensor unchanged). `scatter_` compiles in
+        graph mode but the write is dropped, and PyNative has no CPU kernel for it.
+
+        Their out-of-place forms (`masked_fill`, `clamp`, `ops.zeros_like`, …) compile
+        and run on CPU. Other backends were not measured: disable this rule where CPU
+        is not a target.
+    """
+    VALID = [
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = x.masked_fill(x > 0.5, 0.0)
+                    return ops.zeros_like(y) + y
+        """, note="out-of-place forms"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    x.fill_(1.0)
+                    return x * 2
+        """, line=5),
+        Invalid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    scores = ops.matmul(x, x.T)
+                    scores.masked_fill_(scores > 1, 0.0)
+                    return scores
+        """, line=7),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        f = node.func
+        if not isinstance(f, ast.Attribute) or not isinstance(f.value, ast.Name):
+            return
+        if method_class(ctx, f.attr) != "unsupported" or ctx.kind(f.value) is not Kind.TENSOR:
+            return
+        if f.attr == "scatter_":
+            effect = "graph mode drops the write and PyNative has no CPU kernel for it (MindSpore 2.10)"
+        elif f.attr == "exp_":
+            effect = "InplaceExp has no CPU kernel in MindSpore 2.10: graph mode fails on CPU (PyNative leaves the tensor unchanged)"
+        else:
+            effect = (f"MindSpore 2.10 has no CPU kernel for it ({_UNSUPPORTED_ON_CPU[f.attr]}): "
+                      "it fails on CPU in graph mode and in PyNative")
+        ctx.report(node, method=f.attr, name=f.value.id, effect=effect, plain=f.attr[:-1])
