@@ -206,7 +206,9 @@ class ModuleEngine:
         root = find_function(tree, fs.lineno) if tree is not None else None
         if root is None:
             return
-        call = next((n for n in _walk(root) if isinstance(n, ast.Call) and n.lineno == rline and n.col_offset == rcol), None)
+        # `helper(x).sum()`: the outer call starts where the helper call does; the helper call is the innermost
+        calls = [n for n in _walk(root) if isinstance(n, ast.Call) and n.lineno == rline and n.col_offset == rcol]
+        call = min(calls, key=lambda n: (n.end_lineno or 0, n.end_col_offset or 0)) if calls else None
         if call is None:
             return
         other = ModuleEngine(_TreeSource(tree, mod.path), mod, self.index, (), self.dispatch, self.target, self.cells)
