@@ -89,7 +89,7 @@ def _scalar_arg(ctx, node: ast.Call) -> Optional[ast.AST]:
 class TensorToNumpy(Rule):
     code = "MSG401"
     name = "tensor-to-numpy"
-    summary = "`.asnumpy()` / `.numpy()` / `.tolist()` / `str()` of a tensor inside graph-mode code."
+    summary = "`.asnumpy()` / `.tolist()` / `str()` / f-strings of a tensor inside graph-mode code: the interpreter fallback."
     message = ("`{expr}` pulls tensor data into Python inside graph-mode code ({where}): MindSpore runs it "
                "in the interpreter (PyExecute), which cuts the graph and makes everything computed from it "
                "dynamic-shape; under STRICT it does not compile")
@@ -111,9 +111,14 @@ class TensorToNumpy(Rule):
           op [IsDimUnKnown] on CPU`.
         - STRICT (`MS_DEV_JIT_SYNTAX_LEVEL=0`): `AttributeError: In JIT strict mode, cannot get
           attributes asnumpy or the Tensor[Float32] object has no attribute: 'asnumpy'`.
-        - `str(t)` / `repr(t)` go the same way: 2 PyExecute nodes at the default level; under
-          STRICT `AttributeError: In JIT strict mode, cannot get attributes __str__ …`. (In a
-          `raise`/`assert` message they are on an error path and not reported.)
+        - Formatting a tensor's value into a string goes the same way: `str(t)` 2 PyExecute
+          nodes (STRICT: `AttributeError: In JIT strict mode, cannot get attributes __str__ …`),
+          `"v %s" % t` 1 (STRICT: `ValueError: … the inputs should be constant, but found
+          variable`), `"v {}".format(t)` 4 (STRICT: `RuntimeError: Kernel select failed`),
+          `f"value {t}"` 2, and under STRICT the f-string compiles but its value silently comes
+          back as a Tensor, not a str; `ops.print_(f"value {t}")` 3 PyExecute nodes. In a
+          `raise`/`assert` message they are on an error path and not reported; formatting
+          shapes and other constants (`f"{x.shape}"`) is folded and fine.
 
         Keep the computation on tensors: `np.tanh(x.asnumpy())` → `ops.tanh(x)`, `np.mean(...)`
         → `ops.mean`/`x.mean()` (the message names the `ops.*` equivalent of the NumPy function
@@ -209,6 +214,10 @@ class TensorToNumpy(Rule):
                     and not folded(ctx, node.args[0]) and not self._in_error_message(node, ctx):
                 ctx.report(node, self.STR_MESSAGE, hint=self.STR_HINT, expr=short(ctx, node), where=where(ctx))
             return
+        if isinstance(f, ast.Attribute) and f.attr == "format" and isinstance(f.value, ast.Constant) \
+                and isinstance(f.value.value, str):
+            self._format_call(node, ctx)
+            return
         if not isinstance(f, ast.Attribute) or node.args or node.keywords:
             return
         if f.attr == "asnumpy":
@@ -222,6 +231,31 @@ class TensorToNumpy(Rule):
         if folded(ctx, f.value):
             return
         ctx.report(node, hint=self._suggestion(node, f, ctx), expr=_short(ctx, node), where=_where(ctx))
+
+    def visit_JoinedStr(self, node: ast.JoinedStr, ctx) -> None:
+        if any(isinstance(v, ast.FormattedValue) and ctx.kind(v.value).tensor_like and not folded(ctx, v.value)
+               for v in node.values) and not self._in_error_message(node, ctx):
+            ctx.report(node, self.FORMAT_MESSAGE, hint=self.STR_HINT, expr="an f-string with a tensor",
+                       where=where(ctx), effect=self.FSTRING_EFFECT)
+
+    def visit_BinOp(self, node: ast.BinOp, ctx) -> None:
+        if not (isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str)):
+            return
+        operands = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+        if any(ctx.kind(o).tensor_like and not folded(ctx, o) for o in operands) and not self._in_error_message(node, ctx):
+            ctx.report(node, self.FORMAT_MESSAGE, hint=self.STR_HINT, expr="`%` formatting of a tensor",
+                       where=where(ctx), effect=self.FORMAT_EFFECT)
+
+    def _format_call(self, node: ast.Call, ctx) -> None:
+        args = list(node.args) + [k.value for k in node.keywords]
+        if any(ctx.kind(a).tensor_like and not folded(ctx, a) for a in args) and not self._in_error_message(node, ctx):
+            ctx.report(node, self.FORMAT_MESSAGE, hint=self.STR_HINT, expr="`.format()` of a tensor",
+                       where=where(ctx), effect=self.FORMAT_EFFECT)
+
+    FORMAT_MESSAGE = "{expr} turns tensor data into a Python string inside graph-mode code ({where}): {effect}"
+    FSTRING_EFFECT = ("MindSpore runs it in the interpreter (PyExecute) at the default level; under STRICT the value "
+                      "silently comes back as a Tensor, not a str")
+    FORMAT_EFFECT = "MindSpore runs it in the interpreter (PyExecute) at the default level; under STRICT it does not compile"
 
     STR_MESSAGE = ("`{expr}` turns a tensor into a Python string inside graph-mode code ({where}): MindSpore runs it "
                    "in the interpreter (PyExecute) at the default level; under STRICT it does not compile")
@@ -485,3 +519,90 @@ class ThirdPartyOnTensor(Rule):
                 and not top.startswith("mindspore"):
             return top
         return None
+
+
+_LIST_METHODS = {
+    "extend": ("6", "`parts = parts + [...]` or `parts += [...]`"),
+    "insert": ("5", "`parts = [value] + parts` (list concatenation)"),
+    "pop": ("6", "index and slice instead: `last = parts[-1]; parts = parts[:-1]`"),
+    "reverse": ("5", "`parts = parts[::-1]`"),
+}
+
+
+class LocalListMethod(Rule):
+    code = "MSG406"
+    name = "list-method-fallback"
+    summary = "`.extend()` / `.insert()` / `.pop()` / `.reverse()` on a local list in graph-mode code: interpreter fallback at the default level."
+    message = ("`{expr}` on a local list in graph-mode code ({where}) runs in the Python interpreter at the default "
+               "syntax level (PyExecute: the graph is cut there); STRICT compiles it natively")
+    hint = "build lists with `append`, `+` and `+=`, which compile natively at both levels"
+    severity = Severity.WARNING
+    report_call_sites = True
+    rationale = """
+        MindSpore 2.10 compiles some list methods natively and hands others to the
+        interpreter at the default syntax level. Measured on CPU, on a list of tensors built
+        in `construct` (then `ops.concat(parts, 1)`):
+
+        | method | default level | STRICT |
+        |---|---|---|
+        | `parts.extend([x * 2])` | 6 PyExecute nodes (3 with constant elements) | native, 0 PyExecute |
+        | `parts.insert(0, x * 2)` | 5 PyExecute nodes (3 with constant elements) | native |
+        | `parts.pop()` | 6 PyExecute nodes | native |
+        | `parts.reverse()` | 5 PyExecute nodes | native |
+        | `parts.append(..)`, `parts += [..]`, `parts = parts + [..]`, `parts.clear()` | native | native |
+
+        (`.remove()` and `.sort()` on constant lists are folded at the default level and
+        rejected under STRICT.) The same methods on a `self.` or module-level list are
+        MSG207. Use `append`, `+` and `+=`; slicing for `pop`/`reverse`.
+    """
+    VALID = [
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    parts = [x]
+                    parts.append(x * 2)
+                    parts += [x * 3]
+                    parts = [x - 1] + parts
+                    return ops.concat(parts, 1)
+        """, note="native list operations"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    parts = [x]
+                    parts.extend([x * 2, x * 3])
+                    return ops.concat(parts, 1)
+        """, line=7),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import ops
+
+            @ms.jit
+            def fn(x):
+                parts = [x * i for i in range(3)]
+                parts.reverse()
+                last = parts.pop()
+                return ops.concat(parts, 1) + last.sum()
+        """, line=[7, 8]),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        f = node.func
+        if not (isinstance(f, ast.Attribute) and f.attr in _LIST_METHODS and isinstance(f.value, ast.Name)):
+            return
+        flow = Flow.of(ctx)
+        if flow is None or f.value.id not in flow.assigns:
+            return  # not a local of this function (self./module-level lists are MSG207)
+        src = flow.origin(f.value)
+        if not (isinstance(src, (ast.List, ast.ListComp)) or (isinstance(src, ast.Call) and isinstance(src.func, ast.Name)
+                                                              and src.func.id == "list" and "list" not in ctx.imports.names)):
+            return
+        ctx.report(node, hint=f"use {_LIST_METHODS[f.attr][1]}; `append`, `+` and `+=` compile natively at both levels",
+                   expr=short(ctx, node), where=where(ctx))

@@ -313,118 +313,158 @@ class UnsupportedSyntax(Rule):
         return True  # defined elsewhere in a module that uses jit_class: cannot tell
 
 
-_FORMAT_WHAT = {
-    "fstring": "an f-string with a tensor",
-    "percent": "`%` formatting of a tensor",
-    "format": "`.format()` of a tensor",
-}
-
-
 class InterpretedSyntax(Rule):
     code = "MSG411"
-    name = "interpreter-only-expression"
-    summary = "f-strings / `%` / `.format()` of tensors and `exec()` in graph-mode code: interpreter only, STRICT rejects or changes them."
+    name = "strict-incompatible-expression"
+    summary = ("`%`-formatting that mentions a graph variable, `len()` of a string, `exec()`: interpreted at the "
+               "default level or rejected under STRICT.")
     message = "{what} in graph-mode code ({where}) {effect}"
-    hint = "pass the tensor as its own argument: `ops.print_(\"value\", x)`; format only constants (shapes, names)"
+    hint = "bind attributes of graph values to a local before `%`-formatting; keep string lengths as int attributes"
     severity = Severity.WARNING
     report_call_sites = True
     rationale = """
-        Some expressions compile at the default syntax level only because MindSpore hands
-        them to the Python interpreter (PyExecute nodes, which cut the graph), and fail or
-        change meaning under STRICT (`MS_DEV_JIT_SYNTAX_LEVEL=0`). Measured with MindSpore
+        Some Python expressions compile at the default syntax level only through the
+        interpreter (PyExecute nodes, which cut the graph) or through a constant-folding path
+        that STRICT (`MS_DEV_JIT_SYNTAX_LEVEL=0`) does not have. Measured with MindSpore
         2.10.0 on CPU:
 
         | expression | default level | STRICT |
         |---|---|---|
-        | `f"value {x}"` (x a tensor) | 2 PyExecute nodes, returns the str | compiles, but the value comes back as a Tensor, not a str |
-        | `ops.print_(f"value {x}")` | 3 PyExecute nodes | compiles |
-        | `"v %s" % x` | 1 PyExecute node | `ValueError: When handling script '"v %s" % x in graph mode', the inputs should be constant, but found variable` |
-        | `"v {}".format(x)` | 4 PyExecute nodes | `RuntimeError: Kernel select failed` |
-        | `exec("…")` | 2 PyExecute nodes | `RuntimeError: The third argument should be a dictionary, but got` |
+        | `"%s_%d" % (self.name, x.ndim)` | 2 PyExecute nodes | `ValueError: When handling script '"%s_%d" % (self.name, x.ndim) in graph mode', the inputs should be constant, but found variable 'x' to be nonconstant` |
+        | `"%d" % x.shape[0]` | 1 PyExecute node | same error |
+        | `len(self.tag)`, `len("abc")`, `len(s)` of a str | folded | `AttributeError: In JIT strict mode, cannot get attributes __len__ or the String object has no attribute: '__len__'` |
+        | `exec("k = 2")` | 2 PyExecute nodes | `RuntimeError: The third argument should be a dictionary, but got` |
 
-        (`str(t)` is MSG401.) Formatting compile-time values (`f"{x.shape}"`, `"%s_%d" % (self.name, x.ndim)`) is
-        folded and not reported, nor are the messages of `raise`/`assert` (error paths).
-        Also checked: a `dict` returned from the outermost `construct` costs 3 PyExecute nodes
-        at the default level and comes back as a tuple under STRICT, but returned to a parent
-        Cell it is free (measured: no PyExecute); a linter cannot tell which Cell is the
+        Not reported, because they compile at both levels without PyExecute (measured):
+        `"%s_%d" % (self.name, 2)`, `n = x.shape[0]; "%d" % n` (the local is a plain
+        constant), `f"{self.name}_{x.ndim}"`, `"{}_{}".format(self.name, x.ndim)`,
+        `eval("2 + 3")`, `len()` of a tuple or list. Formatting a tensor's *value* into a
+        string (f-string, `str(t)`, `"%s" % t`, `.format(t)`) is MSG401.
+
+        A `dict` returned from the outermost `construct` was also checked: 3 PyExecute nodes
+        at the default level, and a tuple instead of the dict under STRICT; returned to a
+        parent Cell it is free (no PyExecute). A linter cannot tell which Cell is the
         outermost, so it is not reported.
-
-        To print a tensor from the graph use `ops.print_("value", x)` (no f-string); to build
-        names, format shapes and other constants only.
     """
     VALID = [
         Valid("""
             import mindspore.nn as nn
-            from mindspore import ops
 
             class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.name = "layer"
+                    self.scale = float("%d.%d" % (2, 5))  # __init__ is Python
+
                 def construct(self, x):
-                    if x.ndim != 2:
-                        raise ValueError(f"expected rank 2, got {x.ndim} for {x}")
-                    ops.print_("x:", x)
-                    key = "%s_%d" % ("layer", x.ndim)
-                    return x * len(f"{x.shape}") * len(key)
-        """, note="constants formatted; raise messages; ops.print_ with separate arguments"),
+                    n = x.shape[0]
+                    key = "%s_%d" % (self.name, n)
+                    tag = f"{self.name}_{x.ndim}"
+                    return x * self.scale * len((key, tag))
+        """, note="constants only; f-strings of shapes compile at both levels"),
     ]
     INVALID = [
         Invalid("""
             import mindspore.nn as nn
 
             class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.name = "layer"
+
                 def construct(self, x):
-                    msg = f"value {x}"
-                    return x * 2, msg
-        """, line=5),
+                    key = "%s_%d" % (self.name, x.ndim)
+                    return x * len((key,))
+        """, line=9),
         Invalid("""
             import mindspore.nn as nn
-            from mindspore import ops
 
             class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.tag = "layer_2"
+
                 def construct(self, x):
-                    ops.print_("mean {}".format(x.mean()))
-                    return x * 2
-        """, line=6),
+                    return x * len(self.tag)
+        """, line=9),
     ]
 
-    _EFFECT_FSTRING = ("runs in the Python interpreter (PyExecute) at the default level; under STRICT the value "
-                       "silently comes back as a Tensor, not a str")
-    _EFFECT = "runs in the Python interpreter (PyExecute) at the default level and does not compile under STRICT"
-
-    def visit_JoinedStr(self, node: ast.JoinedStr, ctx) -> None:
-        if self._in_error_message(node, ctx):
-            return
-        if any(isinstance(v, ast.FormattedValue) and ctx.kind(v.value).tensor_like for v in node.values):
-            ctx.report(node, what=_FORMAT_WHAT["fstring"], where=_where(ctx), effect=self._EFFECT_FSTRING)
+    _PCT_EFFECT = ("runs in the Python interpreter (PyExecute) at the default level and does not compile under "
+                   "STRICT (`the inputs should be constant, but found variable`)")
+    _PCT_HINT = ("bind the value to a local first (`n = x.ndim; \"%d\" % n` compiles at both levels), or use an "
+                 "f-string")
+    _LEN_EFFECT = ("compiles at the default level (folded) but not under STRICT: `AttributeError: In JIT strict mode, "
+                   "cannot get attributes __len__ or the String object has no attribute: '__len__'`")
+    _LEN_HINT = "compute the length in `__init__` and keep it as an int attribute (`self.tag_len = len(tag)`)"
 
     def visit_BinOp(self, node: ast.BinOp, ctx) -> None:
         if not (isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str)):
             return
-        right = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
-        if any(ctx.kind(e).tensor_like for e in right) and not self._in_error_message(node, ctx):
-            ctx.report(node, what=_FORMAT_WHAT["percent"], where=_where(ctx), effect=self._EFFECT)
+        operands = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+        if any(ctx.kind(o).tensor_like for o in operands):
+            return  # a tensor's value formatted: MSG401
+        if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and ctx.kind(n).tensor_like
+               for o in operands for n in ast.walk(o)):
+            if not _in_error_message(node, ctx):
+                ctx.report(node, what="`%` formatting that mentions a graph variable", where=_where(ctx),
+                           effect=self._PCT_EFFECT, hint=self._PCT_HINT)
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         f = node.func
-        if isinstance(f, ast.Name) and f.id not in ctx.imports.names and \
-                (ctx.values is None or f.id not in ctx.values.params):
-            if f.id == "exec":
-                ctx.report(node, what="`exec()`", where=_where(ctx), effect=self._EFFECT,
-                           hint="write the code out in the function (or compute it outside the graph)")
+        if not (isinstance(f, ast.Name) and f.id not in ctx.imports.names
+                and (ctx.values is None or f.id not in ctx.values.params)):
             return
-        if isinstance(f, ast.Attribute) and f.attr == "format" and isinstance(f.value, ast.Constant) \
-                and isinstance(f.value.value, str):
-            args = list(node.args) + [k.value for k in node.keywords]
-            if any(ctx.kind(a).tensor_like for a in args) and not self._in_error_message(node, ctx):
-                ctx.report(node, what=_FORMAT_WHAT["format"], where=_where(ctx), effect=self._EFFECT)
+        if f.id == "exec":
+            ctx.report(node, what="`exec()`", where=_where(ctx),
+                       effect="runs in the Python interpreter (PyExecute) at the default level and does not compile "
+                              "under STRICT",
+                       hint="write the code out in the function (or compute it outside the graph)")
+        elif f.id == "len" and len(node.args) == 1 and _is_str(node.args[0], ctx):
+            ctx.report(node, what="`len()` of a string", where=_where(ctx), effect=self._LEN_EFFECT,
+                       hint=self._LEN_HINT)
 
-    @staticmethod
-    def _in_error_message(node: ast.AST, ctx) -> bool:
-        for anc in ctx.ancestors(node):
-            if isinstance(anc, (ast.Raise, ast.Assert)):
-                return True
-            if isinstance(anc, ast.stmt):
-                return False
-        return False
+
+def _in_error_message(node: ast.AST, ctx) -> bool:
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, (ast.Raise, ast.Assert)):
+            return True
+        if isinstance(anc, ast.stmt):
+            return False
+    return False
+
+
+def _str_literal(e: ast.AST) -> bool:
+    if isinstance(e, ast.Constant):
+        return isinstance(e.value, str)
+    if isinstance(e, ast.JoinedStr):
+        return True
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Mod, ast.Add)):
+        return _str_literal(e.left)
+    return isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in ("format", "join") \
+        and isinstance(e.func.value, ast.Constant) and isinstance(e.func.value.value, str)
+
+
+def _is_str(e: ast.AST, ctx) -> bool:
+    """A str value: a literal, a local assigned only str literals in this function, or a
+    `self.<attr>` whose every assignment in the class is a str literal."""
+    if _str_literal(e):
+        return True
+    func = ctx.values.func if ctx.values is not None else None
+    if isinstance(e, ast.Name) and func is not None:
+        values = [n.value for n in ast.walk(func) if isinstance(n, ast.Assign)
+                  and any(isinstance(t, ast.Name) and t.id == e.id for t in n.targets)]
+        return bool(values) and all(_str_literal(v) for v in values) and e.id not in ctx.values.params
+    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self" \
+            and ctx.scope is not None and ctx.scope.class_name:
+        cls = next((n for n in ctx.source.tree.body if isinstance(n, ast.ClassDef)
+                    and n.name == ctx.scope.class_name), None)
+        if cls is None:
+            return False
+        values = [n.value for n in ast.walk(cls) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None
+                  and any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                          and t.attr == e.attr for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
+        return bool(values) and all(_str_literal(v) for v in values)
+    return False
 
 
 class DictUnpackOfTensors(Rule):

@@ -451,3 +451,28 @@ def test_cell_list_indexed_by_a_scalar_from_a_tensor(tmp_path):
     assert (9, "MSG405") in codes and (11, "MSG405") in codes
     assert not any(line in (12, 13, 15) for line, _ in codes)
     assert "first Cell" in next(f for f in found if f.code == "MSG405").message
+
+
+def test_local_list_methods_that_fall_back(tmp_path):
+    found = _lint(tmp_path, {"m.py": """
+        import mindspore.nn as nn
+        from mindspore import ops
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.buf = []
+
+            def construct(self, x):
+                parts = [x]
+                parts.append(x * 2)
+                parts.extend([x * 3])
+                parts.insert(0, x - 1)
+                more = list(parts)
+                more.reverse()
+                self.buf.extend([x])      # a self. list: MSG207's business
+                d = {"a": x}
+                v = d.pop("a")            # a dict: not a list method
+                return ops.concat(parts + more, 1) + v
+    """}, select=["MSG406"])
+    assert [f.line for f in found] == [12, 13, 15]

@@ -92,8 +92,10 @@ ACCEPTED = {
     "set_call": ("s = set([1, 2])\nreturn x * len(s)\n", "", "self, x"),
     "assert_const": ("assert x.ndim == 2, 'need 2d'\nreturn x * 2\n", "", "self, x"),
     "raise_fstring": ("if x.ndim != 2:\n    raise ValueError(f'bad {x}')\nreturn x * 2\n", "", "self, x"),
-    "fstring_const": ("s = f'n={x.shape[0]}'\nreturn x * len(s)\n", "", "self, x"),
-    "percent_const": ("s = '%s_%d' % ('a', x.ndim)\nreturn x * len(s)\n", "", "self, x"),
+    "fstring_const": ("s = f'n={x.shape[0]}'\nreturn x * 2, s\n", "", "self, x"),
+    "format_const": ("s = '{}_{}'.format('a', x.ndim)\nreturn x * 2, s\n", "", "self, x"),
+    "percent_local": ("n = x.shape[0]\ns = '%s_%d' % ('a', n)\nreturn x * 2, s\n", "", "self, x"),
+    "len_tuple": ("t = ('a', 'b')\nreturn x * len(t)\n", "", "self, x"),
     "break_continue": ("for i in range(4):\n    if i == 1:\n        continue\n    if i == 3:\n        break\n    x = x + i\nreturn x\n", "", "self, x"),
     "slice_ellipsis": ("s = slice(0, 1)\nreturn x[..., s]\n", "", "self, x"),
     "chained": ("a = b = x * 2\nreturn a + b if 1 < x.ndim <= 3 else a\n", "", "self, x"),
@@ -107,21 +109,53 @@ def test_accepted_constructs_stay_clean(tmp_path, name):
     assert got == [], name
 
 
-@pytest.mark.parametrize("body,line", [
-    ("msg = f'value {x}'\nreturn x * 2, msg\n", 1),
-    ("s = 'v %s' % x\nreturn x * 2, s\n", 1),
-    ("s = 'v {}'.format(x.mean())\nreturn x * 2, s\n", 1),
-    ("ops.print_(f'value {x}')\nreturn x * 2\n", 1),
-    ("exec('pass')\nreturn x * 2\n", 1),
+@pytest.mark.parametrize("body,line,what", [
+    ("s = '%s_%d' % ('a', x.ndim)\nreturn x * 2, s\n", 1, "graph variable"),
+    ("s = '%d' % x.shape[0]\nreturn x * 2, s\n", 1, "graph variable"),
+    ("exec('pass')\nreturn x * 2\n", 1, "exec"),
+    ("return x * len('abc')\n", 1, "len()"),
+    ("s = 'abc'\nreturn x * len(s)\n", 2, "len()"),
+    ("s = f'n={x.shape[0]}'\nreturn x * len(s)\n", 2, "len()"),
 ])
-def test_interpreter_only_expressions(tmp_path, body, line):
+def test_strict_incompatible_expressions(tmp_path, body, line, what):
     got, found = _lint_body(tmp_path, body)
     assert got == [(line, "MSG411")]
+    assert what in found[0].message and "STRICT" in found[0].message
+
+
+def test_len_of_a_string_attribute(tmp_path):
+    src = """
+        import mindspore.nn as nn
+
+        class Net(nn.Cell):
+            def __init__(self, mode="a"):
+                super().__init__()
+                self.tag = "layer_2"
+                self.mode = mode
+
+            def construct(self, x):
+                return x * len(self.tag) * len(self.mode)
+    """
+    write_tree(tmp_path, {"m.py": src})
+    found = lint([tmp_path / "m.py"], select=SYNTAX, config_file=None)
+    assert [(f.line, f.code) for f in found] == [(10, "MSG411")]  # self.mode may be anything
+
+
+@pytest.mark.parametrize("body", [
+    "msg = f'value {x}'\nreturn x * 2, msg\n",
+    "s = 'v %s' % x\nreturn x * 2, s\n",
+    "s = 'v {}'.format(x.mean())\nreturn x * 2, s\n",
+    "ops.print_(f'value {x}')\nreturn x * 2\n",
+    "s = str(x)\nreturn x * 2, s\n",
+])
+def test_tensor_values_formatted_into_strings_are_fallback(tmp_path, body):
+    got, found = _lint_body(tmp_path, body, select=SYNTAX + ["MSG401"])
+    assert got == [(1, "MSG401")]
     assert "PyExecute" in found[0].message and "STRICT" in found[0].message
 
 
 def test_fstring_message_says_strict_changes_the_value(tmp_path):
-    _, found = _lint_body(tmp_path, "msg = f'value {x}'\nreturn msg\n")
+    _, found = _lint_body(tmp_path, "msg = f'value {x}'\nreturn msg\n", select=["MSG401"])
     assert "comes back as a Tensor" in found[0].message
 
 
