@@ -36,6 +36,7 @@ class SourceFile:
     newline: str = "\n"
     _lines: Optional[List[str]] = field(default=None, repr=False)
     _tree: Optional[ast.Module] = field(default=None, repr=False)
+    _keepends: Optional[List[str]] = field(default=None, repr=False)
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> "SourceFile":
@@ -87,7 +88,25 @@ class SourceFile:
         return self._tree
 
     def segment(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.text, node) or ""
+        """The source text of a node (like ``ast.get_source_segment``, without re-splitting
+        the whole file on every call: columns are UTF-8 byte offsets)."""
+        try:
+            lineno, end_lineno = node.lineno, node.end_lineno
+            col, end_col = node.col_offset, node.end_col_offset
+        except AttributeError:
+            return ""
+        if end_lineno is None or end_col is None:
+            return ""
+        if self._keepends is None:
+            self._keepends = self.text.splitlines(keepends=True)
+        lines = self._keepends[lineno - 1:end_lineno]
+        if not lines:
+            return ""
+        if len(lines) == 1:
+            return lines[0].encode("utf-8")[col:end_col].decode("utf-8", "replace")
+        first = lines[0].encode("utf-8")[col:].decode("utf-8", "replace")
+        last = lines[-1].encode("utf-8")[:end_col].decode("utf-8", "replace")
+        return first + "".join(lines[1:-1]) + last
 
     def comments(self):
         """Yield (line, col, text) of every comment token. Tokenizes lazily; used by suppressions."""
