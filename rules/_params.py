@@ -1,0 +1,405 @@
+"""How a graph-scope function uses its own parameters (not a rule module: the registry
+skips ``_*``). Shared by the MSG1xx and MSG3xx rules.
+
+``values.py`` assumes that a ``construct``/``jit`` parameter without a default or an
+annotation is a tensor. That is the right default for the kind of an expression, but a
+rule that would *report* on a bare parameter (``if flag:``, ``def construct(self, x, n)``)
+wants evidence from the body first:
+
+* tensor: a tensor-only attribute or method (``p.sum()``, ``p.shape``, ``p.astype``: not
+  an attribute of any Python scalar, string or container), ``p @ q``, multi-axis
+  subscripts (``p[:, 0]``, ``p[..., None]``), or ``p`` as the first argument of a
+  ``mindspore.ops``/``mint`` function (other than the creation functions that take sizes);
+* int: a slice bound (``x[:, :p]``), a ``range()`` bound, a size/shape argument
+  (``ops.zeros((p, 4))``, ``x.reshape(b, p, -1)``, ``ops.topk(x, p)``);
+* str: compared with a string literal (``p == "train"``, ``p in ("a", "b")``);
+* seq: iterated (``for t in p``, ``for t in p[1:]``, ``enumerate(p)``, ``zip(p, …)``) or
+  star-unpacked into a call.
+
+The walk is one pass over the function (nested ``def``/``lambda`` bodies are skipped: they
+bind their own names).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple
+
+from msgraphlint.values import Kind
+
+# Functions whose size/shape/count arguments must be Python ints (or tuples of ints)
+# for a static shape: qualname -> (positional indices, keyword names). A Python int
+# parameter there recompiles per value; a tensor there makes the output dynamic-shape.
+SIZE_ARGS: Dict[str, Tuple[Tuple[int, ...], Tuple[str, ...]]] = {
+    "mindspore.ops.zeros": ((0,), ("size", "shape")),
+    "mindspore.ops.ones": ((0,), ("size", "shape")),
+    "mindspore.ops.empty": ((0,), ("size", "shape")),
+    "mindspore.ops.full": ((0,), ("size", "shape")),
+    "mindspore.ops.fill": ((1,), ("shape",)),
+    "mindspore.ops.arange": ((0, 1, 2), ("start", "end", "step")),
+    "mindspore.ops.range": ((0, 1, 2), ("start", "end", "step")),
+    "mindspore.ops.eye": ((0, 1), ("n", "m")),
+    "mindspore.ops.reshape": ((1,), ("shape",)),
+    "mindspore.ops.broadcast_to": ((1,), ("shape",)),
+    "mindspore.ops.tile": ((1,), ("multiples", "dims")),
+    "mindspore.ops.narrow": ((2, 3), ("start", "length")),
+    "mindspore.ops.topk": ((1,), ("k",)),
+    "mindspore.ops.one_hot": ((1,), ("depth",)),
+    "mindspore.mint.zeros": ((0,), ("size",)),
+    "mindspore.mint.ones": ((0,), ("size",)),
+    "mindspore.mint.empty": ((0,), ("size",)),
+    "mindspore.mint.full": ((0,), ("size",)),
+    "mindspore.mint.arange": ((0, 1, 2), ("start", "end", "step")),
+    "mindspore.mint.eye": ((0, 1), ("n", "m")),
+    "mindspore.mint.reshape": ((1,), ("shape",)),
+    "mindspore.mint.broadcast_to": ((1,), ("size", "shape")),
+    "mindspore.mint.tile": ((1,), ("dims",)),
+    "mindspore.mint.narrow": ((2, 3), ("start", "length")),
+    "mindspore.mint.topk": ((1,), ("k",)),
+    "mindspore.numpy.zeros": ((0,), ("shape",)),
+    "mindspore.numpy.ones": ((0,), ("shape",)),
+    "mindspore.numpy.full": ((0,), ("shape",)),
+    "mindspore.numpy.arange": ((0, 1, 2), ("start", "stop", "step")),
+    "mindspore.numpy.reshape": ((1,), ("new_shape",)),
+}
+# Tensor methods whose arguments are sizes: name -> (positional indices or "*" for all, keywords)
+SIZE_METHODS: Dict[str, Tuple[object, Tuple[str, ...]]] = {
+    "reshape": ("*", ("shape",)),
+    "view": ("*", ("shape",)),
+    "broadcast_to": ((0,), ("shape", "size")),
+    "expand": ("*", ("size",)),
+    "tile": ("*", ("multiples", "dims")),
+    "repeat": ("*", ()),
+    "narrow": ((1, 2), ("start", "length")),
+    "topk": ((0,), ("k",)),
+    "new_zeros": ("*", ("size",)),
+    "new_ones": ("*", ("size",)),
+    "new_full": ((0,), ("size",)),
+    "new_empty": ("*", ("size",)),
+}
+
+# Tensor attributes that no Python scalar, string or container has (computed from the
+# catalog's Tensor methods minus the attributes of the builtin types).
+_GENERIC = frozenset({"data", "init", "type", "to", "device", "hooks", "select", "fill", "take", "round",
+                      "size", "item", "numpy", "dim", "H", "T"})
+_FALLBACK_TENSOR_ATTRS = frozenset({
+    "abs", "all", "any", "argmax", "argmin", "asnumpy", "astype", "broadcast_to", "clamp", "clip",
+    "cumsum", "dtype", "exp", "expand_dims", "flatten", "float", "int", "half", "bool", "log", "masked_fill",
+    "matmul", "max", "mean", "min", "ndim", "norm", "permute", "pow", "prod", "reshape", "shape", "sigmoid",
+    "softmax", "sqrt", "squeeze", "std", "sum", "swapaxes", "tanh", "tile", "transpose", "unsqueeze", "var",
+    "view", "nonzero", "unique", "masked_select", "argwhere", "gather", "repeat_interleave", "expand",
+})
+_TENSOR_ATTRS: List[FrozenSet[str]] = []
+
+
+def tensor_only_attrs() -> FrozenSet[str]:
+    if not _TENSOR_ATTRS:
+        names = set(_FALLBACK_TENSOR_ATTRS)
+        try:
+            from msgraphlint.catalog import get_catalog
+            names |= set(get_catalog().tensor_methods())
+        except Exception:  # pragma: no cover - catalog unavailable: the fixed list only
+            pass
+        builtin = set()
+        for t in (int, float, complex, bool, str, bytes, tuple, list, dict, set, frozenset, type(None)):
+            builtin |= set(dir(t))
+        _TENSOR_ATTRS.append(frozenset(n for n in names - builtin - _GENERIC if not n.startswith("_")))
+    return _TENSOR_ATTRS[0]
+
+
+_CREATION_PREFIXES = ("mindspore.ops.", "mindspore.mint.", "mindspore.numpy.")
+
+
+class ParamUse:
+    __slots__ = ("tensor", "int_", "str_", "seq")
+
+    def __init__(self) -> None:
+        self.tensor: Optional[ast.AST] = None
+        self.int_: Optional[Tuple[ast.AST, str]] = None
+        self.str_: Optional[Tuple[ast.AST, str]] = None
+        self.seq: Optional[Tuple[ast.AST, str]] = None
+
+    def python_value(self) -> Optional[Tuple[str, ast.AST, str]]:
+        """('int'|'str'|'seq', node, why) when the body says the parameter is a Python
+        value (and nothing says it is a tensor)."""
+        if self.tensor is not None:
+            return None
+        for kind, ev in (("str", self.str_), ("int", self.int_), ("seq", self.seq)):
+            if ev is not None:
+                return kind, ev[0], ev[1]
+        return None
+
+
+def _walk(func: ast.AST) -> Iterator[ast.AST]:
+    stack = list(reversed(func.body)) if isinstance(func.body, list) else [func.body]  # type: ignore[attr-defined]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(n))))
+
+
+def param_names(func: ast.AST) -> List[str]:
+    args = func.args  # type: ignore[attr-defined]
+    names = [a.arg for a in list(getattr(args, "posonlyargs", [])) + list(args.args) + list(args.kwonlyargs)]
+    return [n for n in names if n not in ("self", "cls")]
+
+
+def _names_in_size(expr: ast.AST) -> Iterator[ast.Name]:
+    """Bare names that make up a size expression: ``p``, ``p * 2``, ``(b, p, -1)``, ``-p``."""
+    if isinstance(expr, ast.Name):
+        yield expr
+    elif isinstance(expr, (ast.Tuple, ast.List)):
+        for e in expr.elts:
+            yield from _names_in_size(e.value if isinstance(e, ast.Starred) else e)
+    elif isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
+        yield from _names_in_size(expr.left)
+        yield from _names_in_size(expr.right)
+    elif isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        yield from _names_in_size(expr.operand)
+
+
+def _operands(expr: ast.AST) -> Iterator[ast.Name]:
+    """Names combined by operators in an expression: ``x``, ``x > 0``, ``-x * y``."""
+    if isinstance(expr, ast.Name):
+        yield expr
+    elif isinstance(expr, ast.BinOp):
+        yield from _operands(expr.left)
+        yield from _operands(expr.right)
+    elif isinstance(expr, ast.UnaryOp):
+        yield from _operands(expr.operand)
+    elif isinstance(expr, ast.Compare):
+        for e in [expr.left] + list(expr.comparators):
+            yield from _operands(e)
+    elif isinstance(expr, ast.BoolOp):
+        for e in expr.values:
+            yield from _operands(e)
+
+
+def size_args(call: ast.Call, qualname: Optional[str]) -> List[ast.AST]:
+    """The arguments of a call that are sizes/shapes/counts (see SIZE_ARGS/SIZE_METHODS).
+    ``qualname`` is the resolved MindSpore name of ``call.func`` (None for a method call)."""
+    out: List[ast.AST] = []
+    spec = None
+    if qualname is not None:
+        spec = SIZE_ARGS.get(qualname)
+        if spec is None:
+            return out
+        positions, keywords = spec
+    elif isinstance(call.func, ast.Attribute) and call.func.attr in SIZE_METHODS:
+        positions, keywords = SIZE_METHODS[call.func.attr]  # type: ignore[assignment]
+    else:
+        return out
+    for i, a in enumerate(call.args):
+        if isinstance(a, ast.Starred):
+            break
+        if positions == "*" or i in positions:  # type: ignore[operator]
+            out.append(a)
+    for kw in call.keywords:
+        if kw.arg in keywords:
+            out.append(kw.value)
+    return out
+
+
+def slice_bounds(sub: ast.Subscript) -> List[ast.AST]:
+    idx = sub.slice
+    parts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
+    out = []
+    for p in parts:
+        if isinstance(p, ast.Slice):
+            out += [b for b in (p.lower, p.upper, p.step) if b is not None]
+    return out
+
+
+def _strings(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts) and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
+    return False
+
+
+def weak_names(func: ast.AST) -> FrozenSet[str]:
+    """Names whose kind the value analysis can only guess: the parameters, and names bound
+    only by unpacking (``x, H, W = self.patch_embed(x)``, ``for a, b in ...``): a Cell may
+    return shape ints next to tensors. A name also bound by a plain ``name = expr`` or an
+    augmented assignment is not weak."""
+    weak = set(param_names(func))
+    simple = set()
+    for node in _walk(func):
+        targets: List[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    simple.add(t.id)
+                else:
+                    targets.append(t)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            simple.add(node.target.id)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            simple.add(node.target.id)
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            targets.append(node.target)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            targets.append(node.optional_vars)
+        for t in targets:
+            weak.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    return frozenset(weak - simple)
+
+
+def analyse(func: ast.AST, qualname, names: Optional[FrozenSet[str]] = None) -> Dict[str, ParamUse]:
+    """Evidence per name (the parameters, or ``names``). ``qualname(expr)`` resolves
+    MindSpore names (ctx.qualname)."""
+    params = set(param_names(func)) if names is None else set(names)
+    uses: Dict[str, ParamUse] = {p: ParamUse() for p in params}
+    if not params:
+        return uses
+    tattrs = tensor_only_attrs()
+
+    def is_param(n: ast.AST) -> Optional[str]:
+        return n.id if isinstance(n, ast.Name) and n.id in params else None
+
+    for node in _walk(func):
+        if isinstance(node, ast.Attribute):
+            p = is_param(node.value)
+            if p and node.attr in tattrs and uses[p].tensor is None:
+                uses[p].tensor = node
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+            for side in (node.left, node.right):
+                p = is_param(side)
+                if p and uses[p].tensor is None:
+                    uses[p].tensor = node
+        elif isinstance(node, ast.Subscript):
+            p = is_param(node.value)
+            if p:
+                # a tuple index: Python sequences reject it (TypeError), tensors take it
+                if isinstance(node.slice, ast.Tuple) and uses[p].tensor is None:
+                    uses[p].tensor = node
+            for b in slice_bounds(node):
+                for n in _names_in_size(b):
+                    if n.id in params and uses[n.id].int_ is None:
+                        uses[n.id].int_ = (n, "a slice bound")
+        elif isinstance(node, ast.Compare):
+            operands = [node.left] + list(node.comparators)
+            if any(_strings(o) for o in operands) and not all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+                for o in operands:
+                    p = is_param(o)
+                    if p and uses[p].str_ is None:
+                        uses[p].str_ = (o, "compared with a string")
+        elif isinstance(node, (ast.For, ast.comprehension)):
+            it = node.iter
+            if isinstance(it, ast.Subscript) and isinstance(it.slice, ast.Slice):
+                it = it.value
+            if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("enumerate", "zip", "reversed"):
+                cands = [a.value if isinstance(a, ast.Subscript) and isinstance(a.slice, ast.Slice) else a for a in it.args]
+            else:
+                cands = [it]
+            for c in cands:
+                p = is_param(c)
+                if p and uses[p].seq is None:
+                    uses[p].seq = (c, "iterated")
+        elif isinstance(node, ast.Call):
+            f = node.func
+            if isinstance(f, ast.Name) and f.id == "range":
+                for a in node.args:
+                    for n in _names_in_size(a):
+                        if n.id in params and uses[n.id].int_ is None:
+                            uses[n.id].int_ = (n, "a `range()` bound")
+            for a in node.args:
+                if isinstance(a, ast.Starred):
+                    p = is_param(a.value)
+                    if p and uses[p].seq is None:
+                        uses[p].seq = (a, "star-unpacked")
+            q = qualname(f) if not (isinstance(f, ast.Attribute) and is_param(f.value)) else None
+            if q is not None and not q.startswith("mindspore."):
+                q = None
+            method = isinstance(f, ast.Attribute) and q is None
+            sizes = size_args(node, q) if (q is not None or method) else []
+            for s in sizes:
+                for n in _names_in_size(s):
+                    if n.id in params and uses[n.id].int_ is None:
+                        what = f"the `{f.attr if isinstance(f, ast.Attribute) else q.rsplit('.', 1)[-1]}` size argument"
+                        uses[n.id].int_ = (n, what)
+            if q is not None and q.startswith(_CREATION_PREFIXES) and 0 not in SIZE_ARGS.get(q, ((),))[0] \
+                    and node.args and q.rsplit(".", 1)[-1][:1].islower():
+                for n in _operands(node.args[0]):  # `ops.nonzero(x > 0)`: the input of an op is a tensor
+                    if n.id in params and uses[n.id].tensor is None:
+                        uses[n.id].tensor = node
+    return uses
+
+
+class ScopeUses:
+    """Per-scope cache: one analysis per ScopeValues object (i.e. per scope walk)."""
+
+    def __init__(self) -> None:
+        self._key = None
+        self._val: Dict[str, ParamUse] = {}
+        self._weak: FrozenSet[str] = frozenset()
+
+    def get(self, ctx) -> Tuple[Dict[str, ParamUse], FrozenSet[str]]:
+        """(evidence per parameter and weak name, the weak names)."""
+        values = ctx.values
+        if values is None:
+            return {}, frozenset()
+        if self._key is not values:
+            self._key = values
+            self._weak = weak_names(values.func)
+            self._val = analyse(values.func, ctx.qualname, self._weak | frozenset(param_names(values.func)))
+        return self._val, self._weak
+
+    def guessed(self, ctx, node: ast.AST) -> bool:
+        """A name whose tensor kind is only a guess: weak, with no tensor use in the body."""
+        if not isinstance(node, ast.Name):
+            return False
+        uses, weak = self.get(ctx)
+        use = uses.get(node.id)
+        return node.id in weak and use is not None and use.tensor is None
+
+    def grounded(self, ctx, node: ast.AST, depth: int = 0, names: bool = True) -> bool:
+        """A tensor-kind expression whose value is known only at run time. Not grounded: one
+        whose tensor-ness rests only on guessed names (``H * W`` after ``x, H, W =
+        self.patch_embed(x)``), or only on tensor attributes of the Cell that are not
+        Parameters (``self.limit = Tensor(0.5)``: MindSpore 2.10 folds ``if self.limit > 1``
+        and ``if self.limit.sum() > 1`` at compile time, measured: no Switch, 1 kernel graph).
+        ``names=False`` judges only the latter (guessed names count as run-time values)."""
+        if depth > 8:
+            return True
+        if isinstance(node, ast.Name):
+            return not names or not self.guessed(ctx, node)
+        if isinstance(node, ast.Attribute):
+            if isinstance(node.value, ast.Name) and node.value.id == "self":
+                return ctx.kind(node) is not Kind.TENSOR
+            return self.grounded(ctx, node.value, depth + 1, names) if ctx.kind(node.value).tensor_like else True
+        if isinstance(node, (ast.BinOp, ast.Compare, ast.IfExp, ast.BoolOp)):
+            if isinstance(node, ast.BinOp):
+                parts = [node.left, node.right]
+            elif isinstance(node, ast.Compare):
+                parts = [node.left] + list(node.comparators)
+            elif isinstance(node, ast.IfExp):
+                parts = [node.body, node.orelse]
+            else:
+                parts = list(node.values)
+            parts = [p for p in parts if ctx.kind(p).tensor_like]
+            return any(self.grounded(ctx, p, depth + 1, names) for p in parts) if parts else True
+        if isinstance(node, ast.UnaryOp):
+            return self.grounded(ctx, node.operand, depth + 1, names)
+        if isinstance(node, ast.Subscript):
+            return self.grounded(ctx, node.value, depth + 1, names) if ctx.kind(node.value).tensor_like else True
+        if isinstance(node, ast.Call):
+            f = node.func
+            args = [a.value if isinstance(a, ast.Starred) else a for a in node.args] + [k.value for k in node.keywords]
+            if isinstance(f, ast.Name) and f.id in ("int", "float", "bool", "round") and len(args) == 1:
+                return self.grounded(ctx, args[0], depth + 1, names) if ctx.kind(args[0]).tensor_like else True
+            parts = []
+            if isinstance(f, ast.Attribute):
+                recv = f.value
+                if isinstance(recv, ast.Name) and recv.id == "self":
+                    return True  # a sub-cell, primitive or method of the Cell
+                if names and self.guessed(ctx, recv) and f.attr not in tensor_only_attrs():
+                    return False  # `session.get_obj_num()` on a guessed name: nothing says it is a tensor
+                if ctx.kind(recv).tensor_like:
+                    parts.append(recv)
+            parts += [a for a in args if ctx.kind(a).tensor_like]
+            return any(self.grounded(ctx, p, depth + 1, names) for p in parts) if parts else True
+        return True
