@@ -155,3 +155,32 @@ def scalar_from_tensor(ctx, expr: ast.AST, flow: Optional[Flow]) -> bool:
             return not any(to_numpy(n) for n in ast.walk(src)) and any(conversion(ctx, n) is not None
                                                                     for n in ast.walk(src))
     return False
+
+
+def under_string_dispatch(ctx, node: ast.AST) -> bool:
+    """``node`` sits in a branch selected by comparing a compile-time value with a string
+    literal (`if output_type == "np":`, `elif self.mode in ("numpy", "pil"):`). MindSpore
+    folds such tests and compiles only the configured branch (measured: the `"np"` branch of
+    a diffusers-style helper costs 9 PyExecute nodes with `output_type="np"` and nothing with
+    `"ms"`), so what is in it describes one configuration, not the code that runs."""
+    child = node
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, (ast.If, ast.IfExp)) and child is not anc.test and _string_test(anc.test, ctx):
+            return True
+        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        child = anc
+    return False
+
+
+def _string_test(test: ast.AST, ctx) -> bool:
+    for n in ast.walk(test):
+        if isinstance(n, ast.Compare):
+            sides = [n.left] + list(n.comparators)
+            strs = [e for e in sides if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    or isinstance(e, (ast.Tuple, ast.List, ast.Set)) and e.elts
+                    and all(isinstance(x, ast.Constant) and isinstance(x.value, str) for x in e.elts)]
+            others = [e for e in sides if e not in strs]
+            if strs and others and all(ctx.kind(e).constant for e in others):
+                return True
+    return False

@@ -19,7 +19,7 @@ from typing import Dict, FrozenSet, Optional
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
-from ._hostvalues import NUMERIC_HOST, Flow, builtin, folded, scalar_from_tensor, short, where
+from ._hostvalues import NUMERIC_HOST, Flow, builtin, folded, scalar_from_tensor, short, under_string_dispatch, where
 
 _MAP_FILE = os.path.join(os.path.dirname(os.path.abspath(__import__("msgraphlint.data", fromlist=["_"]).__file__)),
                          "fallback_map.json")
@@ -212,6 +212,8 @@ class TensorToNumpy(Rule):
         if name:
             if len(node.args) == 1 and not node.keywords and ctx.kind(node.args[0]).tensor_like \
                     and not folded(ctx, node.args[0]) and not self._in_error_message(node, ctx):
+                if under_string_dispatch(ctx, node):
+                    return  # one configuration's branch (see _hostvalues.under_string_dispatch)
                 ctx.report(node, self.STR_MESSAGE, hint=self.STR_HINT, expr=short(ctx, node), where=where(ctx))
             return
         if isinstance(f, ast.Attribute) and f.attr == "format" and isinstance(f.value, ast.Constant) \
@@ -230,11 +232,15 @@ class TensorToNumpy(Rule):
             return
         if folded(ctx, f.value):
             return
+        if under_string_dispatch(ctx, node):
+            return  # one configuration's branch (see _hostvalues.under_string_dispatch)
         ctx.report(node, hint=self._suggestion(node, f, ctx), expr=_short(ctx, node), where=_where(ctx))
 
     def visit_JoinedStr(self, node: ast.JoinedStr, ctx) -> None:
         if any(isinstance(v, ast.FormattedValue) and ctx.kind(v.value).tensor_like and not folded(ctx, v.value)
                for v in node.values) and not self._in_error_message(node, ctx):
+            if under_string_dispatch(ctx, node):
+                return  # one configuration's branch (see _hostvalues.under_string_dispatch)
             ctx.report(node, self.FORMAT_MESSAGE, hint=self.STR_HINT, expr="an f-string with a tensor",
                        where=where(ctx), effect=self.FSTRING_EFFECT)
 
@@ -243,12 +249,16 @@ class TensorToNumpy(Rule):
             return
         operands = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
         if any(ctx.kind(o).tensor_like and not folded(ctx, o) for o in operands) and not self._in_error_message(node, ctx):
+            if under_string_dispatch(ctx, node):
+                return  # one configuration's branch (see _hostvalues.under_string_dispatch)
             ctx.report(node, self.FORMAT_MESSAGE, hint=self.STR_HINT, expr="`%` formatting of a tensor",
                        where=where(ctx), effect=self.FORMAT_EFFECT)
 
     def _format_call(self, node: ast.Call, ctx) -> None:
         args = list(node.args) + [k.value for k in node.keywords]
         if any(ctx.kind(a).tensor_like and not folded(ctx, a) for a in args) and not self._in_error_message(node, ctx):
+            if under_string_dispatch(ctx, node):
+                return  # one configuration's branch (see _hostvalues.under_string_dispatch)
             ctx.report(node, self.FORMAT_MESSAGE, hint=self.STR_HINT, expr="`.format()` of a tensor",
                        where=where(ctx), effect=self.FORMAT_EFFECT)
 
@@ -394,6 +404,8 @@ class HostMathOnTensor(Rule):
             suggestion = f"use `{native}` on the tensor instead of `{short_name}`"
         else:
             suggestion = "use the `ops.*`/`mint.*` equivalent on the tensor, or compute it outside the graph"
+        if under_string_dispatch(ctx, node):
+            return  # one configuration's branch (see _hostvalues.under_string_dispatch)
         ctx.report(node, hint=suggestion, func=short_name, where=_where(ctx),
                    what="a scalar taken from a tensor (`.item()`/`float(t)`)" if scalar else "a tensor")
 
@@ -494,6 +506,8 @@ class ThirdPartyOnTensor(Rule):
         if dotted and not any(ctx.kind(a.value if isinstance(a, ast.Starred) else a).tensor_like
                               or ctx.kind(a.value if isinstance(a, ast.Starred) else a) is Kind.HOST for a in args):
             return  # a module function: only with a known tensor (or host value)
+        if under_string_dispatch(ctx, node):
+            return  # one configuration's branch (see _hostvalues.under_string_dispatch)
         ctx.report(node, func=_short(ctx, node.func, 40), package=package, where=_where(ctx))
 
     @staticmethod
@@ -604,5 +618,7 @@ class LocalListMethod(Rule):
         if not (isinstance(src, (ast.List, ast.ListComp)) or (isinstance(src, ast.Call) and isinstance(src.func, ast.Name)
                                                               and src.func.id == "list" and "list" not in ctx.imports.names)):
             return
+        if under_string_dispatch(ctx, node):
+            return  # one configuration's branch (see _hostvalues.under_string_dispatch)
         ctx.report(node, hint=f"use {_LIST_METHODS[f.attr][1]}; `append`, `+` and `+=` compile natively at both levels",
                    expr=short(ctx, node), where=where(ctx))

@@ -15,7 +15,7 @@ from typing import Optional, Set
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
-from ._hostvalues import NUMERIC_HOST, Flow, builtin, conversion, short, where
+from ._hostvalues import NUMERIC_HOST, Flow, builtin, conversion, short, under_string_dispatch, where
 
 # Tensor-creating / reshaping functions and methods whose argument is a shape or a size
 SHAPE_FUNCS = frozenset({"zeros", "ones", "full", "empty", "arange", "linspace", "range", "reshape", "view",
@@ -137,8 +137,11 @@ class TensorToScalar(Rule):
         sub-Cell outputs, …): `float(self.scale)`, `int(x.shape[0])`, `len(x)` are compile-time
         Python values, and a tensor built from constants only is folded
         (`float(1 / mint.sqrt(ms.tensor(x.shape[-1])))`: no TensorToScalar, one `Muls`).
-        A bare `int(n)`/`float(n)` of a `construct` parameter is not reported unless the
-        parameter is annotated as a Tensor: sub-Cells often receive Python ints there. NumPy
+        `int(H)` or `int(patch_height * self.patch_size)` on unannotated `construct` parameters
+        is not reported: a sub-Cell receives Python ints there from its parent (measured on an
+        HF-style head: no TensorToScalar, static shapes). Nor is a conversion in a branch
+        selected by comparing a configuration value with a string (`if mode == "np":`): only
+        the configured branch is compiled. NumPy
         or `math` applied to such a scalar is MSG402; indexing a CellList with it is MSG405.
     """
     VALID = [
@@ -201,9 +204,9 @@ class TensorToScalar(Rule):
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         recv = conversion(ctx, node)
-        if recv is None:
+        if recv is None or under_string_dispatch(ctx, node):
             return
-        if isinstance(recv, ast.Name) and not isinstance(node.func, ast.Attribute) and self._bare_param(recv, ctx):
+        if not isinstance(node.func, ast.Attribute) and self._param_arithmetic(recv, ctx):
             return
         used = sinks(ctx, node)
         if "host" in used:
@@ -213,17 +216,27 @@ class TensorToScalar(Rule):
         ctx.report(node, expr=short(ctx, node), where=where(ctx), effect=effect)
 
     @staticmethod
-    def _bare_param(name: ast.Name, ctx) -> bool:
-        """An unannotated `construct` parameter that was never reassigned (sub-Cells get ints there)."""
+    def _param_arithmetic(expr: ast.AST, ctx) -> bool:
+        """`int(H)`, `int(patch_height * self.patch_size)`: arithmetic on unannotated, never
+        reassigned `construct` parameters and constants, no tensor op. A sub-Cell gets Python
+        ints there from its parent (measured on an HF-style head: no TensorToScalar, static
+        shapes), and a real tensor input would need a reduction first to be one element."""
         func = ctx.values.func if ctx.values is not None else None
         if func is None or ctx.scope is None or ctx.scope.kind != "construct":
             return False
         args = func.args
-        for a in list(getattr(args, "posonlyargs", [])) + list(args.args) + list(args.kwonlyargs):
-            if a.arg == name.id:
-                flow = Flow.of(ctx)
-                return a.annotation is None and (flow is None or not flow.assigns.get(name.id))
-        return False
+        params = {a.arg: a for a in list(getattr(args, "posonlyargs", [])) + list(args.args) + list(args.kwonlyargs)}
+        flow = Flow.of(ctx)
+        seen = False
+        for n in ast.walk(expr):
+            if isinstance(n, (ast.Call, ast.Subscript)):
+                return False
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and ctx.kind(n).tensor_like:
+                a = params.get(n.id)
+                if a is None or a.annotation is not None or (flow is not None and flow.assigns.get(n.id)):
+                    return False
+                seen = True
+        return seen
 
 
 class CellListRuntimeIndex(Rule):

@@ -476,3 +476,59 @@ def test_local_list_methods_that_fall_back(tmp_path):
                 return ops.concat(parts + more, 1) + v
     """}, select=["MSG406"])
     assert [f.line for f in found] == [12, 13, 15]
+
+
+def test_string_dispatched_branches_describe_one_configuration(tmp_path):
+    """benchmarks/results/false_positives.md FP-3a: MindSpore compiles only the configured
+    branch of `if output_type == "np":` (measured 0 PyExecute with "ms", 9 with "np")."""
+    found = _lint(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/emb.py": """
+            import numpy as np
+            from mindspore import Tensor
+
+            def sincos_np(embed_dim, pos):
+                return Tensor(np.einsum("m,d->md", pos, np.arange(embed_dim, dtype=np.float32)))
+
+            def sincos(embed_dim, pos, output_type="np"):
+                if output_type == "np":
+                    return sincos_np(embed_dim, pos)
+                return pos * 2
+
+            def direct(embed_dim, pos, output_type="np"):
+                if output_type == "np":
+                    return Tensor(np.einsum("m,d->md", pos, np.arange(embed_dim, dtype=np.float32)))
+                return pos * 2
+        """,
+        "pkg/net.py": """
+            from mindspore import nn
+            from .emb import sincos, direct
+
+            class Net(nn.Cell):
+                def __init__(self, output_type="ms"):
+                    super().__init__()
+                    self.output_type = output_type
+
+                def construct(self, x):
+                    pos = x.reshape(-1)[:4]
+                    return sincos(4, pos, output_type=self.output_type) + direct(4, pos, self.output_type)
+        """,
+    })
+    assert found == []
+
+
+def test_sub_cell_size_arguments_are_not_tensors(tmp_path):
+    """benchmarks/results/false_positives.md FP-2: a head's `patch_height` is a Python int."""
+    found = _lint(tmp_path, {"m.py": """
+        from mindspore import nn, mint
+
+        class Head(nn.Cell):
+            def __init__(self, patch_size=2):
+                super().__init__()
+                self.patch_size = patch_size
+
+            def construct(self, hidden_states, patch_height, patch_width):
+                return mint.nn.functional.interpolate(
+                    hidden_states, (int(patch_height * self.patch_size), int(patch_width * self.patch_size)))
+    """})
+    assert found == []
