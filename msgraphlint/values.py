@@ -76,6 +76,36 @@ def _catalog():
     return _CATALOG[0]
 
 
+_NON_TENSOR_TYPES = frozenset({"ndarray", "list", "tuple", "int", "float", "bool", "str", "dict", "Image",
+                                "number", "generic", "List", "Tuple"})
+
+
+def _type_test(test: ast.AST, imports) -> Optional[tuple]:
+    """(name, True) when ``test`` says a plain name is a tensor (`isinstance(t, ms.Tensor)`,
+    `is_tensor(t)`, `is_mindspore_tensor(t)`); (name, False) when it says it is a NumPy array
+    or a Python value (`isinstance(t, np.ndarray)`); negated by `not`; else None. Framework
+    dispatch helpers branch like this, and MindSpore resolves such tests at compile time."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _type_test(test.operand, imports)
+        return (inner[0], not inner[1]) if inner is not None else None
+    if not (isinstance(test, ast.Call) and test.args and isinstance(test.args[0], ast.Name)):
+        return None
+    name = test.args[0].id
+    f = test.func
+    fname = f.attr if isinstance(f, ast.Attribute) else (f.id if isinstance(f, ast.Name) else "")
+    if fname == "isinstance" and len(test.args) == 2:
+        types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+        lasts = {ast.unparse(t).rsplit(".", 1)[-1] for t in types}
+        if lasts & {"Tensor", "Parameter", "StubTensor"}:
+            return (name, True) if len(lasts) == len(lasts & {"Tensor", "Parameter", "StubTensor"}) else None
+        if lasts and lasts <= _NON_TENSOR_TYPES:
+            return (name, False)
+        return None
+    if fname.startswith("is_") and "tensor" in fname and len(test.args) == 1 and "numpy" not in fname:
+        return (name, True)
+    return None
+
+
 def merge(a: Kind, b: Kind) -> Kind:
     if a is b:
         return a
@@ -267,11 +297,18 @@ class ScopeValues:
                 env[stmt.target.id] = before if before is Kind.PARAMETER else self._binop_kind(before, self.kind(stmt.value))
         elif isinstance(stmt, (ast.If, ast.While)):
             self._note(stmt.test, env)
-            a = self._block(stmt.body, dict(env))
-            b = self._block(stmt.orelse, dict(env))
+            narrow = _type_test(stmt.test, self.imports) if isinstance(stmt, ast.If) else None
+            body_env, else_env = dict(env), dict(env)
+            if narrow is not None and env.get(narrow[0], Kind.UNKNOWN) in (Kind.TENSOR, Kind.PARAMETER, Kind.OPTIONAL):
+                # `if isinstance(t, np.ndarray):` / the else of `if is_tensor(t):`: not a tensor there
+                (else_env if narrow[1] else body_env)[narrow[0]] = Kind.UNKNOWN
+            a = self._block(stmt.body, body_env)
+            b = self._block(stmt.orelse, else_env)
             if isinstance(stmt, ast.While):  # a second pass sees names rebound in the loop
                 self._note(stmt.test, {**env, **{k: merge(env.get(k, v), v) for k, v in a.items()}})
             self._join(env, a, b)
+            if narrow is not None and narrow[1] and stmt.body and isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
+                env[narrow[0]] = b.get(narrow[0], env.get(narrow[0], Kind.UNKNOWN))  # only the else path goes on
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self._note(stmt.iter, env)
             inner = dict(env)

@@ -532,3 +532,38 @@ def test_sub_cell_size_arguments_are_not_tensors(tmp_path):
                     hidden_states, (int(patch_height * self.patch_size), int(patch_width * self.patch_size)))
     """})
     assert found == []
+
+
+def test_framework_type_dispatch_narrows_the_kind(tmp_path):
+    """mindone's image_transforms: `if is_mindspore_tensor(b): return ms_version(b)` then a NumPy
+    path; `if isinstance(v, np.ndarray): np...`. MindSpore resolves the type test at compile
+    time; the NumPy branch is never compiled for a tensor."""
+    found = _lint(tmp_path, {"m.py": """
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn, mint
+
+        def is_mindspore_tensor(x):
+            return isinstance(x, ms.Tensor)
+
+        def to_corners_np(b):
+            cx, cy = b.T
+            return np.stack([cx - 1, cy - 1], axis=-1)
+
+        def to_corners(b):
+            if is_mindspore_tensor(b):
+                return mint.stack([b[..., 0] - 1, b[..., 1] - 1], dim=-1)
+            return to_corners_np(b)
+
+        def scale(v):
+            if isinstance(v, np.ndarray):
+                return np.sqrt(v)
+            if not isinstance(v, ms.Tensor):
+                return np.sqrt(v)
+            return mint.sqrt(v)
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                return to_corners(x) + scale(x) + np.sqrt(x)
+    """})
+    assert [(f.line, f.code) for f in found] == [(26, "MSG402")]
