@@ -77,6 +77,8 @@ class ContainerMutation(Rule):
           PyExecute at the default level but the value is computed at compile time (the
           counter stayed at 1 while PyNative counted 1, 2, 3); STRICT rejects the `self`
           case ("should be initialized as a 'Parameter'") and drops the module one.
+        * `self.buf[0] = self.buf[0] + 1`, `SLOTS[1] = SLOTS[1] + 1` on lists: dropped
+          (the lists stay unchanged); STRICT rejects the `self` case.
         * `SEEN.add(...)` on a module-level set: once, at compile time.
 
         Not flagged: local lists and dicts built and consumed in the same call
@@ -161,8 +163,12 @@ class ContainerMutation(Rule):
             if isinstance(t, ast.Subscript):
                 owner = _owner(t.value)
                 if owner is not None and ctx.kind(t.value) in _CONTAINERS:
-                    effect = ("runs through PyExecute at the default level with values computed at compile time "
-                              + ("(STRICT rejects it)" if owner.startswith("self.") else "(STRICT drops it)"))
+                    is_self = owner.startswith("self.")
+                    if ctx.kind(t.value) is Kind.PYLIST:
+                        effect = "is dropped, the list stays unchanged" + (" (STRICT rejects it)" if is_self else "")
+                    else:
+                        effect = ("runs through PyExecute at the default level with values computed at compile time "
+                                  + ("(STRICT rejects it)" if is_self else "(STRICT drops it)"))
                     ctx.report(node, expr=ctx.segment(t) or owner, what=self._what(t.value, ctx, owner), effect=effect)
                     return
             elif isinstance(t, (ast.Tuple, ast.List)):
