@@ -823,6 +823,7 @@ class InplaceMethodUnsupportedOnCPU(Rule):
     message = "in-place `{method}()` on `{name}`: {effect}"
     hint = "use the out-of-place form and rebind (`{name} = {name}.{plain}(…)`, `ops.masked_fill`, `ops.zeros_like`, `ops.clamp`)"
     severity = Severity.ERROR
+    mindspore = ">=2.10,<2.11"  # kernel coverage is version-specific: only 2.10 was measured
     rationale = """
         Measured with MindSpore 2.10 on CPU, one tiny Cell per method (`x.m_(...);
         return x * 1`), graph mode and PyNative: these in-place methods have no CPU
