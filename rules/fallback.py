@@ -104,11 +104,11 @@ class TensorToNumpy(Rule):
         - default syntax level: compiled through JIT Fallback. `a = x.asnumpy()` alone adds 2
           PyExecute nodes; `Tensor(np.tanh(x.asnumpy()))` adds 10; `.tolist()` 4 to 7. In the
           reference GPT layer, `Tensor(np.tanh(h.asnumpy()), dtype=ms.float32)` in the MLP
-          compiles into 10 kernel graphs instead of 1, with dynamic shapes in everything after
-          it (with graph-kernel fusion on: fused kernels 9 → 7, unfused ops 16 → 50, 20× slower
-          per call). Without the `dtype=` the same layer does not compile at all, with a
-          misleading error far from the line: `RuntimeError: Kernel select failed: Unsupported
-          op [IsDimUnKnown] on CPU`.
+          compiles into 10 PyExecute nodes and 10 kernel graphs instead of 1, with dynamic
+          shapes in everything after it (`msgraphlint verify` on the same layer with
+          graph-kernel fusion on: fused kernels 9 → 8). Without the `dtype=` the same layer
+          does not compile at all, with a misleading error far from the line:
+          `RuntimeError: Kernel select failed: Unsupported op [IsDimUnKnown] on CPU`.
         - STRICT (`MS_DEV_JIT_SYNTAX_LEVEL=0`): `AttributeError: In JIT strict mode, cannot get
           attributes asnumpy or the Tensor[Float32] object has no attribute: 'asnumpy'`.
         - Formatting a tensor's value into a string goes the same way: `str(t)` 2 PyExecute
@@ -125,9 +125,14 @@ class TensorToNumpy(Rule):
         around the call when there is one), and convert to NumPy outside the Cell, after it
         returns. `.asnumpy()` means nothing else in MindSpore code, so it is reported on any
         receiver that may be a tensor (also a helper's parameter); `.numpy()` and `.tolist()`
-        only on known tensors. A branch guarded by an `__init__` attribute that is False is not
-        compiled at all (measured), so such a finding matters for the configurations that
-        enable the branch.
+        only on known tensors.
+
+        MindSpore compiles only the taken branch of a test on compile-time values (measured:
+        an `if self.flag:` branch with `.asnumpy()` costs nothing when `flag` is False; the
+        `"np"` branch of a diffusers-style `if output_type == "np":` helper 9 PyExecute nodes
+        with `"np"`, none with `"ms"`). Branches selected by comparing a configuration value
+        with a string are therefore not reported by MSG401-MSG404 (they describe one
+        configuration); branches under boolean flags are (enabling the flag costs).
     """
     VALID = [
         Valid("""
