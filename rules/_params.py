@@ -262,9 +262,10 @@ def analyse(func: ast.AST, qualname, names: Optional[FrozenSet[str]] = None) -> 
 
     for node in _walk(func):
         if isinstance(node, ast.Attribute):
-            p = is_param(node.value)
-            if p and node.attr in tattrs and uses[p].tensor is None:
-                uses[p].tensor = node
+            if node.attr in tattrs:  # `p.sum()`, `(p > 0).astype(...)`: only a tensor has it
+                for n in _operands(node.value):
+                    if n.id in params and uses[n.id].tensor is None:
+                        uses[n.id].tensor = node
         elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
             for side in (node.left, node.right):
                 p = is_param(side)
@@ -329,6 +330,48 @@ def analyse(func: ast.AST, qualname, names: Optional[FrozenSet[str]] = None) -> 
     return uses
 
 
+def simple_assigns(func: ast.AST) -> Dict[str, Optional[List[ast.AST]]]:
+    """name -> the values assigned to it in the function by plain ``name = value``
+    statements; None for a parameter or a name also bound any other way (unpacking, loop
+    targets, augmented assignment): unknown."""
+    out: Dict[str, Optional[List[ast.AST]]] = {}
+    unknown = set(param_names(func))
+    for node in _walk(func):
+        targets: List[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                out.setdefault(node.targets[0].id, []).append(node.value)
+                continue
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension, ast.NamedExpr)):
+            targets = [node.target]
+        for t in targets:
+            unknown.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
+    for name in unknown:
+        out[name] = None
+    return out
+
+
+_PY_TYPES = frozenset({"int", "float", "bool", "str", "tuple", "list", "dict", "complex"})
+
+
+def _narrowed_to_python(ctx, node: ast.Name) -> bool:
+    """``node`` sits in the body of ``if isinstance(name, int)`` (or another Python type)."""
+    prev: ast.AST = node
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, ast.If) and any(prev is b for b in anc.body):
+            t = anc.test
+            if isinstance(t, ast.Call) and isinstance(t.func, ast.Name) and t.func.id == "isinstance" \
+                    and len(t.args) == 2 and isinstance(t.args[0], ast.Name) and t.args[0].id == node.id:
+                types = t.args[1].elts if isinstance(t.args[1], ast.Tuple) else [t.args[1]]
+                if any(isinstance(e, ast.Name) and e.id in _PY_TYPES for e in types):
+                    return True
+        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        prev = anc
+    return False
+
+
 class ScopeUses:
     """Per-scope cache: one analysis per ScopeValues object (i.e. per scope walk)."""
 
@@ -336,6 +379,8 @@ class ScopeUses:
         self._key = None
         self._val: Dict[str, ParamUse] = {}
         self._weak: FrozenSet[str] = frozenset()
+        self._assigns: Dict[str, Optional[List[ast.AST]]] = {}
+        self._name_memo: Dict[str, bool] = {}
 
     def get(self, ctx) -> Tuple[Dict[str, ParamUse], FrozenSet[str]]:
         """(evidence per parameter and weak name, the weak names)."""
@@ -345,8 +390,29 @@ class ScopeUses:
         if self._key is not values:
             self._key = values
             self._weak = weak_names(values.func)
-            self._val = analyse(values.func, ctx.qualname, self._weak | frozenset(param_names(values.func)))
+            self._assigns = simple_assigns(values.func)
+            self._val = analyse(values.func, ctx.qualname,
+                                self._weak | frozenset(param_names(values.func)) | frozenset(self._assigns))
+            self._name_memo = {}
         return self._val, self._weak
+
+    def assigns(self, ctx) -> Dict[str, Optional[List[ast.AST]]]:
+        self.get(ctx)
+        return self._assigns
+
+    def _name_grounded(self, ctx, name: str, depth: int) -> bool:
+        """A local holds a run-time tensor unless every value assigned to it is a Python
+        value or itself not grounded (``new_h = 2 * window_size[0] - 1``)."""
+        if name in self._name_memo:
+            return self._name_memo[name]
+        vals = self.assigns(ctx).get(name)
+        use = self._val.get(name)
+        if not vals or (use is not None and use.tensor is not None):
+            return True  # unknown binding, or used as a tensor (`y.sum()`)
+        self._name_memo[name] = False  # a cycle (`i = i + 1`) adds nothing
+        result = any(ctx.kind(v).tensor_like and self.grounded(ctx, v, depth + 1) for v in vals)
+        self._name_memo[name] = result
+        return result
 
     def guessed(self, ctx, node: ast.AST) -> bool:
         """A name whose tensor kind is only a guess: weak, with no tensor use in the body."""
@@ -366,7 +432,11 @@ class ScopeUses:
         if depth > 8:
             return True
         if isinstance(node, ast.Name):
-            return not names or not self.guessed(ctx, node)
+            if not names:
+                return True
+            if self.guessed(ctx, node) or _narrowed_to_python(ctx, node):
+                return False
+            return self._name_grounded(ctx, node.id, depth)
         if isinstance(node, ast.Attribute):
             if isinstance(node.value, ast.Name) and node.value.id == "self":
                 return ctx.kind(node) is not Kind.TENSOR

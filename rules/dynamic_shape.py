@@ -62,40 +62,6 @@ def _is_bool_dtype(ctx, node: ast.AST) -> bool:
     return bool(q) and q.rsplit(".", 1)[-1] in ("bool_", "bool") and q.startswith("mindspore")
 
 
-class _Assigns:
-    """name -> the values assigned to it in the scope function (single Name targets only;
-    a parameter, or a name also bound any other way, maps to None: unknown)."""
-
-    def __init__(self) -> None:
-        self._key = None
-        self._map: Dict[str, Optional[List[ast.AST]]] = {}
-
-    def get(self, ctx) -> Dict[str, Optional[List[ast.AST]]]:
-        values = ctx.values
-        if values is None:
-            return {}
-        if self._key is not values:
-            self._key = values
-            out: Dict[str, Optional[List[ast.AST]]] = {}
-            unknown = set(param_names(values.func))
-            for node in ast.walk(values.func):
-                targets: List[ast.AST] = []
-                if isinstance(node, ast.Assign):
-                    if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-                        out.setdefault(node.targets[0].id, []).append(node.value)
-                        continue
-                    targets = list(node.targets)
-                elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension, ast.NamedExpr)):
-                    targets = [node.target]
-                for t in targets:
-                    unknown.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store))
-            for name in unknown:
-                out[name] = None
-            self._map = out
-        return self._map
-
-
-_ASSIGNS = _Assigns()
 
 
 def is_bool_tensor(ctx, node: ast.AST, depth: int = 0) -> bool:
@@ -127,7 +93,7 @@ def is_bool_tensor(ctx, node: ast.AST, depth: int = 0) -> bool:
     if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
         return is_bool_tensor(ctx, node.value, depth + 1)  # `keep[0]`: a row of a mask
     if isinstance(node, ast.Name) and ctx.kind(node).tensor_like:
-        vals = _ASSIGNS.get(ctx).get(node.id)
+        vals = _USES.assigns(ctx).get(node.id)
         return bool(vals) and all(is_bool_tensor(ctx, v, depth + 1) for v in vals)
     return False
 

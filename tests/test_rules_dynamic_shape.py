@@ -175,8 +175,20 @@ def test_shapes_from_guessed_names_are_not_tensor_data(tmp_path):
                     pad = ops.zeros((n, 4))
                     head = ops.reshape(z, (int(n), -1))
                     return z, pad, head
+
+            def rope(dim, pos):
+                if isinstance(pos, int):
+                    pos = ops.arange(pos)
+                return pos.astype(ms.float32) * dim
+
+            class Rel(nn.Cell):
+                def construct(self, table, window_size, pos):
+                    new_h = 2 * window_size[0] - 1
+                    return table.reshape(new_h * new_h + 3, -1), rope(4, pos)
         """,
     })
+    # H, W unpacked from a sub-Cell, `self.shape(...)`, a parameter's element and a name
+    # narrowed by isinstance(…, int) are Python values; n is tensor data
     assert _found(root) == [("net.py", 23, "MSG303"), ("net.py", 24, "MSG303")]
 
 
