@@ -79,9 +79,30 @@ def conversion(ctx, node: ast.AST) -> Optional[ast.AST]:
         recv = node.args[0]
     else:
         return None
-    if ctx.kind(recv).tensor_like and not folded(ctx, recv):
+    if ctx.kind(recv).tensor_like and not folded(ctx, recv) and tensor_source(ctx, recv):
         return recv
     return None
+
+
+def tensor_source(ctx, e: ast.AST, depth: int = 0) -> bool:
+    """Some data in ``e`` is known to be a tensor: a tensor-kind name (a local followed to
+    its assignment), a tensor or Parameter attribute, or a sub-Cell / primitive output.
+    `mint.div(seq_len, window // 2)` over values of unknown kind is not enough: with Python
+    ints there MindSpore folds it (no TensorToScalar)."""
+    if depth > 4:
+        return True
+    flow = Flow.of(ctx)
+    for n in ast.walk(e):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and ctx.kind(n).tensor_like:
+            src = flow.origin(n) if flow is not None and n.id in flow.assigns else None
+            if src is None or tensor_source(ctx, src, depth + 1):
+                return True
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self" \
+                and ctx.kind(n).tensor_like:
+            return True
+        elif isinstance(n, ast.Call) and ctx.kind(n.func) in (Kind.CELL, Kind.PRIMITIVE, Kind.CONTAINER):
+            return True
+    return False
 
 
 def to_numpy(node: ast.AST) -> bool:

@@ -137,8 +137,11 @@ class TensorToScalar(Rule):
         sub-Cell outputs, …): `float(self.scale)`, `int(x.shape[0])`, `len(x)` are compile-time
         Python values, and a tensor built from constants only is folded
         (`float(1 / mint.sqrt(ms.tensor(x.shape[-1])))`: no TensorToScalar, one `Muls`).
-        `int(H)` or `int(patch_height * self.patch_size)` on unannotated `construct` parameters
-        is not reported: a sub-Cell receives Python ints there from its parent (measured on an
+        A MindSpore op over values of unknown kind is not enough to report: with Python ints
+        (`2 * mint.div(seq_len, self.w * 2, rounding_mode="trunc").item() - 1`) it is folded
+        (measured: only a `Muls` left). `int(H)`, `int(patch_height * self.patch_size)` or
+        `h = 2 * window_size[0] - 1; int(h)` on unannotated `construct` parameters is not
+        reported: a sub-Cell receives Python ints there from its parent (measured on an
         HF-style head: no TensorToScalar, static shapes). Nor is a conversion in a branch
         selected by comparing a configuration value with a string (`if mode == "np":`): only
         the configured branch is compiled. NumPy
@@ -216,26 +219,35 @@ class TensorToScalar(Rule):
         ctx.report(node, expr=short(ctx, node), where=where(ctx), effect=effect)
 
     @staticmethod
-    def _param_arithmetic(expr: ast.AST, ctx) -> bool:
-        """`int(H)`, `int(patch_height * self.patch_size)`: arithmetic on unannotated, never
-        reassigned `construct` parameters and constants, no tensor op. A sub-Cell gets Python
-        ints there from its parent (measured on an HF-style head: no TensorToScalar, static
-        shapes), and a real tensor input would need a reduction first to be one element."""
+    def _param_arithmetic(expr: ast.AST, ctx, depth: int = 0) -> bool:
+        """`int(H)`, `int(patch_height * self.patch_size)`, `h = 2 * window_size[0] - 1; int(h)`:
+        arithmetic (and constant indexing) on unannotated, never reassigned `construct`
+        parameters and constants, through locals assigned once, with no tensor op. A sub-Cell
+        gets Python ints (or tuples of them) there from its parent (measured on an HF-style
+        head: no TensorToScalar, static shapes); a real tensor input would need a reduction
+        first to be one element."""
         func = ctx.values.func if ctx.values is not None else None
-        if func is None or ctx.scope is None or ctx.scope.kind != "construct":
+        if func is None or ctx.scope is None or ctx.scope.kind != "construct" or depth > 3:
             return False
         args = func.args
         params = {a.arg: a for a in list(getattr(args, "posonlyargs", [])) + list(args.args) + list(args.kwonlyargs)}
         flow = Flow.of(ctx)
         seen = False
         for n in ast.walk(expr):
-            if isinstance(n, (ast.Call, ast.Subscript)):
+            if isinstance(n, ast.Call):
+                return False
+            if isinstance(n, ast.Subscript) and not (isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, int)):
                 return False
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and ctx.kind(n).tensor_like:
+                assigns = flow.assigns.get(n.id, []) if flow is not None else []
                 a = params.get(n.id)
-                if a is None or a.annotation is not None or (flow is not None and flow.assigns.get(n.id)):
+                if a is not None and not assigns and a.annotation is None:
+                    seen = True
+                elif a is None and len(assigns) == 1 and assigns[0].lineno < n.lineno \
+                        and TensorToScalar._param_arithmetic(assigns[0].value, ctx, depth + 1):
+                    seen = True
+                else:
                     return False
-                seen = True
         return seen
 
 

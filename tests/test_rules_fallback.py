@@ -567,3 +567,38 @@ def test_framework_type_dispatch_narrows_the_kind(tmp_path):
                 return to_corners(x) + scale(x) + np.sqrt(x)
     """})
     assert [(f.line, f.code) for f in found] == [(26, "MSG402")]
+
+
+def test_sub_cell_window_size_tuple_through_locals(tmp_path):
+    found = _lint(tmp_path, {"m.py": """
+        from mindspore import nn, mint
+
+        class RelPosBias(nn.Cell):
+            def construct(self, window_size, table):
+                new_height = 2 * window_size[0] - 1
+                new_width = 2 * window_size[1] - 1
+                sub = table.reshape(1, 3, 3, -1)
+                resized = mint.nn.functional.interpolate(sub, size=(int(new_height), int(new_width)))
+                n = table.sum()
+                return resized, int(n)
+    """})
+    assert [(f.line, f.code) for f in found] == [(10, "MSG403")]
+
+
+def test_mindspore_op_over_values_of_unknown_kind_is_not_a_tensor_source(tmp_path):
+    found = _lint(tmp_path, {"m.py": """
+        from mindspore import nn, mint
+
+        class Attn(nn.Cell):
+            def __init__(self, config):
+                super().__init__()
+                window = config.attention_window[0]
+                self.w = window // 2
+
+            def construct(self, hidden_states):
+                batch, seq_len, dim = hidden_states.shape
+                n_chunks = 2 * mint.div(seq_len, self.w * 2, rounding_mode="trunc").item() - 1
+                t = mint.div(hidden_states.sum(), 2)
+                return hidden_states.reshape(batch, n_chunks, -1), t.item()
+    """})
+    assert [(f.line, f.code) for f in found] == [(13, "MSG403")]
