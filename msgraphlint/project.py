@@ -145,18 +145,30 @@ def attr_kind(value: ast.expr, imports: ImportMap, params: frozenset = frozenset
             return "tensor"
         if dotted.startswith("mindspore."):
             last = dotted.rsplit(".", 1)[1]
+            kind = _catalog_class_kind(dotted)
+            if kind is not None:
+                return {"cell": "cell", "container": "container", "primitive": "primitive",
+                        "tensor": "tensor"}.get(kind, "unknown")
             if dotted.startswith("mindspore.ops.") and last[:1].isupper():
                 return "primitive"
-            if dotted.startswith(("mindspore.ops.", "mindspore.numpy.", "mindspore.mint.")):
+            if last[:1].isupper() and (dotted.startswith("mindspore.nn.") or ".nn." in dotted):
+                return "cell"   # mindspore.nn.Dense, mindspore.mint.nn.Linear
+            if dotted.startswith(("mindspore.ops.", "mindspore.numpy.", "mindspore.mint.")) and not last[:1].isupper():
                 return "tensor"
-            if dotted.startswith("mindspore.nn.") and last[:1].isupper():
-                return "cell"
             return "unknown"
         if dotted.startswith(("numpy.", "math.")):
             kinds = {attr_kind(a, imports, params) for a in value.args}
             return "const" if kinds <= {"const", "none"} else "unknown"
         return "call:" + dotted
     return "unknown"
+
+
+def _catalog_class_kind(dotted: str):
+    try:
+        from .catalog import get_catalog
+        return get_catalog().class_kind(dotted)
+    except Exception:  # catalog unavailable: the name rules below decide
+        return None
 
 
 def _merge_attr(old: Optional[str], new: str) -> str:
