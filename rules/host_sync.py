@@ -212,8 +212,8 @@ class TensorToScalar(Rule):
         if not isinstance(node.func, ast.Attribute) and self._param_arithmetic(recv, ctx):
             return
         used = sinks(ctx, node)
-        if "host" in used:
-            return  # reported as MSG402 at the NumPy/math call
+        if "host" in used or "celllist" in used:
+            return  # reported as MSG402 at the NumPy/math call, or as MSG405 at the Cell list index
         effects = sorted(used - {"celllist"})
         effect = "; " + "; ".join(EFFECTS[e] for e in effects) if effects else ""
         ctx.report(node, expr=short(ctx, node), where=where(ctx), effect=effect)
