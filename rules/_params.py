@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple
 
+from msgraphlint.astutil import children as _children
 from msgraphlint.values import Kind
 
 # Functions whose size/shape/count arguments must be Python ints (or tuples of ints)
@@ -130,14 +131,22 @@ class ParamUse:
         return None
 
 
-def _walk(func: ast.AST) -> Iterator[ast.AST]:
-    stack = list(reversed(func.body)) if isinstance(func.body, list) else [func.body]  # type: ignore[attr-defined]
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def _walk(func: ast.AST) -> List[ast.AST]:
+    """The function's nodes (not into nested ``def``/``lambda``/``class`` bodies)."""
+    out: List[ast.AST] = []
+    stack = list(func.body) if isinstance(func.body, list) else [func.body]  # type: ignore[attr-defined]
+    pop, push, add = stack.pop, stack.append, out.append
     while stack:
-        n = stack.pop()
-        yield n
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+        n = pop()
+        add(n)
+        if isinstance(n, _NESTED):
             continue
-        stack.extend(reversed(list(ast.iter_child_nodes(n))))
+        for c in _children(n):
+            push(c)
+    return out
 
 
 def param_names(func: ast.AST) -> List[str]:
@@ -220,14 +229,14 @@ def _strings(node: ast.AST) -> bool:
     return False
 
 
-def weak_names(func: ast.AST) -> FrozenSet[str]:
+def weak_names(func: ast.AST, nodes: Optional[List[ast.AST]] = None) -> FrozenSet[str]:
     """Names whose kind the value analysis can only guess: the parameters, and names bound
     only by unpacking (``x, H, W = self.patch_embed(x)``, ``for a, b in ...``): a Cell may
     return shape ints next to tensors. A name also bound by a plain ``name = expr`` or an
     augmented assignment is not weak."""
     weak = set(param_names(func))
     simple = set()
-    for node in _walk(func):
+    for node in (nodes if nodes is not None else _walk(func)):
         targets: List[ast.AST] = []
         if isinstance(node, ast.Assign):
             for t in node.targets:
@@ -248,7 +257,8 @@ def weak_names(func: ast.AST) -> FrozenSet[str]:
     return frozenset(weak - simple)
 
 
-def analyse(func: ast.AST, qualname, names: Optional[FrozenSet[str]] = None) -> Dict[str, ParamUse]:
+def analyse(func: ast.AST, qualname, names: Optional[FrozenSet[str]] = None,
+            nodes: Optional[List[ast.AST]] = None) -> Dict[str, ParamUse]:
     """Evidence per name (the parameters, or ``names``). ``qualname(expr)`` resolves
     MindSpore names (ctx.qualname)."""
     params = set(param_names(func)) if names is None else set(names)
@@ -260,7 +270,7 @@ def analyse(func: ast.AST, qualname, names: Optional[FrozenSet[str]] = None) -> 
     def is_param(n: ast.AST) -> Optional[str]:
         return n.id if isinstance(n, ast.Name) and n.id in params else None
 
-    for node in _walk(func):
+    for node in (nodes if nodes is not None else _walk(func)):
         if isinstance(node, ast.Attribute):
             if node.attr in tattrs:  # `p.sum()`, `(p > 0).astype(...)`: only a tensor has it
                 for n in _operands(node.value):
@@ -283,11 +293,17 @@ def analyse(func: ast.AST, qualname, names: Optional[FrozenSet[str]] = None) -> 
                         uses[n.id].int_ = (n, "a slice bound")
         elif isinstance(node, ast.Compare):
             operands = [node.left] + list(node.comparators)
-            if any(_strings(o) for o in operands) and not all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
-                for o in operands:
-                    p = is_param(o)
-                    if p and uses[p].str_ is None:
-                        uses[p].str_ = (o, "compared with a string")
+            for (a, b), op in zip(zip(operands, operands[1:]), node.ops):
+                if isinstance(op, (ast.Eq, ast.NotEq)):
+                    pairs = [(a, b), (b, a)]
+                elif isinstance(op, (ast.In, ast.NotIn)):
+                    pairs = [(a, b)]  # `p in ("a", "b")`; `"key" in p` makes p a container, not a str
+                else:
+                    continue
+                for mine, other in pairs:
+                    p = is_param(mine)
+                    if p and _strings(other) and uses[p].str_ is None:
+                        uses[p].str_ = (mine, "compared with a string")
         elif isinstance(node, (ast.For, ast.comprehension)):
             it = node.iter
             if isinstance(it, ast.Subscript) and isinstance(it.slice, ast.Slice):
@@ -330,13 +346,13 @@ def analyse(func: ast.AST, qualname, names: Optional[FrozenSet[str]] = None) -> 
     return uses
 
 
-def simple_assigns(func: ast.AST) -> Dict[str, Optional[List[ast.AST]]]:
+def simple_assigns(func: ast.AST, nodes: Optional[List[ast.AST]] = None) -> Dict[str, Optional[List[ast.AST]]]:
     """name -> the values assigned to it in the function by plain ``name = value``
     statements; None for a parameter or a name also bound any other way (unpacking, loop
     targets, augmented assignment): unknown."""
     out: Dict[str, Optional[List[ast.AST]]] = {}
     unknown = set(param_names(func))
-    for node in _walk(func):
+    for node in (nodes if nodes is not None else _walk(func)):
         targets: List[ast.AST] = []
         if isinstance(node, ast.Assign):
             if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -389,10 +405,11 @@ class ScopeUses:
             return {}, frozenset()
         if self._key is not values:
             self._key = values
-            self._weak = weak_names(values.func)
-            self._assigns = simple_assigns(values.func)
+            nodes = _walk(values.func)
+            self._weak = weak_names(values.func, nodes)
+            self._assigns = simple_assigns(values.func, nodes)
             self._val = analyse(values.func, ctx.qualname,
-                                self._weak | frozenset(param_names(values.func)) | frozenset(self._assigns))
+                                self._weak | frozenset(param_names(values.func)) | frozenset(self._assigns), nodes)
             self._name_memo = {}
         return self._val, self._weak
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional
 
+from msgraphlint.astutil import walk as _fast_walk
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
@@ -415,19 +416,24 @@ def _annotation_kind(arg: ast.arg) -> Optional[str]:
     return None
 
 
+_SUBCELLS: list = [None, frozenset()]  # (source, names of classes instantiated inside another class)
+
+
 def _used_as_subcell(ctx, class_name: str) -> bool:
     """The class is instantiated inside another class of this module (a sub-cell: its
     arguments come from the parent graph, as constants, and never recompile it)."""
-    tree = ctx.source.tree
-    for cls in ast.walk(tree):
-        if not isinstance(cls, ast.ClassDef) or cls.name == class_name:
-            continue
-        for n in ast.walk(cls):
-            if isinstance(n, ast.Call):
-                f = n.func
-                if (isinstance(f, ast.Name) and f.id == class_name) or (isinstance(f, ast.Attribute) and f.attr == class_name):
-                    return True
-    return False
+    if _SUBCELLS[0] is not ctx.source:
+        inside = set()
+        classes = [c for c in ctx.source.tree.body if isinstance(c, ast.ClassDef)]
+        for cls in classes:
+            for n in _fast_walk(cls):
+                if isinstance(n, ast.Call):
+                    f = n.func
+                    name = f.id if isinstance(f, ast.Name) else (f.attr if isinstance(f, ast.Attribute) else None)
+                    if name and name != cls.name:
+                        inside.add(name)
+        _SUBCELLS[0], _SUBCELLS[1] = ctx.source, frozenset(inside)
+    return class_name in _SUBCELLS[1]
 
 
 class PythonScalarInput(Rule):
@@ -555,11 +561,11 @@ class PythonScalarInput(Rule):
         if scope is None or ctx.values is None or node is not ctx.values.func or scope.chain \
                 or scope.kind not in ("construct", "jit") or node.name == "bprop":
             return
-        if scope.class_name and _used_as_subcell(ctx, scope.class_name):
-            return
-        uses, _ = _USES.get(ctx)
         args = node.args
         positional = list(getattr(args, "posonlyargs", [])) + list(args.args)
+        if not any(a.arg not in ("self", "cls") for a in positional + list(args.kwonlyargs)):
+            return
+        uses, _ = _USES.get(ctx)
         defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
         for arg, default in list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults)):
             if arg.arg in ("self", "cls"):
@@ -567,6 +573,8 @@ class PythonScalarInput(Rule):
             found = self._evidence(arg, default, uses.get(arg.arg))
             if found is None:
                 continue
+            if scope.class_name and _used_as_subcell(ctx, scope.class_name):
+                return
             kind, why = found
             when = (f"when `{scope.class_name}` is called from Python (as a sub-cell the value is a constant of "
                     "its parent's graph), ") if scope.class_name else ""
