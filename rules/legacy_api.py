@@ -28,7 +28,9 @@ class PrimitiveClassSpelling(Rule):
         `construct`). MindSpore 2.x exposes the same operators as functions in
         `mindspore.ops` (`ops.softmax(x, axis=-1)`), which read like the PyTorch code
         being migrated and keep arguments at the call site. Both compile to the same
-        graph, so this is informational. Only classes whose snake_case name exists as a
+        graph, so this is informational. A primitive configured with `.shard(...)` (a
+        parallel strategy) is left alone: the functional form cannot carry it. Only
+        classes whose snake_case name exists as a
         function in the API catalog (generated from MindSpore 2.10) are reported
         (`MatMul` → `ops.matmul`, `Softmax` → `ops.softmax`; `GatherV2` has none).
     """
@@ -41,6 +43,10 @@ class PrimitiveClassSpelling(Rule):
             import mindspore.ops.operations as P
             gather = P.GatherV2()
         """, note="no functional gather_v2 in mindspore.ops"),
+        Valid("""
+            import mindspore.ops.operations as P
+            tile = P.Tile().shard(((1, 1),))
+        """, note="a sharding strategy needs the primitive (found in mindocr)"),
     ]
     INVALID = [
         Invalid("""
@@ -58,6 +64,9 @@ class PrimitiveClassSpelling(Rule):
         raw = ctx.imports.names.get(f.value.id, "")
         if not raw.startswith("mindspore.ops.operations") or not f.attr[:1].isupper():
             return
+        parent = ctx.parent(node)
+        if isinstance(parent, ast.Attribute) and parent.attr in ("shard", "add_prim_attr", "recompute"):
+            return  # a configured primitive (a sharding strategy): the functional form cannot carry it
         try:
             cat = ctx.catalog
         except Exception:  # no catalog: stay silent

@@ -54,6 +54,21 @@ class PrintInGraph(Rule):
                     return x * 2
         """, note="print outside the graph"),
         Valid("""
+            import mindspore.nn as nn
+
+            class Act(nn.Cell):
+                def __init__(self, act="relu"):
+                    super().__init__()
+                    self.act = act
+
+                def construct(self, x):
+                    if self.act == "relu":
+                        return x * 2
+                    else:
+                        print("unsupported activation", self.act)
+                        exit()
+        """, note="an error message before exit()/raise: the branch aborts (found in mindocr)"),
+        Valid("""
             class NotACell:
                 def construct(self, x):
                     print(x)
@@ -112,8 +127,30 @@ class PrintInGraph(Rule):
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         if isinstance(node.func, ast.Name) and node.func.id == "print" and "print" not in ctx.imports.names:
+            if self._error_path(node, ctx):
+                return
             scope = ctx.scope
             ctx.report(node, fix=self._fix(node, ctx), where=scope.short_name if scope else "graph")
+
+    @staticmethod
+    def _error_path(node: ast.Call, ctx) -> bool:
+        """print(...) followed in its block by raise / exit(): an error message on a path
+        that aborts (in a branch on a constant, MindSpore prunes it: no Print op)."""
+        stmt = ctx.parent(node)
+        block_owner = ctx.parent(stmt) if isinstance(stmt, ast.Expr) else None
+        if block_owner is None:
+            return False
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(block_owner, field, None)
+            if isinstance(block, list) and stmt in block:
+                for later in block[block.index(stmt) + 1:]:
+                    if isinstance(later, ast.Raise):
+                        return True
+                    if isinstance(later, ast.Expr) and isinstance(later.value, ast.Call):
+                        q = ctx.qualname(later.value.func) or getattr(later.value.func, "id", "")
+                        if q in ("exit", "quit", "sys.exit", "os._exit"):
+                            return True
+        return False
 
     @staticmethod
     def _fix(node: ast.Call, ctx):

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import List, Optional
 
 from msgraphlint.astutil import walk
@@ -14,7 +15,7 @@ _LOADS = frozenset({"mindspore.load_checkpoint", "mindspore.train.serialization.
 _TRANSFORMS = ("transform_checkpoints", "load_distributed_checkpoint", "transform_checkpoint_by_rank",
                "load_segmented_checkpoints", "unified_safetensors", "merge_sliced_parameter", "load_parallel_checkpoint",
                "convert_checkpoint", "src_strategy", "strategy_ckpt")
-_PARALLEL_MODES = ("semi_auto_parallel", "auto_parallel", "SEMI_AUTO_PARALLEL", "AUTO_PARALLEL")
+_SHARDED_MODE = re.compile(r"(?i)(?<![a-z_])(semi_)?auto_parallel(?![a-z_])")
 _TRAIN_CALLS = frozenset({"mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOneStepWithLossScaleCell",
                           "mindspore.value_and_grad", "mindspore.ops.value_and_grad", "mindspore.grad",
                           "mindspore.train.Model", "mindspore.Model"})
@@ -44,6 +45,12 @@ class CheckpointParallelMismatch(Rule):
         """, note="single-device script"),
         Valid("""
             import mindspore as ms
+            from mindspore import ParallelMode
+            ms.set_auto_parallel_context(parallel_mode=ParallelMode.DATA_PARALLEL)
+            ms.load_checkpoint("m.ckpt")
+        """, note="data parallel: every device holds the whole model (found in mindyolo)"),
+        Valid("""
+            import mindspore as ms
             ms.set_auto_parallel_context(parallel_mode="semi_auto_parallel")
             ms.transform_checkpoints("src", "dst", "rank", "src.ckpt", "dst.ckpt")
             params = ms.load_checkpoint("dst/rank_0/checkpoint_0.ckpt")
@@ -61,8 +68,16 @@ class CheckpointParallelMismatch(Rule):
         text = ctx.source.text
         if "load_checkpoint" not in text and "load_param_into_net" not in text:
             return
-        mode = next((m for m in _PARALLEL_MODES if m in text), None)
-        if mode is None or "parallel_mode" not in text or any(t in text for t in _TRANSFORMS):
+        if "parallel_mode" not in text or any(t in text for t in _TRANSFORMS):
+            return
+        mode = None
+        for node in walk(ctx.source.tree):  # the value given to parallel_mode=, not any mention
+            if isinstance(node, ast.keyword) and node.arg == "parallel_mode":
+                m = _SHARDED_MODE.search(ctx.segment(node.value))
+                if m:
+                    mode = m.group(0)
+                    break
+        if mode is None:
             return
         for node in walk(ctx.source.tree):
             if isinstance(node, ast.Call) and ctx.qualname(node.func) in _LOADS:

@@ -168,8 +168,8 @@ class TorchModuleBase(Rule):
     scope = "module"
     rationale = """
         MindSpore calls `construct`, never `forward`. A migrated Cell that still defines
-        only `forward` has no computation MindSpore will run (calling it raises
-        "construct is not implemented"), and a class that derives from
+        only `forward` cannot be called (measured by the corpus review on 2.10: an
+        AttributeError when the Cell is called), and a class that derives from
         `torch.nn.Module` with a `construct` is not compiled by MindSpore at all.
     """
     VALID = [
@@ -213,5 +213,5 @@ class TorchModuleBase(Rule):
             ctx.report(node, what=f"`{node.name}` derives from torch.nn.Module but defines `construct`: "
                                   "MindSpore will not compile it", end_node=node.bases[-1])
         elif any(b in ("mindspore.nn.Cell",) for b in bases) and "forward" in methods and "construct" not in methods:
-            ctx.report(node, what=f"Cell `{node.name}` defines `forward` but no `construct`: MindSpore runs "
-                                  "`construct`, so this Cell computes nothing", end_node=node.bases[-1])
+            ctx.report(node, what=f"Cell `{node.name}` defines `forward` but no `construct`: MindSpore calls "
+                                  "`construct`, so calling this Cell fails (AttributeError)", end_node=node.bases[-1])
