@@ -17,15 +17,15 @@ Usage:
   .venv/bin/python scripts/label_fixtures.py [--force] [--only PATTERN] [--summary-only]
 
 Run compiles one at a time (the machines are shared); the script never runs two children
-at once.  Resumable: a snippet whose label is newer than the snippet (and than
-_helpers/, this script and the child) is skipped unless --force.
+at once.  Resumable: a snippet whose label records the same source hash (snippet + _helpers/) and
+label schema is skipped unless --force; bump SCHEMA_VERSION when the labels change meaning.
 """
 from __future__ import annotations
 
 import argparse
 import collections
 import fnmatch
-import io
+import hashlib
 import json
 import os
 import re
@@ -43,7 +43,7 @@ CHILD = Path(__file__).resolve().parent / "_label_child.py"
 FAMILIES = ("control_flow", "inplace", "side_effect", "fallback", "dynamic_shape", "syntax")
 NAME_RE = re.compile(r"^(?P<family>%s)_(?P<polarity>pos|neg)_(?P<name>[a-z0-9_]+)\.py$" % "|".join(FAMILIES))
 IR_PASSES = "validate,graph_build,hwopt_common_final"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # bump when the label content changes meaning; stale labels are redone
 
 INPLACE_OPS = {"TensorScatterUpdate", "TensorScatterElements", "ScatterNdUpdate", "ScatterUpdate",
                "TensorMove", "Assign", "AssignAdd", "AssignSub", "InplaceCopy", "InplaceAddExt",
@@ -243,17 +243,22 @@ def run_child(path: Path, level: str, fusion: bool, pynative: bool, timeout: int
     return res
 
 
+def _stable(text: str | None) -> str | None:
+    """Error lines without object addresses, so that relabeling gives the same text."""
+    return re.sub(r"0x[0-9a-fA-F]{6,}", "0x...", text) if text else text
+
+
 def compile_status(res: dict) -> tuple[bool | None, str | None, bool]:
     """(compiles, error_first_line, runtime_error) from a child result."""
     if "fatal" in res or not res.get("graph"):
-        return None, res.get("fatal") or f"child failed rc={res.get('rc')}", False
+        return None, _stable(res.get("fatal")) or f"child failed rc={res.get('rc')}", False
     first = res["graph"]["calls"][0]
     if first.get("ok"):
         return True, None, False
     ir = res.get("ir", {})
     # an error raised after the kernel graph was built is a run-time error of a compiled graph
     built = bool(ir.get("first")) and ir["first"].get("kernel_graphs", 0) > 0 and not ir.get("analyze_fail")
-    return (True if built else False), first.get("error_first_line"), built
+    return (True if built else False), _stable(first.get("error_first_line")), built
 
 
 # ---------------------------------------------------------------- confirmation
@@ -444,6 +449,7 @@ def label(path: Path, timeout: int, keep: Path | None) -> dict:
     lab["confirmed"] = ok
     lab["evidence"] = ev
     lab["label_seconds"] = round(time.time() - t0, 1)
+    lab["source_sha256"] = source_hash(path)
     lab["child_rc"] = {"default": d.get("rc"), "strict": s.get("rc")}
     if d.get("rc") != 0 or s.get("rc") != 0:
         lab["child_stderr_tail"] = {"default": d.get("stderr_tail"), "strict": s.get("stderr_tail")}
@@ -452,12 +458,24 @@ def label(path: Path, timeout: int, keep: Path | None) -> dict:
     return lab
 
 
+def source_hash(src: Path) -> str:
+    """sha256 of the snippet and of every _helpers module (what a compile of it can read)."""
+    h = hashlib.sha256(src.read_bytes())
+    for p in sorted((LABELED / "_helpers").glob("*.py")):
+        h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()
+
+
 def up_to_date(src: Path, dst: Path) -> bool:
+    """A label is current when it was made from the same sources by the same label schema
+    (content hashes, not mtimes: a git checkout resets mtimes)."""
     if not dst.exists():
         return False
-    t = dst.stat().st_mtime
-    deps = [src, CHILD, Path(__file__)] + list((LABELED / "_helpers").glob("*.py"))
-    return all(t >= p.stat().st_mtime for p in deps if p.exists())
+    try:
+        lab = json.loads(dst.read_text())
+    except json.JSONDecodeError:
+        return False
+    return lab.get("schema") == SCHEMA_VERSION and lab.get("source_sha256") == source_hash(src)
 
 
 def summary(paths: list[Path]) -> str:
@@ -516,7 +534,7 @@ def main(argv=None) -> int:
                 continue
             try:
                 lab = label(p, args.timeout, args.keep_ir)
-            except ValueError as exc:
+            except ValueError as exc:  # bad name or marker
                 print(f"[{i}/{len(paths)}] {p.name}: SKIPPED: {exc}", file=sys.stderr)
                 continue
             dst.write_text(json.dumps(lab, indent=1, sort_keys=False) + "\n")
