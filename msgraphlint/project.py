@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from .astutil import walk, walk_statements
-from .imports import ImportMap, normalize
+from .imports import ImportMap
 from .source import SourceError, SourceFile
 
 JIT_DECORATORS = frozenset({"mindspore.jit", "mindspore.ms_function", "mindspore.ops.jit"})
@@ -207,11 +207,12 @@ def _is_root_candidate(name: str, in_class_with_bases: bool, is_jit: bool) -> bo
     return is_jit or (in_class_with_bases and name in ("construct", "bprop"))
 
 
-def summarize(source: SourceFile, modname: str, is_package: bool = False) -> ModuleSummary:
+def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_calls: bool = False) -> ModuleSummary:
     """The module's digest. Shallow by design (this runs on every candidate file):
     call edges are computed now only for graph-root candidates (construct/bprop of
     classes with bases, jit functions); other functions get theirs on demand
-    (``ProjectIndex.calls_of``) when scope discovery reaches them."""
+    (``ProjectIndex.calls_of``) when scope discovery reaches them — unless
+    ``eager_calls`` (worker processes: the main process has no trees to go back to)."""
     tree = source.tree
     imports = ImportMap.from_tree(tree, modname, is_package)
     text = source.text
@@ -227,7 +228,7 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False) -> Mod
             is_jit = node.name in jit_wrapped or any(_is_jit_decorator(d, imports) for d in node.decorator_list)
             summary.functions[node.name] = FuncSummary(
                 f"{modname}.{node.name}", node.name, node.lineno, is_jit=is_jit,
-                calls=_calls_in(node, imports) if is_jit else None)
+                calls=_calls_in(node, imports) if (is_jit or eager_calls) else None)
         elif isinstance(node, ast.ClassDef):
             cs = ClassSummary(f"{modname}.{node.name}", node.name, node.lineno,
                               bases=[b for b in (imports.dotted(b) for b in node.bases) if b])
@@ -239,7 +240,8 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False) -> Mod
                     is_jit = any(_is_jit_decorator(d, imports) for d in item.decorator_list)
                     cs.methods[item.name] = FuncSummary(
                         f"{cs.qualname}.{item.name}", item.name, item.lineno, class_name=node.name, is_jit=is_jit,
-                        calls=_calls_in(item, imports) if _is_root_candidate(item.name, has_bases, is_jit) else None)
+                        calls=_calls_in(item, imports)
+                        if (eager_calls or _is_root_candidate(item.name, has_bases, is_jit)) else None)
             summary.classes[node.name] = cs
     return summary
 
@@ -269,6 +271,14 @@ class ProjectIndex:
         self.tree_provider = None  # optional callable(path) -> ast.Module (the runner's tree cache)
         self._trees: Dict[str, Optional[ast.Module]] = {}
         self.completed: set = set()  # paths whose summaries gained call edges on demand
+
+    def __getstate__(self):
+        """Sent to worker processes: summaries only, never parsed trees or sources."""
+        state = dict(self.__dict__)
+        state["_trees"] = {}
+        state["sources"] = {}
+        state["tree_provider"] = None
+        return state
 
     # building -------------------------------------------------------------------
     def add_source(self, source: SourceFile, keep_source: bool = True) -> Optional[ModuleSummary]:

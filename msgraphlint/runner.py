@@ -10,8 +10,6 @@ known when ``utils.py`` is linted); phase 2 runs the rules per file. With
 from __future__ import annotations
 
 import os
-import sys
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
 
@@ -129,7 +127,8 @@ class _Phase1:
     digest: str = ""
 
 
-def _phase1(path: str, text: Optional[str] = None, keep_source: bool = True, cache=None) -> _Phase1:
+def _phase1(path: str, text: Optional[str] = None, keep_source: bool = True, cache=None,
+            eager_calls: bool = False) -> _Phase1:
     disp = _display(path)
     if path.endswith(YAML_SUFFIXES):
         return _Phase1(path, None, None, 0, True)
@@ -141,14 +140,14 @@ def _phase1(path: str, text: Optional[str] = None, keep_source: bool = True, cac
     key = ""
     if cache is not None:
         from .cache import digest
-        key = digest("p1", data, text is not None, modname, is_package, disp)
+        key = digest("p1", data, text is not None, modname, is_package, disp, eager_calls)
         hit = cache.get("p1", key)
         if hit is not None:
             summary, error, lines, hint = hit
             if summary is not None:
                 summary.path = path
             return _Phase1(path, summary, error, lines, hint, None, key)
-    result = _phase1_compute(path, disp, data, text, modname, is_package)
+    result = _phase1_compute(path, disp, data, text, modname, is_package, eager_calls)
     result.digest = key
     if cache is not None:
         cache.put("p1", key, (result.summary, result.error, result.lines, result.hint))
@@ -162,7 +161,7 @@ def _read_bytes(path: str) -> bytes:
         return fh.read()
 
 
-def _phase1_compute(path, disp, data, text, modname, is_package) -> _Phase1:
+def _phase1_compute(path, disp, data, text, modname, is_package, eager_calls=False) -> _Phase1:
     try:
         source = SourceFile(disp, text) if text is not None else SourceFile.from_bytes(disp, data)
     except SourceError as err:
@@ -171,7 +170,7 @@ def _phase1_compute(path, disp, data, text, modname, is_package) -> _Phase1:
     if not may_hold_graph_code(source.text):
         return _Phase1(path, None, None, lines, False)
     try:
-        summary = summarize(source, modname, is_package)
+        summary = summarize(source, modname, is_package, eager_calls)
     except SourceError as err:
         return _Phase1(path, None, _parse_error(disp, err, source), lines, True)
     # the summary's path must be the real path (module resolution), the source keeps the display path
@@ -245,46 +244,122 @@ def _lint_yaml(path: str, text: Optional[str], settings: Settings, dispatch: Dis
     return _Phase2(path, findings, [], suppressions.scan(source), {})
 
 
-# process-pool plumbing -------------------------------------------------------------
+# worker processes ----------------------------------------------------------------
 
-_STATE: Dict[str, Any] = {}
+class _Workers:
+    """``jobs`` long-lived processes, each owning a share of the files for both phases:
+    a worker summarises its files (phase 1), keeps their parsed trees, receives the
+    project index and scopes, and runs the rules on the same files (phase 2), so no
+    file is parsed twice. Shares are balanced by file size."""
+
+    def __init__(self, files: Sequence[str], jobs: int, settings: Settings, cache) -> None:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        shares: List[List[str]] = [[] for _ in range(jobs)]
+        loads = [0] * jobs
+        for f in sorted(files, key=_size, reverse=True):
+            i = loads.index(min(loads))
+            shares[i].append(f)
+            loads[i] += _size(f) + 1
+        self.shares = [sh for sh in shares if sh]
+        self.conns, self.procs = [], []
+        for share in self.shares:
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=_worker_main, args=(child, share, settings, cache, jobs), daemon=True)
+            proc.start()
+            child.close()
+            self.conns.append(parent)
+            self.procs.append(proc)
+
+    @staticmethod
+    def _recv(conn):
+        msg = conn.recv()
+        if isinstance(msg, tuple) and len(msg) == 2 and msg[0] == "__error__":
+            raise RuntimeError("a worker process failed:\n" + msg[1])
+        return msg
+
+    def phase1(self) -> List["_Phase1"]:
+        out: List[_Phase1] = []
+        for conn in self.conns:
+            out.extend(self._recv(conn))
+        return out
+
+    def phase2(self, index: ProjectIndex, scopes, keys: Dict[str, str], todo: Sequence[str],
+               yaml_files: Sequence[str]) -> List["_Phase2"]:
+        todo_set = set(todo)
+        yaml_parts: List[List[str]] = [[] for _ in self.shares]
+        for n, f in enumerate(yaml_files):
+            yaml_parts[n % len(self.shares)].append(f)
+        for i, conn in enumerate(self.conns):
+            mine = [f for f in self.shares[i] if f in todo_set]
+            conn.send((index, scopes, {f: keys[f] for f in mine if f in keys}, mine, yaml_parts[i]))
+        out: List[_Phase2] = []
+        for conn in self.conns:
+            out.extend(self._recv(conn))
+        return out
+
+    def close(self) -> None:
+        for conn in self.conns:
+            try:
+                conn.send(None)
+            except (OSError, ValueError):
+                pass
+        for proc in self.procs:
+            proc.join(timeout=10)
+            if proc.is_alive():
+                proc.terminate()
 
 
-def _init_worker(state: Optional[Dict[str, Any]] = None) -> None:
-    if state is not None:
-        _STATE.update(state)
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
-def _worker_phase1(path: str) -> _Phase1:
-    return _phase1(path, keep_source=False, cache=_STATE.get("cache"))
+def _worker_main(conn, share: List[str], settings: Settings, cache, jobs: int) -> None:
+    import traceback
 
+    try:
+        p1: List[_Phase1] = []
+        kept = 0
+        for f in share:
+            r = _phase1(f, keep_source=kept < TREE_CACHE_LINES // max(jobs, 1), cache=cache, eager_calls=True)
+            if r.source is not None:
+                kept += r.lines
+            p1.append(r)
+        conn.send([_Phase1(r.path, r.summary, r.error, r.lines, r.hint, None, r.digest) for r in p1])
+        msg = conn.recv()
+        if msg is None:
+            return
+        index, scopes, keys, todo, yaml_files = msg
+        by_abs = {os.path.abspath(r.path): r for r in p1}
 
-def _worker_phase2(item) -> _Phase2:
-    path, key = item
-    s = _STATE
-    if path.endswith(YAML_SUFFIXES):
-        return _lint_yaml(path, None, s["settings"], s["dispatch"])
-    r = _lint_python(path, None, s["index"], s["scopes"].get(os.path.abspath(path), []),
-                     s["settings"], s["dispatch"], s["cells"])
-    if key and s.get("cache") is not None:
-        s["cache"].put("p2", key, r)
-    return r
+        def cached_tree(path: str):
+            r = by_abs.get(os.path.abspath(path))
+            return r.source.tree if r is not None and r.source is not None else None
 
-
-def _pool(jobs: int, state: Optional[Dict[str, Any]] = None):
-    import multiprocessing as mp
-    from concurrent.futures import ProcessPoolExecutor
-
-    if "fork" in mp.get_all_start_methods():
-        if state is not None:
-            _STATE.update(state)  # inherited by the forked workers
-        return ProcessPoolExecutor(jobs, mp_context=mp.get_context("fork"))
-    return ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(state,))
-
-
-def _map(pool, fn, items: Sequence[str]):
-    chunk = max(1, min(64, len(items) // (pool._max_workers * 8) or 1))
-    return list(pool.map(fn, items, chunksize=chunk))
+        index.tree_provider = cached_tree
+        dispatch = Dispatch(settings.instances)
+        cells = CellResolver(index, settings.extra_cell_bases)
+        out: List[_Phase2] = []
+        for f in todo:
+            r1 = by_abs[os.path.abspath(f)]
+            res = _lint_python(f, r1.source, index, scopes.get(os.path.abspath(f), []), settings, dispatch, cells)
+            r1.source = None
+            if cache is not None and f in keys:
+                cache.put("p2", keys[f], res)
+            out.append(res)
+        for f in yaml_files:
+            out.append(_lint_yaml(f, None, settings, dispatch))
+        conn.send(out)
+        conn.recv()  # the close message
+    except BaseException:  # noqa: BLE001 - reported to the parent, which raises
+        try:
+            conn.send(("__error__", traceback.format_exc()))
+        except Exception:
+            pass
 
 
 # the run -----------------------------------------------------------------------
@@ -373,9 +448,19 @@ def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[
     parallel = jobs > 1 and len(py_files) >= 2 * jobs and not overrides
 
     # phase 1: read, pre-filter, summarise
-    if parallel:
-        with _pool(jobs, {"cache": cache}) as pool:
-            p1 = _map(pool, _worker_phase1, py_files)
+    workers = _Workers(py_files, jobs, settings, cache) if parallel else None
+    try:
+        return _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers)
+    finally:
+        if workers is not None:
+            workers.close()
+
+
+def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers) -> RunResult:
+    if workers is not None:
+        p1 = workers.phase1()
+        order = {f: i for i, f in enumerate(py_files)}
+        p1.sort(key=lambda r: order[r.path])
     else:
         p1 = []
         cached_lines = 0
@@ -423,12 +508,11 @@ def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[
                 if hit is not None:
                     results[r.path] = hit
         todo = [f for f in todo if f not in results]
-    if parallel and len(todo) >= 2 * jobs:
-        state = {"index": index, "scopes": scopes, "settings": settings, "dispatch": dispatch, "cells": cells,
-                 "cache": cache}
-        with _pool(jobs, state) as pool:
-            for r in _map(pool, _worker_phase2, [(f, keys.get(f, "")) for f in todo] + [(f, "") for f in yaml_files]):
-                results[r.path] = r
+    if workers is not None:
+        index.tree_provider = None
+        for r in workers.phase2(index, scopes, keys, todo, yaml_files):
+            results[r.path] = r
+        index.tree_provider = cached_tree
     else:
         by_path = {r.path: r for r in p1}
         for f in todo:
