@@ -14,7 +14,7 @@ import json
 import os
 import re
 from collections import Counter
-from typing import Dict, Iterable, List, Tuple
+from typing import Iterable, List, Tuple
 
 from . import __version__
 from .findings import FileResult, Finding

@@ -84,7 +84,6 @@ class ResultCache:
 
 def rules_fingerprint(rule_classes: Iterable[type]) -> str:
     """Changes when a rule's code changes (its module file's size and mtime)."""
-    import inspect
     import sys
 
     parts = []

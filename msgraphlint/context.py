@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, Optional
 
 from .findings import Finding, Fix
 from .imports import ImportMap

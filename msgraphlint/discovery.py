@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence
 
 import pathspec
 

@@ -16,7 +16,7 @@ import os
 import stat
 import tempfile
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Iterable, List, Sequence, Tuple
 
 from .findings import Edit, Finding, FixSafety
 from .source import SourceFile

@@ -154,7 +154,6 @@ class MsGraphLintServer(LanguageServer):
         if want_fix_all:
             fixable = [f for f in findings if f.fix is not None and f.fix.safety is FixSafety.SAFE]
             if fixable:
-                from .findings import Finding as _F  # noqa: F401
                 from .fixes import apply_edits
                 new, _ = apply_edits(doc.source, [f.fix.edits for f in sorted(fixable, key=lambda x: x.sort_key)])
                 end = lsp.Position(len(lines), 0)

@@ -12,7 +12,6 @@ import importlib
 import inspect
 import pkgutil
 import re
-import sys
 from functools import lru_cache
 from typing import Dict, Iterable, List, Tuple, Type
 

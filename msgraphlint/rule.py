@@ -20,7 +20,7 @@ Third-party packs expose a module (or list of Rule classes) under the
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
 
 from .findings import FixSafety, Severity

@@ -194,7 +194,7 @@ def _lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, s
         if source is None:
             source = SourceFile.read(path)
             source.path = disp
-        tree = source.tree  # noqa: F841 (parse errors surface here)
+        source.tree  # parse errors surface here
     except SourceError as err:
         return _Phase2(path, [_parse_error(disp, err, source)], [], None, {})
     except OSError as err:

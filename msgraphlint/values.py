@@ -19,7 +19,7 @@ from typing import Dict, Iterable, Optional
 
 from .astutil import children as _children
 from .imports import ImportMap
-from .project import ClassSummary, ModuleSummary, ProjectIndex
+from .project import ModuleSummary
 
 
 class Kind(enum.Enum):

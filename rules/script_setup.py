@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import List, Optional
-
 from msgraphlint.astutil import walk
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
