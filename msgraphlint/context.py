@@ -25,11 +25,18 @@ class RuleContext:
         self._sink = sink
         self._parents: dict = {}
         self.class_info = None  # values.ClassInfo of the scope's class, when it has one
+        self.memo: dict = {}     # per-file memo for rules' own analyses (cleared with the context)
+        self._qualnames: dict = {}
 
     # questions ------------------------------------------------------------------
     def qualname(self, node: ast.AST) -> Optional[str]:
         """Dotted name an expression spells, MindSpore names normalised (``ms.ops.add`` → ``mindspore.ops.add``)."""
-        return self.imports.dotted(node)
+        key = id(node)
+        try:
+            return self._qualnames[key]
+        except KeyError:
+            q = self._qualnames[key] = self.imports.dotted(node)
+            return q
 
     def kind(self, node: ast.AST) -> Kind:
         if self.values is None:

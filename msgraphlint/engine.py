@@ -36,6 +36,29 @@ class Dispatch:
                         table[node_type].append((rule, getattr(rule, attr)))
         self.graph = dict(self.graph)
         self.module = dict(self.module)
+        self._gated = any(r.requires_text for r in rules if r.scope in ("graph", "module"))
+
+    def for_text(self, text: str) -> "Dispatch":
+        """The dispatch for one file: rules whose ``requires_text`` the file lacks are left out
+        (a module-scope rule about ``set_context`` need not walk a file that never says it)."""
+        if not self._gated:
+            return self
+        skip = {id(r) for table in (self.graph, self.module) for handlers in table.values() for r, _ in handlers
+                if r.requires_text and not any(t in text for t in r.requires_text)}
+        skip |= {id(r) for r in self.graph_leave + self.module_checks
+                 if r.requires_text and not any(t in text for t in r.requires_text)}
+        if not skip:
+            return self
+        view = object.__new__(Dispatch)
+        view.graph = {k: [h for h in v if id(h[0]) not in skip] for k, v in self.graph.items()}
+        view.graph = {k: v for k, v in view.graph.items() if v}
+        view.module = {k: [h for h in v if id(h[0]) not in skip] for k, v in self.module.items()}
+        view.module = {k: v for k, v in view.module.items() if v}
+        view.graph_leave = [r for r in self.graph_leave if id(r) not in skip]
+        view.module_checks = [r for r in self.module_checks if id(r) not in skip]
+        view.yaml = self.yaml
+        view._gated = False
+        return view
 
 
 from .astutil import walk as _walk, walk_with_parents as _walk_with_parents  # noqa: E402
@@ -233,7 +256,7 @@ class ModuleEngine:
     # the walk -------------------------------------------------------------------
     def run(self, ctx: RuleContext) -> None:
         tree = self.source.tree
-        d = self.dispatch
+        d = self.dispatch.for_text(self.source.text)
         if d.graph or d.graph_leave:
             self._index_defs(tree)
             ordered = sorted(self.scopes, key=lambda s: (len(s.chain), s.lineno))

@@ -84,6 +84,7 @@ class Rule:
     scope: ClassVar[str] = "graph"      # "graph" | "module" | "yaml"
     report_call_sites: ClassVar[bool] = False  # also report at the call site in the graph root
     options: ClassVar[Dict[str, Any]] = {}  # per-rule options and their defaults
+    requires_text: ClassVar[Tuple[str, ...]] = ()  # visit only files whose text contains one of these
     references: ClassVar[Tuple[str, ...]] = ()
 
     VALID: ClassVar[List[Valid]] = []

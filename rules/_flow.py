@@ -278,7 +278,13 @@ def class_node(ctx) -> Optional[ast.ClassDef]:
 
 def self_attr_values(cls: ast.ClassDef, ctx, skip=()) -> Dict[str, List[ast.expr]]:
     """``self.<attr> = value`` assignments in a class's methods (minus ``skip`` methods),
-    following same-file base classes by name."""
+    following same-file base classes by name. Memoised per file (``ctx.memo``)."""
+    key = ("self_attr_values", id(cls), tuple(skip))
+    memo = getattr(ctx, "memo", None)
+    if memo is not None and key in memo:
+        return memo[key]
+    from msgraphlint.astutil import walk_statements
+
     out: Dict[str, List[ast.expr]] = {}
     seen = set()
     todo = [cls]
@@ -291,7 +297,7 @@ def self_attr_values(cls: ast.ClassDef, ctx, skip=()) -> Dict[str, List[ast.expr
         for item in c.body:
             if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) or item.name in skip:
                 continue
-            for node in ast.walk(item):
+            for node in walk_statements(item.body):  # assignments are statements
                 if isinstance(node, ast.Assign):
                     targets, value = node.targets, node.value
                 elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -304,4 +310,6 @@ def self_attr_values(cls: ast.ClassDef, ctx, skip=()) -> Dict[str, List[ast.expr
         for b in c.bases:
             if isinstance(b, ast.Name) and b.id in classes:
                 todo.append(classes[b.id])
+    if memo is not None:
+        memo[key] = out
     return out

@@ -19,6 +19,7 @@ def deprecations() -> dict:
 
 class DeprecatedContextKey(Rule):
     code = "MSG620"
+    requires_text = ("set_context",)
     name = "deprecated-context-key"
     summary = "`set_context(...)` with a key MindSpore 2.10 deprecates or has removed, with the right replacement per device."
     message = "`set_context({key}=...)` is {status} in MindSpore {target}: {advice}"

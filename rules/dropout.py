@@ -13,6 +13,7 @@ _FUNCTIONAL = frozenset({"mindspore.ops.dropout", "mindspore.mint.nn.functional.
 
 class DropoutKeepProb(Rule):
     code = "MSG510"
+    requires_text = ("Dropout",)
     name = "dropout-keep-prob"
     summary = "`nn.Dropout` given `keep_prob` (deprecated), or a positional rate that MindSpore reads as `keep_prob`."
     message = "{what}"

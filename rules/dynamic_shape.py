@@ -633,6 +633,7 @@ def _has_dynamic_dim(node: ast.AST) -> bool:
 
 class DynamicSetInputs(Rule):
     code = "MSG305"
+    requires_text = ("set_inputs",)
     name = "dynamic-set-inputs"
     summary = "`Cell.set_inputs(...)` with `None`/`-1` dimensions: the whole graph compiles dynamic-shape, without fusion."
     message = ("`set_inputs` declares dynamic dimensions (`{spec}`): the whole Cell compiles as one dynamic-shape "

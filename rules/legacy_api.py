@@ -16,6 +16,7 @@ def snake(name: str) -> str:
 
 class PrimitiveClassSpelling(Rule):
     code = "MSG511"
+    requires_text = ("operations",)
     name = "primitive-class-spelling"
     summary = "A `mindspore.ops.operations` primitive class where MindSpore 2.x has a functional form (informational)."
     message = "`{old}()` is the 1.x primitive-class spelling; MindSpore 2.x has the functional `{new}`"
@@ -80,6 +81,7 @@ class PrimitiveClassSpelling(Rule):
 
 class LegacyProfiler(Rule):
     code = "MSG512"
+    requires_text = ("Profiler",)
     name = "legacy-profiler"
     summary = "`mindspore.Profiler(...)` / `profiler.analyse()`, deprecated in MindSpore 2.10."
     message = "`{name}` is deprecated in MindSpore {target}: use `mindspore.profiler.profile` with `on_trace_ready=tensorboard_trace_handler(dir)`"

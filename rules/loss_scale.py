@@ -43,6 +43,7 @@ def _method_calls(tree: ast.AST, names, methods) -> List[ast.Call]:
 
 class LossScaleNeverAdapts(Rule):
     code = "MSG530"
+    requires_text = ("DynamicLossScaler",)
     name = "loss-scale-never-adapts"
     summary = "A `DynamicLossScaler` scales and unscales but its scale is never adjusted (no `all_finite`/`adjust`)."
     message = "`{name}` is a DynamicLossScaler that is never adjusted: its scale stays {value} for the whole run"
@@ -105,6 +106,7 @@ class LossScaleNeverAdapts(Rule):
 
 class ClipBeforeUnscale(Rule):
     code = "MSG531"
+    requires_text = ("DynamicLossScaler",)
     name = "clip-before-unscale"
     summary = "Gradients are clipped before the loss scale is removed."
     message = "gradients are clipped here before `{name}.unscale(...)` (line {line}): the clip threshold applies to scaled gradients"

@@ -74,6 +74,7 @@ class TokenizerInGraph(Rule):
 
 class GeneratorDatasetSingleWorker(Rule):
     code = "MSG541"
+    requires_text = ("GeneratorDataset",)
     name = "generator-dataset-single-worker"
     summary = "`GeneratorDataset` over a Python source without `num_parallel_workers` (informational)."
     message = "`GeneratorDataset` without `num_parallel_workers`: the Python source runs in {default} worker(s); a heavy source starves the device"

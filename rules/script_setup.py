@@ -21,6 +21,7 @@ _TRAIN_CALLS = frozenset({"mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOn
 
 class CheckpointParallelMismatch(Rule):
     code = "MSG550"
+    requires_text = ("load_checkpoint", "load_param_into_net")
     name = "checkpoint-parallel-mismatch"
     summary = "`load_checkpoint` in a script that sets (semi-)auto parallel mode, with no distributed checkpoint transform (informational)."
     message = "checkpoint loaded in a {mode} script without a distributed-checkpoint transform: a single-device checkpoint's shapes will not match the sharded parameters"
@@ -85,6 +86,7 @@ class CheckpointParallelMismatch(Rule):
 
 class GraphModeNeverSet(Rule):
     code = "MSG560"
+    requires_text = ("__main__",)
     name = "graph-mode-never-set"
     summary = "A training script never switches to GRAPH_MODE nor uses `jit` (informational)."
     message = "this script trains a model but never sets GRAPH_MODE or uses `jit`: MindSpore 2.x runs it in PyNative mode, without graph compilation or kernel fusion"

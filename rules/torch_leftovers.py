@@ -160,6 +160,7 @@ class TorchOnlyTensorMethod(Rule):
 
 class TorchModuleBase(Rule):
     code = "MSG504"
+    requires_text = ("forward", "torch")
     name = "torch-module-base"
     summary = "A class derives from `torch.nn.Module` and defines `construct`, or a Cell defines `forward` but no `construct`."
     message = "{what}"

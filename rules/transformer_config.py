@@ -12,6 +12,7 @@ _CONFIG_NAMES = ("TransformerConfig", "TransformerOpParallelConfig", "LlamaConfi
 
 class TransformerConfigLiteral(Rule):
     code = "MSG621"
+    requires_text = ("Config",)
     name = "transformer-config-literal"
     summary = "A `TransformerConfig(...)`-style call whose literal sizes do not divide (heads, hidden, QKV, layers vs parallel degrees)."
     message = "{problem}"
