@@ -87,7 +87,8 @@ class ModuleEngine:
 
     def __init__(self, source: SourceFile, summary: Optional[ModuleSummary], index: Optional[ProjectIndex],
                  scopes: Sequence[GraphScope], dispatch: Dispatch, target_version: str,
-                 cells: Optional[CellResolver] = None) -> None:
+                 cells: Optional[CellResolver] = None, scope_cache: Optional[dict] = None) -> None:
+        self.scope_cache = scope_cache  # editors: findings per unchanged scope, reused across edits
         self.source = source
         self.summary = summary
         self.index = index
@@ -253,6 +254,32 @@ class ModuleEngine:
                 hints[kw.arg] = values.kind(kw.value)
         self._hints[scope.qualname] = hints
 
+    # per-scope reuse for editors ----------------------------------------------------
+    def _scope_key(self, scope: GraphScope, func: ast.AST, d: "Dispatch"):
+        """What a scope's findings depend on: its own text, how it was reached, its class's
+        attribute kinds, the kinds its parameters get from callers, and the active rules."""
+        info = self.class_info(scope.class_name)
+        attrs = tuple(sorted(info.attrs.items())) if info is not None else ()
+        hints = tuple(sorted((k, v.value) for k, v in (self._hints.get(scope.qualname) or {}).items()))
+        rules = tuple(sorted({id(r) for handlers in d.graph.values() for r, _ in handlers}))
+        return (scope.qualname, scope.chain, scope.root_site and scope.root_site[1:], self.source.segment(func),
+                attrs, hints, rules, self.target)
+
+    def _remember(self, key, base_line: int, produced) -> None:
+        cache = self.scope_cache
+        if len(cache) > 4096:
+            cache.clear()
+        cache[key] = [(f.with_(line=f.line - base_line, end_line=None if f.end_line is None else f.end_line - base_line,
+                               fix=_shift_fix(f.fix, -base_line), source_line=None), rule)
+                      for f, _scope, rule in produced]
+
+    def _replay(self, entries, base_line: int, scope: GraphScope) -> None:
+        for f, rule in entries:
+            line = f.line + base_line
+            self.findings.append((f.with_(line=line, end_line=None if f.end_line is None else f.end_line + base_line,
+                                          fix=_shift_fix(f.fix, base_line), source_line=self.source.line(line)),
+                                  scope, rule))
+
     # the walk -------------------------------------------------------------------
     def run(self, ctx: RuleContext) -> None:
         tree = self.source.tree
@@ -267,10 +294,18 @@ class ModuleEngine:
                     continue
                 if scope.chain and scope.qualname not in self._hints:
                     self._hints_from_other_module(scope, func)
+                key = self._scope_key(scope, func, d) if self.scope_cache is not None else None
+                if key is not None and key in self.scope_cache and not local:
+                    self._replay(self.scope_cache[key], func.lineno, scope)  # nothing else needs its kinds
+                    continue
                 values = self._values_for(func, scope.class_name, scope.qualname, is_root=not scope.chain)
                 if local:
                     self._record_hints(func, values, scope, local)
                 ctx.scope, ctx.values, ctx.class_info = scope, values, self.class_info(scope.class_name)
+                if key is not None and key in self.scope_cache:
+                    self._replay(self.scope_cache[key], func.lineno, scope)
+                    continue
+                first = len(self.findings)
                 ctx._parents = {}
                 for node in _walk_with_parents(func, ctx._parents):
                     handlers = d.graph.get(type(node))
@@ -281,6 +316,8 @@ class ModuleEngine:
                 for rule in d.graph_leave:
                     ctx.rule = rule
                     rule.leave_scope(scope, ctx)
+                if key is not None:
+                    self._remember(key, func.lineno, self.findings[first:])
         ctx.scope = ctx.values = ctx.class_info = None
         if d.module:
             ctx._parents = {}
@@ -329,6 +366,13 @@ class _TreeSource:
     def __init__(self, tree: ast.Module, path: str) -> None:
         self.tree = tree
         self.path = path
+
+
+def _shift_fix(fix, delta: int):
+    if fix is None or delta == 0:
+        return fix
+    from dataclasses import replace
+    return replace(fix, edits=tuple(replace(e, line=e.line + delta, end_line=e.end_line + delta) for e in fix.edits))
 
 
 def _merge_hint(a: Kind, b: Kind) -> Kind:

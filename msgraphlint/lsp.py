@@ -54,6 +54,7 @@ class MsGraphLintServer(LanguageServer):
         self._pending: Dict[str, asyncio.TimerHandle] = {}
         self._settings: Dict[Optional[str], Tuple[float, object]] = {}
         self.findings: Dict[str, List[Finding]] = {}
+        self.scope_caches: Dict[tuple, dict] = {}  # per document: findings of unchanged graph scopes
         self.timings: List[float] = []
 
     # configuration per workspace folder (cached by the config file and its mtime) --
@@ -80,7 +81,9 @@ class MsGraphLintServer(LanguageServer):
             return
         started = time.perf_counter()
         try:
-            result = run_source(doc.source, path, settings=self.settings_for(path))
+            settings = self.settings_for(path)
+            cache = self.scope_caches.setdefault((uri, id(settings)), {})
+            result = run_source(doc.source, path, settings=settings, scope_cache=cache)
             findings = list(result.findings) + list(result.unused_suppressions)
         except Exception as exc:  # one bad document must not kill the server
             self.show_message_log(f"msgraphlint: analysis of {path} failed: {type(exc).__name__}: {exc}\n"
@@ -222,6 +225,8 @@ def create_server() -> MsGraphLintServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: MsGraphLintServer, params: lsp.DidCloseTextDocumentParams):
         ls.findings.pop(params.text_document.uri, None)
+        for key in [k for k in ls.scope_caches if k[0] == params.text_document.uri]:
+            del ls.scope_caches[key]
         ls.publish_diagnostics(params.text_document.uri, [])
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,

@@ -188,7 +188,7 @@ class _Phase2:
 
 
 def _lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, scopes: Sequence[GraphScope],
-                 settings: Settings, dispatch: Dispatch, cells: CellResolver) -> _Phase2:
+                 settings: Settings, dispatch: Dispatch, cells: CellResolver, scope_cache: Optional[dict] = None) -> _Phase2:
     disp = _display(path)
     try:
         if source is None:
@@ -203,7 +203,7 @@ def _lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, s
     if sups.skip_file:
         return _Phase2(path, [], [], sups, {})
     summary = index.module_of_path(path)
-    engine = ModuleEngine(source, summary, index, scopes, dispatch, settings.target, cells)
+    engine = ModuleEngine(source, summary, index, scopes, dispatch, settings.target, cells, scope_cache)
     ctx = RuleContext(source, summary.imports if summary else None, settings.target, engine._sink)
     engine.run(ctx)
     findings: List[Finding] = []
@@ -440,7 +440,7 @@ def _deps_key(path: str, index: ProjectIndex, digests: Dict[str, str]) -> str:
 
 
 def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[str, str],
-               cache=None) -> RunResult:
+               cache=None, scope_cache: Optional[dict] = None) -> RunResult:
     dispatch = Dispatch(settings.instances)
     py_files = [f for f in files if f.endswith(PY_SUFFIXES)]
     yaml_files = [f for f in files if f.endswith(YAML_SUFFIXES)] if dispatch.yaml else []
@@ -450,13 +450,13 @@ def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[
     # phase 1: read, pre-filter, summarise
     workers = _Workers(py_files, jobs, settings, cache) if parallel else None
     try:
-        return _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers)
+        return _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers, scope_cache)
     finally:
         if workers is not None:
             workers.close()
 
 
-def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers) -> RunResult:
+def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers, scope_cache=None) -> RunResult:
     if workers is not None:
         p1 = workers.phase1()
         order = {f: i for i, f in enumerate(py_files)}
@@ -519,7 +519,8 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
             src = by_path[f].source
             if src is None and f in overrides:
                 src = SourceFile(_display(f), overrides[f])
-            results[f] = _lint_python(f, src, index, scopes.get(os.path.abspath(f), []), settings, dispatch, cells)
+            results[f] = _lint_python(f, src, index, scopes.get(os.path.abspath(f), []), settings, dispatch, cells,
+                                      scope_cache if f in overrides else None)
             if cache is not None and f in keys:
                 cache.put("p2", keys[f], results[f])
             by_path[f].source = None
@@ -628,9 +629,11 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
 
 
 def run_source(text: str, path: str = "<stdin>", *, config_file: Optional[str] = None, select=None,
-               ignore=None, settings: Optional[Settings] = None) -> FileResult:
-    """Lint one in-memory text as if it were the file at ``path``."""
+               ignore=None, settings: Optional[Settings] = None, scope_cache: Optional[dict] = None) -> FileResult:
+    """Lint one in-memory text as if it were the file at ``path``. ``scope_cache`` (a dict the
+    caller keeps per document, as the language server does) lets an edit re-run the rules
+    only on the graph scopes whose text or context changed."""
     start = path if not path.startswith("<") else "."
     settings = settings or prepare([start if os.path.exists(start) else "."], config_file, select, ignore)
-    result = _run_files([path], settings, 1, {path: text})
+    result = _run_files([path], settings, 1, {path: text}, scope_cache=scope_cache)
     return result.files[0]
