@@ -223,7 +223,7 @@ def main() -> int:
                 flat(v[k], acc)
         elif isinstance(v, (np.ndarray, np.generic)):
             acc.append(np.asarray(v))
-        elif isinstance(v, (int, float, bool)):
+        elif isinstance(v, (int, float, bool, str)):
             acc.append(np.asarray(v))
         return acc
 
@@ -253,7 +253,8 @@ def main() -> int:
     def out_summary(v):
         arrs = flat(v, [])
         return [{"shape": list(a.shape), "dtype": str(a.dtype),
-                 "head": [round(float(x), 5) for x in a.reshape(-1)[:4]] if a.dtype != object else []}
+                 "head": [round(float(x), 5) for x in a.reshape(-1)[:4]] if a.dtype.kind in "biuf"
+                 else [str(x)[:40] for x in a.reshape(-1)[:4]]}
                 for a in arrs[:6]]
 
     base_inputs = [to_np(v) for v in mod_g.make_inputs()]
