@@ -306,13 +306,7 @@ class ModuleEngine:
                     self._replay(self.scope_cache[key], func.lineno, scope)
                     continue
                 first = len(self.findings)
-                ctx._parents = {}
-                for node in _walk_with_parents(func, ctx._parents):
-                    handlers = d.graph.get(type(node))
-                    if handlers:
-                        for rule, visit in handlers:
-                            ctx.rule = rule
-                            visit(node, ctx)
+                _dispatch(func, d.graph, ctx)
                 for rule in d.graph_leave:
                     ctx.rule = rule
                     rule.leave_scope(scope, ctx)
@@ -320,16 +314,21 @@ class ModuleEngine:
                     self._remember(key, func.lineno, self.findings[first:])
         ctx.scope = ctx.values = ctx.class_info = None
         if d.module:
-            ctx._parents = {}
-            for node in _walk_with_parents(tree, ctx._parents):
-                handlers = d.module.get(type(node))
-                if handlers:
-                    for rule, visit in handlers:
-                        ctx.rule = rule
-                        visit(node, ctx)
+            _dispatch(tree, d.module, ctx)
         for rule in d.module_checks:
             ctx.rule = rule
             rule.check_module(ctx)
+
+
+def _dispatch(root: ast.AST, table: dict, ctx: RuleContext) -> None:
+    """Walk ``root`` in source order and hand each node to the rules registered for its type."""
+    ctx._parents = {}
+    for node in _walk_with_parents(root, ctx._parents):
+        handlers = table.get(type(node))
+        if handlers:
+            for rule, visit in handlers:
+                ctx.rule = rule
+                visit(node, ctx)
 
 
 def string_dispatched(func: ast.AST, values: ScopeValues) -> set:
