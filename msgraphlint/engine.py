@@ -13,7 +13,7 @@ from .findings import Finding
 from .project import ModuleSummary, ProjectIndex, find_function
 from .scopes import CellResolver, GraphScope
 from .source import SourceFile
-from .values import ClassInfo, Kind, ScopeValues
+from .values import ClassInfo, Kind, ScopeValues, merge
 
 
 class Dispatch:
@@ -208,11 +208,11 @@ class ModuleEngine:
             hints = self._hints.setdefault(target_q, {})
             for pname, arg in zip(params, node.args):
                 k = values.kind(arg)
-                hints[pname] = k if pname not in hints else _merge_hint(hints[pname], k)
+                hints[pname] = k if pname not in hints else merge(hints[pname], k)
             for kw in node.keywords:
                 if kw.arg in params:
                     k = values.kind(kw.value)
-                    hints[kw.arg] = k if kw.arg not in hints else _merge_hint(hints[kw.arg], k)
+                    hints[kw.arg] = k if kw.arg not in hints else merge(hints[kw.arg], k)
 
     def _hints_from_other_module(self, scope: GraphScope, func: ast.AST) -> None:
         """Parameter kinds of a helper called directly from a graph root in another module:
@@ -372,8 +372,3 @@ def _shift_fix(fix, delta: int):
         return fix
     from dataclasses import replace
     return replace(fix, edits=tuple(replace(e, line=e.line + delta, end_line=e.end_line + delta) for e in fix.edits))
-
-
-def _merge_hint(a: Kind, b: Kind) -> Kind:
-    from .values import merge
-    return merge(a, b)

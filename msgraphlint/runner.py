@@ -23,7 +23,7 @@ from .project import ModuleSummary, ProjectIndex, module_name_for, summarize
 from .registry import load_rules, resolve_selector, select_codes
 from .rule import Rule
 from .scopes import CellResolver, GraphScope, discover as discover_scopes
-from .source import SourceError, SourceFile
+from .source import SourceError, SourceFile, display_path
 
 PARSE_ERROR_CODE = "MSG001"
 TREE_CACHE_LINES = 400_000  # keep parsed trees between phases up to this many lines
@@ -101,13 +101,6 @@ def make_settings(config: Config, select: Optional[Iterable[str]] = None, ignore
 
 # per-file work -----------------------------------------------------------------
 
-def _display(path: str) -> str:
-    if path.startswith("<"):
-        return path
-    rel = os.path.relpath(os.path.abspath(path))
-    return path if rel.startswith("..") else rel
-
-
 def _parse_error(path: str, err: SourceError, source: Optional[SourceFile]) -> Finding:
     line_text = source.line(err.line) if source is not None else None
     return Finding(code=PARSE_ERROR_CODE, name="parse-error", message=f"cannot analyse this file: {err.message}",
@@ -129,7 +122,7 @@ class _Phase1:
 
 def _phase1(path: str, text: Optional[str] = None, keep_source: bool = True, cache=None,
             eager_calls: bool = False) -> _Phase1:
-    disp = _display(path)
+    disp = display_path(path)
     if path.endswith(YAML_SUFFIXES):
         return _Phase1(path, None, None, 0, True)
     try:
@@ -184,24 +177,23 @@ class _Phase2:
     findings: List[Finding]
     callsite: List[Tuple[str, Finding]]   # (absolute root path, finding) to add to another file
     sups: Optional[suppressions.SuppressionMap]
-    source_lines: Dict[int, str]
 
 
 def _lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, scopes: Sequence[GraphScope],
                  settings: Settings, dispatch: Dispatch, cells: CellResolver, scope_cache: Optional[dict] = None) -> _Phase2:
-    disp = _display(path)
+    disp = display_path(path)
     try:
         if source is None:
             source = SourceFile.read(path)
             source.path = disp
         source.tree  # parse errors surface here
     except SourceError as err:
-        return _Phase2(path, [_parse_error(disp, err, source)], [], None, {})
+        return _Phase2(path, [_parse_error(disp, err, source)], [], None)
     except OSError as err:
-        return _Phase2(path, [_parse_error(disp, SourceError(f"cannot read: {err.strerror}"), None)], [], None, {})
+        return _Phase2(path, [_parse_error(disp, SourceError(f"cannot read: {err.strerror}"), None)], [], None)
     sups = suppressions.scan(source)
     if sups.skip_file:
-        return _Phase2(path, [], [], sups, {})
+        return _Phase2(path, [], [], sups)
     summary = index.module_of_path(path)
     engine = ModuleEngine(source, summary, index, scopes, dispatch, settings.target, cells, scope_cache)
     ctx = RuleContext(source, summary.imports if summary else None, settings.target, engine._sink)
@@ -215,33 +207,33 @@ def _lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, s
             where = f"{disp}:{finding.line}"
             helper = scope.qualname.rsplit(".", 1)[-1]
             callsite.append((os.path.abspath(rpath), finding.with_(
-                path=_display(rpath), line=rline, col=rcol, end_line=None, end_col=None, fix=None,
+                path=display_path(rpath), line=rline, col=rcol, end_line=None, end_col=None, fix=None,
                 message=f"call to helper `{helper}` reaches: {finding.message} ({where})",
                 chain=(), source_line=None)))
-    return _Phase2(path, findings, callsite, sups, {})
+    return _Phase2(path, findings, callsite, sups)
 
 
 def _lint_yaml(path: str, text: Optional[str], settings: Settings, dispatch: Dispatch) -> _Phase2:
-    disp = _display(path)
+    disp = display_path(path)
     if not dispatch.yaml:
-        return _Phase2(path, [], [], None, {})
+        return _Phase2(path, [], [], None)
     try:
         source = SourceFile(disp, text) if text is not None else SourceFile.read(path)
     except (SourceError, OSError):
-        return _Phase2(path, [], [], None, {})
+        return _Phase2(path, [], [], None)
     try:
         from .yamlconfig import load_document
         doc = load_document(source.text, disp)
     except Exception:
-        return _Phase2(path, [], [], None, {})  # not YAML we understand: not ours to judge
+        return _Phase2(path, [], [], None)  # not YAML we understand: not ours to judge
     if doc is None:
-        return _Phase2(path, [], [], None, {})
+        return _Phase2(path, [], [], None)
     findings: List[Finding] = []
     ctx = RuleContext(source, None, settings.target, lambda f, s, r: findings.append(f))
     for rule in dispatch.yaml:
         ctx.rule = rule
         rule.check_yaml(doc, ctx)
-    return _Phase2(path, findings, [], suppressions.scan(source), {})
+    return _Phase2(path, findings, [], suppressions.scan(source))
 
 
 # worker processes ----------------------------------------------------------------
@@ -568,7 +560,7 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
         for f in todo:
             src = by_path[f].source
             if src is None and f in overrides:
-                src = SourceFile(_display(f), overrides[f])
+                src = SourceFile(display_path(f), overrides[f])
             results[f] = _lint_python(f, src, index, scopes.get(os.path.abspath(f), []), settings, dispatch, cells,
                                       scope_cache if f in overrides else None)
             if cache is not None and f in keys:
@@ -584,7 +576,7 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
                           and any(s.root_site and os.path.abspath(s.root_site[0]) in linted for s in ss)})
         for p in outside:
             r = _lint_python(p, None, index, scopes.get(p, []), settings, dispatch, cells)
-            results.setdefault("\0outside:" + p, _Phase2(p, [], r.callsite, None, {}))
+            results.setdefault("\0outside:" + p, _Phase2(p, [], r.callsite, None))
 
     # call-site findings go to the file holding the graph root
     extra: Dict[str, List[Finding]] = {}
@@ -596,7 +588,7 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
     p1_of = {r.path: r for r in p1}
     for f in py_files + yaml_files:
         p1r = p1_of.get(f)
-        fr = FileResult(_display(f), lines=p1r.lines if p1r else 0)
+        fr = FileResult(display_path(f), lines=p1r.lines if p1r else 0)
         if p1r is not None and p1r.error is not None:
             fr.findings = [p1r.error] if PARSE_ERROR_CODE in settings.selected else []
             out.append(fr)
@@ -616,7 +608,7 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
         if r.sups is not None and r.sups.skip_file:
             fr.skipped = True
         elif r.sups is not None:
-            found, unused = suppressions.apply(found, r.sups, _display(f), settings.selected)
+            found, unused = suppressions.apply(found, r.sups, display_path(f), settings.selected)
             fr.unused_suppressions = unused
         fr.findings = sorted(found, key=lambda x: x.sort_key)
         out.append(fr)
@@ -638,7 +630,7 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
     """Apply fixes to the files of a finished run, re-linting each changed file in
     memory until nothing more applies. Returns (new RunResult with the findings that
     remain, list of FileFix with changes, list of error messages)."""
-    from .fixes import FixError, encode_like, fix_text, write_atomic
+    from .fixes import FileFix, FixError, encode_like, fix_text, write_atomic
 
     settings = result.settings
     changed = []
@@ -670,7 +662,6 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
             findings.path = fr.path
         files.append(findings)
         if current != original:
-            from .fixes import FileFix
             fix = FileFix(fr.path, original, current, total, source)
             changed.append(fix)
             if write:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from .project import ClassSummary, FuncSummary, ModuleSummary, ProjectIndex
+from .source import display_path
 
 ROOT_METHODS = ("construct", "bprop")
 MAX_HELPER_DEPTH = 8
@@ -97,14 +98,6 @@ class CellResolver:
         return out
 
 
-def _display(path: str) -> str:
-    try:
-        rel = os.path.relpath(path)
-        return rel if not rel.startswith("..") else path
-    except ValueError:
-        return path
-
-
 def discover(index: ProjectIndex, extra_cell_bases: FrozenSet[str] = frozenset()) -> Dict[str, List[GraphScope]]:
     """Graph scopes of every module in the index, keyed by absolute path."""
     cells = CellResolver(index, extra_cell_bases)
@@ -156,7 +149,7 @@ def discover(index: ProjectIndex, extra_cell_bases: FrozenSet[str] = frozenset()
             if target is None:
                 continue
             fs, tmod, tcls = target
-            link = f"called from {scope.short_name} ({_display(scope.path)}:{edge.line})"
+            link = f"called from {scope.short_name} ({display_path(scope.path)}:{edge.line})"
             root_site = scope.root_site or (scope.path, edge.line, edge.col, scope.qualname)
             add(GraphScope(fs.qualname, tmod.path, fs.lineno, "helper", fs.class_name,
                            scope.chain + (link,), root_site), fs, tmod, tcls, depth + 1)

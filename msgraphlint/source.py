@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import codecs
 import io
+import os
 import re
 import tokenize
 import warnings
@@ -15,6 +16,18 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 _CODING_RE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+
+
+def display_path(path: str) -> str:
+    """How a path is shown in findings: relative to the working directory when it is
+    below it, as given otherwise (and ``<stdin>``-style names unchanged)."""
+    if path.startswith("<"):
+        return path
+    try:
+        rel = os.path.relpath(os.path.abspath(path))
+    except ValueError:  # another drive (Windows)
+        return path
+    return path if rel.startswith("..") else rel
 
 
 class SourceError(Exception):

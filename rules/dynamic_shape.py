@@ -11,13 +11,13 @@ kernel graph's tensor types (a ``-1`` dimension), fusion with
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional
+from typing import Optional
 
 from msgraphlint.astutil import walk as _fast_walk
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
-from ._params import ScopeUses, param_names, size_args, slice_bounds
+from ._params import ScopeUses, size_args, slice_bounds
 
 _USES = ScopeUses()
 

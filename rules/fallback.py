@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 import json
 import os
-from typing import Dict, FrozenSet, Optional
+from typing import FrozenSet, Optional
 
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind

@@ -20,7 +20,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Optional
 
 #: Environment of every compile (see shared/docs/MINDSPORE_FACTS.md).
 DUMP_PASSES = "validate,graph_build,hwopt_common_final"
