@@ -125,7 +125,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
     if fix or show_diff:
         if overrides:
             _usage_error("--fix and --diff work on files, not on stdin")
-        from .runner import fix_paths
+        from .fix_files import fix_paths
         result, changed, errors = fix_paths(result, unsafe=unsafe_fixes, write=not show_diff)
         for message in errors:
             click.echo(f"msgraphlint: warning: {message}", err=True)

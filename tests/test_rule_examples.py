@@ -59,7 +59,7 @@ def _fix_cases():
 def test_fix_example(tmp_path, rule, example):
     """--fix (--unsafe-fixes for unsafe fixes) turns the INVALID example into expected_fix;
     the fixed file parses, no longer has the finding, and a second fix changes nothing."""
-    from msgraphlint.runner import fix_paths
+    from msgraphlint.fix_files import fix_paths
 
     path = tmp_path / example.filename
     path.write_text(example.source, encoding="utf-8")
