@@ -1,0 +1,159 @@
+"""Per-file work of a run: read and summarise one file (phase 1), run the rules on
+one Python or YAML file (phase 2). Used by the runner in-process and by the
+``--jobs N`` worker processes (workers.py)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+
+from . import suppressions
+from .context import RuleContext
+from .discovery import YAML_SUFFIXES, may_hold_graph_code
+from .engine import Dispatch, ModuleEngine
+from .findings import Finding, Severity
+from .project import ModuleSummary, ProjectIndex, module_name_for, summarize
+from .scopes import CellResolver, GraphScope
+from .source import SourceError, SourceFile, display_path
+
+if TYPE_CHECKING:
+    from .runner import Settings
+
+PARSE_ERROR_CODE = "MSG001"
+TREE_CACHE_LINES = 400_000  # keep parsed trees between phases up to this many lines
+
+
+def parse_error(path: str, err: SourceError, source: Optional[SourceFile]) -> Finding:
+    line_text = source.line(err.line) if source is not None else None
+    return Finding(code=PARSE_ERROR_CODE, name="parse-error", message=f"cannot analyse this file: {err.message}",
+                   path=path, line=err.line, col=err.col, severity=Severity.ERROR,
+                   hint="fix the file so that Python can parse it; nothing else in it was checked",
+                   source_line=line_text)
+
+
+@dataclass
+class Phase1:
+    path: str
+    summary: Optional[ModuleSummary]
+    error: Optional[Finding]
+    lines: int
+    hint: bool
+    source: Optional[SourceFile] = None
+    digest: str = ""
+
+
+def phase1(path: str, text: Optional[str] = None, keep_source: bool = True, cache=None,
+            eager_calls: bool = False) -> Phase1:
+    disp = display_path(path)
+    if path.endswith(YAML_SUFFIXES):
+        return Phase1(path, None, None, 0, True)
+    try:
+        data = text.encode("utf-8") if text is not None else read_bytes(path)
+    except OSError as err:
+        return Phase1(path, None, parse_error(disp, SourceError(f"cannot read: {err.strerror}"), None), 0, False)
+    modname, _, is_package = module_name_for(path)
+    key = ""
+    if cache is not None:
+        from .cache import digest
+        key = digest("p1", data, text is not None, modname, is_package, disp, eager_calls)
+        hit = cache.get("p1", key)
+        if hit is not None:
+            summary, error, lines, hint = hit
+            if summary is not None:
+                summary.path = path
+            return Phase1(path, summary, error, lines, hint, None, key)
+    result = phase1_compute(path, disp, data, text, modname, is_package, eager_calls)
+    result.digest = key
+    if cache is not None:
+        cache.put("p1", key, (result.summary, result.error, result.lines, result.hint))
+    if not keep_source:
+        result.source = None
+    return result
+
+
+def read_bytes(path: str) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def phase1_compute(path, disp, data, text, modname, is_package, eager_calls=False) -> Phase1:
+    try:
+        source = SourceFile(disp, text) if text is not None else SourceFile.from_bytes(disp, data)
+    except SourceError as err:
+        return Phase1(path, None, parse_error(disp, err, None), 0, False)
+    lines = source.text.count("\n") + 1 if source.text else 0
+    if not may_hold_graph_code(source.text):
+        return Phase1(path, None, None, lines, False)
+    try:
+        summary = summarize(source, modname, is_package, eager_calls)
+    except SourceError as err:
+        return Phase1(path, None, parse_error(disp, err, source), lines, True)
+    # the summary's path must be the real path (module resolution), the source keeps the display path
+    summary.path = path
+    return Phase1(path, summary, None, lines, True, source)
+
+
+@dataclass
+class Phase2:
+    path: str
+    findings: List[Finding]
+    callsite: List[Tuple[str, Finding]]   # (absolute root path, finding) to add to another file
+    sups: Optional[suppressions.SuppressionMap]
+
+
+def lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, scopes: Sequence[GraphScope],
+                 settings: Settings, dispatch: Dispatch, cells: CellResolver, scope_cache: Optional[dict] = None) -> Phase2:
+    disp = display_path(path)
+    try:
+        if source is None:
+            source = SourceFile.read(path)
+            source.path = disp
+        source.tree  # parse errors surface here
+    except SourceError as err:
+        return Phase2(path, [parse_error(disp, err, source)], [], None)
+    except OSError as err:
+        return Phase2(path, [parse_error(disp, SourceError(f"cannot read: {err.strerror}"), None)], [], None)
+    sups = suppressions.scan(source)
+    if sups.skip_file:
+        return Phase2(path, [], [], sups)
+    summary = index.module_of_path(path)
+    engine = ModuleEngine(source, summary, index, scopes, dispatch, settings.target, cells, scope_cache)
+    ctx = RuleContext(source, summary.imports if summary else None, settings.target, engine._sink)
+    engine.run(ctx)
+    findings: List[Finding] = []
+    callsite: List[Tuple[str, Finding]] = []
+    for finding, scope, rule in engine.findings:
+        findings.append(finding)
+        if scope is not None and scope.root_site and getattr(rule, "report_call_sites", False):
+            rpath, rline, rcol, rq = scope.root_site
+            where = f"{disp}:{finding.line}"
+            helper = scope.qualname.rsplit(".", 1)[-1]
+            callsite.append((os.path.abspath(rpath), finding.with_(
+                path=display_path(rpath), line=rline, col=rcol, end_line=None, end_col=None, fix=None,
+                message=f"call to helper `{helper}` reaches: {finding.message} ({where})",
+                chain=(), source_line=None)))
+    return Phase2(path, findings, callsite, sups)
+
+
+def lint_yaml(path: str, text: Optional[str], settings: Settings, dispatch: Dispatch) -> Phase2:
+    disp = display_path(path)
+    if not dispatch.yaml:
+        return Phase2(path, [], [], None)
+    try:
+        source = SourceFile(disp, text) if text is not None else SourceFile.read(path)
+    except (SourceError, OSError):
+        return Phase2(path, [], [], None)
+    try:
+        from .yamlconfig import load_document
+        doc = load_document(source.text, disp)
+    except Exception:
+        return Phase2(path, [], [], None)  # not YAML we understand: not ours to judge
+    if doc is None:
+        return Phase2(path, [], [], None)
+    findings: List[Finding] = []
+    ctx = RuleContext(source, None, settings.target, lambda f, s, r: findings.append(f))
+    for rule in dispatch.yaml:
+        ctx.rule = rule
+        rule.check_yaml(doc, ctx)
+    return Phase2(path, findings, [], suppressions.scan(source))

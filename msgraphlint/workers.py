@@ -1,0 +1,153 @@
+"""``--jobs N``: long-lived worker processes that own a share of the files for both
+phases of a run, and the run-wide switch that keeps the cyclic GC off."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Dict, List, Sequence
+
+from .engine import Dispatch
+from .filework import TREE_CACHE_LINES, Phase1, Phase2, lint_python, lint_yaml, phase1
+from .project import ProjectIndex
+from .scopes import CellResolver
+
+if TYPE_CHECKING:
+    from .runner import Settings
+
+
+class Workers:
+    """``jobs`` long-lived processes, each owning a share of the files for both phases:
+    a worker summarises its files (phase 1), keeps their parsed trees, receives the
+    project index and scopes, and runs the rules on the same files (phase 2), so no
+    file is parsed twice. Shares are balanced by file size."""
+
+    def __init__(self, files: Sequence[str], jobs: int, settings: Settings, cache) -> None:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        shares: List[List[str]] = [[] for _ in range(jobs)]
+        loads = [0] * jobs
+        for f in sorted(files, key=_size, reverse=True):
+            i = loads.index(min(loads))
+            shares[i].append(f)
+            loads[i] += _size(f) + 1
+        self.shares = [sh for sh in shares if sh]
+        self.conns, self.procs = [], []
+        for share in self.shares:
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=worker_main, args=(child, share, settings, cache, jobs), daemon=True)
+            proc.start()
+            child.close()
+            self.conns.append(parent)
+            self.procs.append(proc)
+
+    @staticmethod
+    def _recv(conn):
+        msg = conn.recv()
+        if isinstance(msg, tuple) and len(msg) == 2 and msg[0] == "__error__":
+            raise RuntimeError("a worker process failed:\n" + msg[1])
+        return msg
+
+    def phase1(self) -> List["Phase1"]:
+        out: List[Phase1] = []
+        for conn in self.conns:
+            out.extend(self._recv(conn))
+        return out
+
+    def phase2(self, index: ProjectIndex, scopes, keys: Dict[str, str], todo: Sequence[str],
+               yaml_files: Sequence[str]) -> List["Phase2"]:
+        todo_set = set(todo)
+        yaml_parts: List[List[str]] = [[] for _ in self.shares]
+        for n, f in enumerate(yaml_files):
+            yaml_parts[n % len(self.shares)].append(f)
+        for i, conn in enumerate(self.conns):
+            mine = [f for f in self.shares[i] if f in todo_set]
+            conn.send((index, scopes, {f: keys[f] for f in mine if f in keys}, mine, yaml_parts[i]))
+        out: List[Phase2] = []
+        for conn in self.conns:
+            out.extend(self._recv(conn))
+        return out
+
+    def close(self) -> None:
+        for conn in self.conns:
+            try:
+                conn.send(None)
+            except (OSError, ValueError):
+                pass
+        for proc in self.procs:
+            proc.join(timeout=10)
+            if proc.is_alive():
+                proc.terminate()
+
+
+class no_cyclic_gc:
+    """The cyclic garbage collector off for the duration of a run. A run allocates
+    millions of ast nodes that form no reference cycles (refcounting frees them); the
+    collector's repeated traversals of them doubled the CPU time on a 350k-line corpus
+    (measured: 11.8 s with, 5.4 s without). Restored afterwards."""
+
+    def __enter__(self):
+        import gc
+        self._was = gc.isenabled()
+        gc.disable()
+        return self
+
+    def __exit__(self, *exc):
+        import gc
+        if self._was:
+            gc.enable()
+        return False
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def worker_main(conn, share: List[str], settings: Settings, cache, jobs: int) -> None:
+    import traceback
+
+    import gc
+
+    gc.disable()  # see no_cyclic_gc
+    try:
+        p1: List[Phase1] = []
+        kept = 0
+        for f in share:
+            r = phase1(f, keep_source=kept < TREE_CACHE_LINES // max(jobs, 1), cache=cache, eager_calls=True)
+            if r.source is not None:
+                kept += r.lines
+            p1.append(r)
+        conn.send([Phase1(r.path, r.summary, r.error, r.lines, r.hint, None, r.digest) for r in p1])
+        msg = conn.recv()
+        if msg is None:
+            return
+        index, scopes, keys, todo, yaml_files = msg
+        by_abs = {os.path.abspath(r.path): r for r in p1}
+
+        def cached_tree(path: str):
+            r = by_abs.get(os.path.abspath(path))
+            return r.source.tree if r is not None and r.source is not None else None
+
+        index.tree_provider = cached_tree
+        dispatch = Dispatch(settings.instances)
+        cells = CellResolver(index, settings.extra_cell_bases)
+        out: List[Phase2] = []
+        for f in todo:
+            r1 = by_abs[os.path.abspath(f)]
+            res = lint_python(f, r1.source, index, scopes.get(os.path.abspath(f), []), settings, dispatch, cells)
+            r1.source = None
+            if cache is not None and f in keys:
+                cache.put("p2", keys[f], res)
+            out.append(res)
+        for f in yaml_files:
+            out.append(lint_yaml(f, None, settings, dispatch))
+        conn.send(out)
+        conn.recv()  # the close message
+    except BaseException:  # noqa: BLE001 - reported to the parent, which raises
+        try:
+            conn.send(("__error__", traceback.format_exc()))
+        except Exception:
+            pass
