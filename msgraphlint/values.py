@@ -14,50 +14,19 @@ can ask about any node in any order.
 from __future__ import annotations
 
 import ast
-import enum
-from typing import Dict, Iterable, Optional
+from typing import Dict, Optional
 
 from .astutil import children as _children
 from .imports import ImportMap
+from .kinds import ClassInfo, Kind, merge  # noqa: F401  (re-exported: rules import Kind from here)
 from .project import ModuleSummary
 
 
-class Kind(enum.Enum):
-    TENSOR = "tensor"
-    PARAMETER = "parameter"
-    CONST = "const"          # a compile-time Python value (shape, dtype, literal, config)
-    NONE = "none"
-    OPTIONAL = "optional"    # a tensor or None (argument defaulting to None)
-    CELL = "cell"
-    CONTAINER = "container"  # CellList / SequentialCell
-    PRIMITIVE = "primitive"  # an ops.Primitive instance
-    PYLIST = "pylist"        # a mutable Python list
-    PYDICT = "pydict"
-    HOST = "host"            # a Python/numpy value computed from tensor data at run time
-    FUNC = "func"
-    MODULE = "module"
-    UNKNOWN = "unknown"
-
-    @property
-    def tensor_like(self) -> bool:
-        return self in (Kind.TENSOR, Kind.PARAMETER)
-
-    @property
-    def constant(self) -> bool:
-        return self in (Kind.CONST, Kind.NONE)
-
-
-_ATTR_KIND = {
-    "cell": Kind.CELL, "container": Kind.CONTAINER, "parameter": Kind.PARAMETER, "tensor": Kind.TENSOR,
-    "primitive": Kind.PRIMITIVE, "const": Kind.CONST, "none": Kind.NONE, "pylist": Kind.PYLIST,
-    "pydict": Kind.PYDICT, "optional": Kind.OPTIONAL, "unknown": Kind.UNKNOWN,
-}
 _CONST_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "strides", "training", "phase"})
 _CONST_BUILTINS = frozenset({"len", "isinstance", "issubclass", "hasattr", "type", "range", "callable", "id", "getattr"})
 _CAST_BUILTINS = frozenset({"float", "int", "bool", "complex", "str"})
 _HOST_MODULES = ("numpy", "math", "random", "scipy", "time", "os", "sys", "re", "json", "logging")
 _CONST_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "tuple", "list", "dict", "Tuple", "List", "Dict", "Optional[int]", "Optional[float]", "Optional[bool]", "Optional[str]"})
-_CELL_CONST_ATTRS = frozenset({"training", "phase", "cls_name"})
 # `self.<name> = ops.Shape()` / `ops.Rank()` (the conventional names): calls return Python ints
 _SHAPE_PRIMITIVE_ATTRS = frozenset({"shape", "get_shape", "_shape", "shape_op", "rank", "get_rank"})
 _SEQ_ANNOTATIONS = frozenset({"List", "Tuple", "Sequence", "Dict", "Mapping", "Iterable", "list", "tuple", "dict"})
@@ -104,43 +73,6 @@ def _type_test(test: ast.AST, imports) -> Optional[tuple]:
     if fname.startswith("is_") and "tensor" in fname and len(test.args) == 1 and "numpy" not in fname:
         return (name, True)
     return None
-
-
-def merge(a: Kind, b: Kind) -> Kind:
-    if a is b:
-        return a
-    pair = {a, b}
-    if Kind.NONE in pair and (pair - {Kind.NONE}) <= {Kind.TENSOR, Kind.PARAMETER, Kind.OPTIONAL}:
-        return Kind.OPTIONAL
-    if pair <= {Kind.TENSOR, Kind.PARAMETER}:
-        return Kind.TENSOR
-    if pair <= {Kind.TENSOR, Kind.OPTIONAL, Kind.PARAMETER}:
-        return Kind.OPTIONAL
-    if pair <= {Kind.CONST, Kind.NONE}:
-        return Kind.CONST
-    return Kind.UNKNOWN
-
-
-class ClassInfo:
-    """Attribute kinds of a class, merged over its project MRO."""
-
-    def __init__(self, attrs: Dict[str, str], is_cell: bool, methods: Iterable[str], resolve_call=None) -> None:
-        self.attrs = attrs
-        self.is_cell = is_cell
-        self.methods = frozenset(methods)
-        self._resolve_call = resolve_call
-
-    def attr(self, name: str) -> Kind:
-        if name in self.attrs:
-            raw = self.attrs[name]
-            if raw.startswith("call:"):
-                return self._resolve_call(raw[5:]) if self._resolve_call else Kind.UNKNOWN
-            return _ATTR_KIND.get(raw, Kind.UNKNOWN)
-        if self.is_cell and name in _CELL_CONST_ATTRS:
-            return Kind.CONST
-        if name in self.methods:
-            return Kind.FUNC
-        return Kind.UNKNOWN
 
 
 class ScopeValues:
