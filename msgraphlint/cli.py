@@ -178,13 +178,17 @@ def rules_cmd(fmt: str, show_all: bool) -> None:
         click.echo(json.dumps([{
             "code": r.code, "name": r.name, "summary": r.summary, "severity": r.severity.value,
             "fix": r.fix_safety.value if r.fix_safety else None, "mindspore": r.mindspore, "scope": r.scope,
-            "module": r.__module__,
+            "module": r.__module__, "default": r.on_by_default(),
+            "default_reason": None if r.on_by_default() else (r.default_reason or "informational"),
         } for r in rules.values()], indent=2))
         return
     width = max((len(r.name) for r in rules.values()), default=10)
     for r in rules.values():
         fix = "[*]" if r.fix_safety else "   "
-        click.echo(f"{r.code}  {r.name:<{width}}  {fix}  {r.summary}")
+        off = "   " if r.on_by_default() else "off"
+        click.echo(f"{r.code}  {r.name:<{width}}  {fix} {off}  {r.summary}")
+    click.echo("\n[*] offers a fix; off: not selected by default (informational: advice, not a defect); "
+               "turn it on with its code (`--extend-select MSG511`) or `select = [\"ALL\"]`.")
 
 
 @cli.command("explain")

@@ -33,7 +33,9 @@ class ConfigError(Exception):
 
 @dataclass
 class Config:
-    select: List[str] = field(default_factory=lambda: ["ALL"])
+    # "DEFAULT": the rules that are on by default (registry.DEFAULT_SELECTOR; informational
+    # rules are off until selected by code or with "ALL")
+    select: List[str] = field(default_factory=lambda: ["DEFAULT"])
     extend_select: List[str] = field(default_factory=list)
     ignore: List[str] = field(default_factory=list)
     per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)

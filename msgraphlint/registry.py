@@ -13,7 +13,7 @@ import inspect
 import pkgutil
 import re
 from functools import lru_cache
-from typing import Dict, Iterable, List, Tuple, Type
+from typing import Dict, Iterable, List, Optional, Set, Tuple, Type
 
 from .rule import Rule
 
@@ -115,13 +115,28 @@ def find_rule(code_or_name: str) -> Type[Rule]:
     raise KeyError(code_or_name)
 
 
-def select_codes(all_codes: Iterable[str], select: Iterable[str], ignore: Iterable[str]) -> List[str]:
-    """ruff-style selection: prefixes ('MSG1', 'MSG', 'ALL'); the more specific prefix wins."""
+#: the selector a configuration without ``select`` uses: every rule whose ``on_by_default()``
+#: is true (ruff's default set); ``ALL`` adds the informational rules.
+DEFAULT_SELECTOR = "DEFAULT"
+SPECIAL_SELECTORS = ("ALL", DEFAULT_SELECTOR)
+
+
+def default_codes(rules: Dict[str, Type[Rule]]) -> Set[str]:
+    return {code for code, r in rules.items() if r.on_by_default()}
+
+
+def select_codes(all_codes: Iterable[str], select: Iterable[str], ignore: Iterable[str],
+                 defaults: Optional[Iterable[str]] = None) -> List[str]:
+    """ruff-style selection: prefixes ('MSG1', 'MSG', 'ALL'); the more specific prefix wins.
+    ``DEFAULT`` matches the on-by-default codes (``defaults``; all codes when None)."""
     codes = list(all_codes)
+    default_set = set(codes if defaults is None else defaults)
 
     def matches(code: str, sel: str) -> int:
         if sel == "ALL":
             return 0
+        if sel == DEFAULT_SELECTOR:
+            return 0 if code in default_set else -1
         return len(sel) if code.startswith(sel) else -1
 
     out = []
@@ -139,7 +154,7 @@ def unknown_selectors(selectors: Iterable[str], all_codes: Iterable[str]) -> Lis
     codes = list(all_codes)
     bad = []
     for sel in selectors:
-        if sel == "ALL":
+        if sel in SPECIAL_SELECTORS:
             continue
         if not any(c.startswith(sel) for c in codes):
             bad.append(sel)

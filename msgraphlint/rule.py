@@ -79,6 +79,11 @@ class Rule:
     hint: ClassVar[Optional[str]] = None  # the native replacement, one line
     rationale: ClassVar[str] = ""       # docs: why, the measured MindSpore fact, what to do
     severity: ClassVar[Severity] = Severity.WARNING
+    # default selection (ruff-style): None = on unless the severity is INFO (advice, not a
+    # defect); set True/False to decide explicitly. ``select = ["ALL"]`` or the rule's code
+    # turns an off-by-default rule on.
+    default: ClassVar[Optional[bool]] = None
+    default_reason: ClassVar[str] = ""  # why a rule is off by default (docs, `msgraphlint rules`)
     fix_safety: ClassVar[Optional[FixSafety]] = None  # None: the rule offers no fix
     mindspore: ClassVar[str] = ">=2.0"  # PEP 440 specifier: versions the rule applies to
     scope: ClassVar[str] = "graph"      # "graph" | "module" | "yaml"
@@ -107,6 +112,22 @@ class Rule:
         return cls.code[:4] + "xx" if len(cls.code) >= 4 else cls.code
 
     @classmethod
+    def on_by_default(cls) -> bool:
+        """Whether the default selection (no ``select`` given) includes this rule."""
+        if cls.default is not None:
+            return bool(cls.default)
+        return cls.severity is not Severity.INFO
+
+    @classmethod
+    def default_note(cls) -> str:
+        """One sentence for the docs: whether the rule is on by default, and why."""
+        if cls.on_by_default():
+            return "On by default."
+        why = cls.default_reason or "informational: the finding is advice, not a defect"
+        return (f"Off by default ({why}); enable it with `extend-select = [\"{cls.code}\"]`, "
+                f"`--extend-select {cls.code}` or `select = [\"ALL\"]`.")
+
+    @classmethod
     def fixable(cls) -> bool:
         return cls.fix_safety is not None
 
@@ -115,7 +136,7 @@ class Rule:
         """Markdown docs built from the metadata (``msgraphlint explain``)."""
         out = [f"# {cls.code} {cls.name}", "", cls.summary, ""]
         out += [f"Severity: {cls.severity.value}. Applies to MindSpore {cls.mindspore}.",
-                f"Fix: {cls.fix_safety.value if cls.fix_safety else 'none'}.", ""]
+                f"Fix: {cls.fix_safety.value if cls.fix_safety else 'none'}.", "", cls.default_note(), ""]
         if cls.rationale:
             out += [textwrap.dedent(cls.rationale).strip(), ""]
         if cls.hint:

@@ -13,11 +13,12 @@ START, END = "<!-- rules:start -->", "<!-- rules:end -->"
 
 
 def readme_table(rules: Dict[str, Type[Rule]]) -> str:
-    rows = ["| code | name | what it catches | severity | fix |", "|---|---|---|---|---|"]
+    rows = ["| code | name | what it catches | severity | default | fix |", "|---|---|---|---|---|---|"]
     for code, r in sorted(rules.items()):
         summary = r.summary.replace("|", "\\|")
         fix = r.fix_safety.value if r.fix_safety else ""
-        rows.append(f"| [{code}](docs/rules/{code}.md) | `{r.name}` | {summary} | {r.severity.value} | {fix} |")
+        on = "on" if r.on_by_default() else "off"
+        rows.append(f"| [{code}](docs/rules/{code}.md) | `{r.name}` | {summary} | {r.severity.value} | {on} | {fix} |")
     return "\n".join(rows)
 
 

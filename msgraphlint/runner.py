@@ -21,7 +21,7 @@ from .engine import Dispatch
 from .filework import PARSE_ERROR_CODE, TREE_CACHE_LINES, Phase2, lint_python, lint_yaml, phase1
 from .findings import FileResult, Finding
 from .project import ProjectIndex
-from .registry import load_rules, resolve_selector, select_codes
+from .registry import default_codes, load_rules, resolve_selector, select_codes
 from .rule import Rule
 from .scopes import CellResolver, discover as discover_scopes
 from .source import SourceError, SourceFile, display_path
@@ -89,7 +89,7 @@ def make_settings(config: Config, select: Optional[Iterable[str]] = None, ignore
     validate_against_rules(config, all_rules)
     sel = [resolve_selector(s) for s in config.select + config.extend_select]
     ign = [resolve_selector(s) for s in config.ignore]
-    codes = select_codes(all_rules, sel, ign)
+    codes = select_codes(all_rules, sel, ign, default_codes(all_rules))
     active = {c: all_rules[c] for c in codes if _version_applies(all_rules[c].mindspore, config.target_mindspore)}
     by_name = {r.name: r for r in all_rules.values()}
     options: Dict[str, Dict[str, Any]] = {}

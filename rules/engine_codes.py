@@ -26,6 +26,7 @@ class ParseError(Rule):
 
 class UnusedSuppression(Rule):
     code = "MSG002"
+    default = True  # engine code: a stale suppression is always worth removing
     name = "unused-suppression"
     summary = "A `# noqa: MSG…` or `# msgraphlint: ignore[…]` comment suppresses nothing."
     message = "unused suppression"

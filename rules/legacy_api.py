@@ -16,6 +16,8 @@ def snake(name: str) -> str:
 
 class PrimitiveClassSpelling(Rule):
     code = "MSG511"
+    default = False
+    default_reason = "informational: both spellings compile to the same graph, so the finding is style advice"
     requires_text = ("operations",)
     name = "primitive-class-spelling"
     summary = "A `mindspore.ops.operations` primitive class where MindSpore 2.x has a functional form (informational)."

@@ -74,6 +74,8 @@ class TokenizerInGraph(Rule):
 
 class GeneratorDatasetSingleWorker(Rule):
     code = "MSG541"
+    default = False
+    default_reason = "informational: whether one worker starves the device depends on how heavy the source is, which the code does not show"
     requires_text = ("GeneratorDataset",)
     name = "generator-dataset-single-worker"
     summary = "`GeneratorDataset` over a Python source without `num_parallel_workers` (informational)."

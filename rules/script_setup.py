@@ -21,6 +21,8 @@ _TRAIN_CALLS = frozenset({"mindspore.nn.TrainOneStepCell", "mindspore.nn.TrainOn
 
 class CheckpointParallelMismatch(Rule):
     code = "MSG550"
+    default = False
+    default_reason = "informational: the checkpoint may already be sharded or converted elsewhere"
     requires_text = ("load_checkpoint", "load_param_into_net")
     name = "checkpoint-parallel-mismatch"
     summary = "`load_checkpoint` in a script that sets (semi-)auto parallel mode, with no distributed checkpoint transform (informational)."
@@ -86,6 +88,8 @@ class CheckpointParallelMismatch(Rule):
 
 class GraphModeNeverSet(Rule):
     code = "MSG560"
+    default = False
+    default_reason = "informational: PyNative is a legitimate choice (debugging, dynamic models); the finding is advice"
     requires_text = ("__main__",)
     name = "graph-mode-never-set"
     summary = "A training script never switches to GRAPH_MODE nor uses `jit` (informational)."

@@ -100,3 +100,43 @@ def test_target_mindspore_gates_rules(tmp_path):
     assert "MSG201" not in s.rules  # print-in-graph applies to >=2.0
     s = prepare([str(tmp_path)])
     assert "MSG201" in s.rules and s.target == "2.10"
+
+
+# default selection (ruff-style tiers) ------------------------------------------------
+
+PRIMITIVE_AND_PRINT = """
+import mindspore.nn as nn
+from mindspore.ops import operations as P
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.softmax = P.Softmax()
+
+    def construct(self, x):
+        print(x)
+        return self.softmax(x)
+"""
+
+
+def test_informational_rules_are_off_by_default(tmp_path):
+    write_tree(tmp_path, {"m.py": PRIMITIVE_AND_PRINT})
+    assert codes_at(lint([tmp_path / "m.py"])) == [("m.py", 10, "MSG201")]
+
+
+@pytest.mark.parametrize("config", ['select = ["ALL"]\n', 'extend-select = ["MSG511"]\n', 'select = ["MSG5", "MSG2"]\n',
+                                    'select = ["DEFAULT", "primitive-class-spelling"]\n'])
+def test_informational_rule_on_by_code_prefix_or_all(tmp_path, config):
+    project(tmp_path, config, {"pkg/m.py": PRIMITIVE_AND_PRINT})
+    assert codes_at(lint([tmp_path])) == [("m.py", 7, "MSG511"), ("m.py", 10, "MSG201")]
+
+
+def test_default_tier_is_every_non_info_rule_plus_unused_suppression():
+    from msgraphlint.findings import Severity
+    from msgraphlint.registry import default_codes, load_rules
+
+    rules = load_rules()
+    off = sorted(set(rules) - default_codes(rules))
+    assert off == ["MSG511", "MSG541", "MSG550", "MSG560"]
+    assert all(rules[c].severity is Severity.INFO and rules[c].default_reason for c in off)
+    assert "MSG002" in default_codes(rules)
