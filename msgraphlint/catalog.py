@@ -172,6 +172,15 @@ class Catalog:
             return None
         return str(cls.get("returns", "tensor"))
 
+    def primitive_inputs(self, qualname: str) -> Optional[Tuple[str, ...]]:
+        """The operand names of a call on an instance of a primitive class, in order
+        (``mindspore.ops.Reshape`` -> ("input", "shape")), from its ``__call__`` signature or
+        the input names it registers; None when unknown or not a primitive class."""
+        cls = self._classes.get(self.canonical(qualname))
+        if cls is None or cls.get("kind") != "primitive" or not cls.get("inputs"):
+            return None
+        return tuple(cls["inputs"])
+
     def is_dynamic_shape(self, qualname: str) -> bool:
         """Output shape depends on input values (nonzero, unique, masked_select, ...): for
         functions, primitive classes (their instances' calls) and ``mindspore.Tensor.<m>``."""

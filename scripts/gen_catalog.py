@@ -588,6 +588,29 @@ class Generator:
             if name in DYNAMIC_SHAPE:
                 info["dynamic_shape"] = True
             info["returns"] = "const" if name in CONST_PRIMITIVES else "tensor"
+            inputs = self.primitive_inputs(cls)
+            if inputs is not None:
+                info["inputs"] = inputs
+
+    @staticmethod
+    def primitive_inputs(cls: type) -> Optional[List[str]]:
+        """The operand names of an instance call (``Reshape()(input, shape)`` -> ["input",
+        "shape"]) from ``__call__``'s signature; None when it is only ``*args``."""
+        try:
+            params = list(inspect.signature(cls.__call__).parameters.values())
+        except (TypeError, ValueError):
+            return None
+        names = [p.name for p in params[1:] if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if names and not any(p.kind is p.VAR_POSITIONAL for p in params[1:]):
+            return names
+        # ``__call__(*args)`` (PrimitiveWithInfer): the input names the primitive registers
+        # (``init_prim_io_names``) on an instance built without arguments, where it can be
+        try:
+            inst = cls()
+        except Exception:  # needs constructor arguments
+            return None
+        io = getattr(inst, "attrs", {}).get("input_names")
+        return [str(n) for n in io] if isinstance(io, (list, tuple)) and io else None
 
     # ---------------------------------------------------------------- tensor methods
     def tensor_methods(self) -> Dict[str, Dict[str, Any]]:
