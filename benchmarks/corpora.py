@@ -1,6 +1,6 @@
 """Benchmark corpora: real MindSpore model zoos, fetched from PyPI and unpacked.
 
-    python benchmarks/corpora.py                 # all four, into .bench_cache/
+    python benchmarks/corpora.py                 # all six, into .bench_cache/
     python benchmarks/corpora.py mindcv --cache-dir /tmp/bc
 
 Each corpus is one pinned release, downloaded with ``pip download --no-deps``
@@ -34,6 +34,8 @@ CORPORA: Dict[str, str] = {
     "mindocr": "mindocr==0.5.0",
     "mindyolo": "mindyolo==0.5.0",
     "mindone": "mindone==0.5.0",
+    "mindformers": "mindformers==2.1.0",
+    "mindaudio": "mindaudio==0.3.0",
 }
 
 _STAMP = ".unpacked"
