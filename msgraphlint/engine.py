@@ -10,8 +10,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .context import RuleContext
 from .findings import Finding
-from .project import ModuleSummary, ProjectIndex, find_function
-from .scopes import CellResolver, GraphScope
+from .project import ModuleSummary, ProjectIndex, all_functions, find_function
+from .scopes import CellResolver, GraphScope, _attr_method
 from .source import SourceFile
 from .values import ClassInfo, Kind, ScopeValues, merge
 
@@ -82,6 +82,95 @@ def _module_consts(tree: ast.Module) -> Dict[str, Kind]:
     return out
 
 
+def closure_kinds(outer: ast.AST) -> Dict[str, Kind]:
+    """Kinds of the names an enclosing function binds, as a nested Cell or jit function
+    sees them. MindSpore resolves free variables to the Python objects they hold when it
+    compiles (ast capture): literals, flags and sizes — also the enclosing function's
+    parameters (a test's `parametrize` values, a factory's options) — are compile-time
+    constants. Names bound to anything else are unknown (never the module's value)."""
+    out: Dict[str, Kind] = {}
+    args = outer.args  # type: ignore[attr-defined]
+    positional = list(getattr(args, "posonlyargs", [])) + list(args.args)
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    literal_params = _parametrized_literals(outer)
+    for arg, default in list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults)):
+        ann = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+        if arg.arg in ("self", "cls") or "Tensor" in ann or "Parameter" in ann:
+            out[arg.arg] = Kind.UNKNOWN
+        elif ann in ("int", "float", "bool", "str") or arg.arg in literal_params \
+                or (default is not None and _literal_kind(default) is Kind.CONST):
+            out[arg.arg] = Kind.CONST  # a flag or size (`use_bias=True`, a parametrized literal)
+        else:
+            out[arg.arg] = Kind.UNKNOWN  # `network`, `optimizer`: objects, not known constants
+    for extra in (args.vararg, args.kwarg):
+        if extra is not None:
+            out[extra.arg] = Kind.UNKNOWN
+    assigned: Dict[str, List[ast.expr]] = {}
+    from .astutil import walk_statements
+    for node in walk_statements(outer.body):  # type: ignore[attr-defined]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out[node.name] = Kind.UNKNOWN
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                for n in _walk(t):
+                    if isinstance(n, ast.Name):
+                        assigned.setdefault(n.id, []).append(node.value if isinstance(t, ast.Name) else None)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
+            assigned.setdefault(node.target.id, []).append(
+                node.value if isinstance(node, ast.AnnAssign) else None)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Import, ast.ImportFrom)):
+            targets = [node.target] if isinstance(node, (ast.For, ast.AsyncFor)) else (
+                [i.optional_vars for i in node.items if i.optional_vars is not None]
+                if isinstance(node, (ast.With, ast.AsyncWith)) else [])
+            for t in targets:
+                for n in _walk(t):
+                    if isinstance(n, ast.Name):
+                        out[n.id] = Kind.UNKNOWN
+    for name, values in assigned.items():
+        kinds = {_literal_kind(v) for v in values}
+        if name in out and out[name] is not Kind.CONST:
+            continue
+        if len(kinds) == 1:
+            out[name] = kinds.pop()
+        elif kinds <= {Kind.CONST, Kind.NONE}:
+            out[name] = Kind.CONST
+        else:
+            out[name] = Kind.UNKNOWN
+    return out
+
+
+def _parametrized_literals(func: ast.AST) -> set:
+    """Parameters a ``pytest.mark.parametrize`` decorator fills with literals only."""
+    out: set = set()
+    for dec in getattr(func, "decorator_list", ()):
+        if not (isinstance(dec, ast.Call) and len(dec.args) >= 2 and isinstance(dec.func, ast.Attribute)
+                and dec.func.attr == "parametrize" and isinstance(dec.args[0], ast.Constant)
+                and isinstance(dec.args[0].value, str) and isinstance(dec.args[1], (ast.List, ast.Tuple))):
+            continue
+        names = [n.strip() for n in dec.args[0].value.split(",")]
+        if all(_literal_kind(v) in (Kind.CONST, Kind.NONE) for v in dec.args[1].elts):
+            out.update(names)
+    return out
+
+
+def _literal_kind(v: Optional[ast.expr]) -> Kind:
+    if v is None:
+        return Kind.UNKNOWN
+    if isinstance(v, ast.Constant):
+        return Kind.NONE if v.value is None else Kind.CONST
+    if isinstance(v, ast.Tuple):
+        return Kind.CONST if all(_literal_kind(e) in (Kind.CONST, Kind.NONE) for e in v.elts) else Kind.UNKNOWN
+    if isinstance(v, (ast.List, ast.ListComp)):
+        return Kind.PYLIST
+    if isinstance(v, (ast.Dict, ast.DictComp)):
+        return Kind.PYDICT
+    if isinstance(v, ast.UnaryOp) and isinstance(v.operand, ast.Constant):
+        return Kind.CONST
+    if isinstance(v, ast.BinOp):
+        return Kind.CONST if _literal_kind(v.left) is Kind.CONST and _literal_kind(v.right) is Kind.CONST else Kind.UNKNOWN
+    return Kind.UNKNOWN
+
+
 class ModuleEngine:
     """Runs the rules over one parsed module."""
 
@@ -110,6 +199,8 @@ class ModuleEngine:
 
     # index of defs in this file ---------------------------------------------------
     def _index_defs(self, tree: ast.Module) -> None:
+        if self.summary is not None and self.summary.nested:
+            self._funcs.update(all_functions(tree))
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self._funcs[node.lineno] = node
@@ -181,12 +272,20 @@ class ModuleEngine:
             return k
         return lookup
 
-    def _values_for(self, func: ast.AST, class_name: Optional[str], qualname: str, is_root: bool) -> ScopeValues:
+    def _values_for(self, func: ast.AST, class_name: Optional[str], qualname: str, is_root: bool,
+                    enclosing: Tuple[int, ...] = ()) -> ScopeValues:
         if self._consts is None:
             self._consts = _module_consts(self.source.tree)
+        consts = self._consts
+        if enclosing:
+            consts = dict(consts)
+            for line in enclosing:
+                outer = self._funcs.get(line)
+                if outer is not None:
+                    consts.update(closure_kinds(outer))
         return ScopeValues(func, self.summary.imports if self.summary else None, self.summary,
                            self.class_info(class_name), self._hints.get(qualname), is_root=is_root,
-                           module_consts=self._consts, helper_returns=self._helper_returns(class_name))
+                           module_consts=consts, helper_returns=self._helper_returns(class_name))
 
     def _record_hints(self, func: ast.AST, values: ScopeValues, scope: GraphScope, local_helpers: Dict[str, ast.AST]) -> None:
         guarded = string_dispatched(func, values)
@@ -195,10 +294,13 @@ class ModuleEngine:
                 continue
             f = node.func
             target_q = None
-            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and scope.class_name:
-                target_q = f"{self.summary.name}.{scope.class_name}.{f.attr}"
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and scope.class_key:
+                target_q = f"{self.summary.name}.{scope.class_key}.{f.attr}"
             elif isinstance(f, ast.Name) and self.summary is not None:
                 target_q = f"{self.summary.name}.{f.id}"
+            elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) and scope.class_key \
+                    and isinstance(f.value.value, ast.Name) and f.value.value.id == "self":
+                target_q = self._attr_method_qualname(scope.class_key, f.value.attr, f.attr)
             if target_q not in local_helpers:
                 continue
             callee = local_helpers[target_q]
@@ -213,6 +315,13 @@ class ModuleEngine:
                 if kw.arg in params:
                     k = values.kind(kw.value)
                     hints[kw.arg] = k if kw.arg not in hints else merge(hints[kw.arg], k)
+
+    def _attr_method_qualname(self, class_key: str, attr: str, method: str) -> Optional[str]:
+        """``self.<attr>.<method>``: the qualname of the method of the object ``__init__`` stored."""
+        if self.index is None or self.cells is None or self.summary is None or class_key not in self.summary.classes:
+            return None
+        target = _attr_method(self.index, self.cells, self.summary.classes[class_key], f"{attr}.{method}")
+        return target[0].qualname if target else None
 
     def _hints_from_other_module(self, scope: GraphScope, func: ast.AST) -> None:
         """Parameter kinds of a helper called directly from a graph root in another module:
@@ -238,7 +347,7 @@ class ModuleEngine:
             return
         other = ModuleEngine(_TreeSource(tree, mod.path), mod, self.index, (), self.dispatch, self.target, self.cells)
         other._index_defs(tree)
-        values = other._values_for(root, fs.class_name, fs.qualname, is_root=True)
+        values = other._values_for(root, fs.class_name, fs.qualname, is_root=True, enclosing=fs.enclosing)
         if id(call) in string_dispatched(root, values):
             return
         params = [a.arg for a in func.args.args]  # type: ignore[attr-defined]
@@ -258,7 +367,7 @@ class ModuleEngine:
     def _scope_key(self, scope: GraphScope, func: ast.AST, d: "Dispatch"):
         """What a scope's findings depend on: its own text, how it was reached, its class's
         attribute kinds, the kinds its parameters get from callers, and the active rules."""
-        info = self.class_info(scope.class_name)
+        info = self.class_info(scope.class_key)
         attrs = tuple(sorted(info.attrs.items())) if info is not None else ()
         hints = tuple(sorted((k, v.value) for k, v in (self._hints.get(scope.qualname) or {}).items()))
         rules = tuple(sorted({id(r) for handlers in d.graph.values() for r, _ in handlers}))
@@ -298,10 +407,11 @@ class ModuleEngine:
                 if key is not None and key in self.scope_cache and not local:
                     self._replay(self.scope_cache[key], func.lineno, scope)  # nothing else needs its kinds
                     continue
-                values = self._values_for(func, scope.class_name, scope.qualname, is_root=not scope.chain)
+                values = self._values_for(func, scope.class_key, scope.qualname, is_root=not scope.chain,
+                                          enclosing=scope.enclosing)
                 if local:
                     self._record_hints(func, values, scope, local)
-                ctx.scope, ctx.values, ctx.class_info = scope, values, self.class_info(scope.class_name)
+                ctx.scope, ctx.values, ctx.class_info = scope, values, self.class_info(scope.class_key)
                 if key is not None and key in self.scope_cache:
                     self._replay(self.scope_cache[key], func.lineno, scope)
                     continue

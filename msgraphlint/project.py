@@ -28,7 +28,7 @@ JIT_DECORATORS = frozenset({"mindspore.jit", "mindspore.ms_function", "mindspore
 class CallEdge:
     line: int
     col: int
-    kind: str      # "self" (self.m(...)) | "dotted" (resolved dotted name)
+    kind: str      # "self" (self.m(...)) | "dotted" (resolved dotted name) | "attr" (self.<attr>.m(...): "attr.m")
     target: str
 
 
@@ -40,6 +40,8 @@ class FuncSummary:
     class_name: Optional[str] = None
     is_jit: bool = False
     calls: Optional[List[CallEdge]] = None   # None: not computed yet (ProjectIndex.calls_of)
+    capture_mode: Optional[str] = None       # jit(capture_mode="bytecode") etc.; None: MindSpore's default (ast)
+    enclosing: Tuple[int, ...] = ()          # nested definition: lines of the enclosing defs, outermost first
 
 
 @dataclass
@@ -50,6 +52,7 @@ class ClassSummary:
     bases: List[str] = field(default_factory=list)   # dotted names (may be unresolvable)
     methods: Dict[str, FuncSummary] = field(default_factory=dict)
     attrs: Dict[str, str] = field(default_factory=dict)  # self.<attr> -> attribute kind (see attr_kind)
+    enclosing: Tuple[int, ...] = ()   # nested definition: lines of the enclosing defs, outermost first
 
 
 @dataclass
@@ -61,6 +64,7 @@ class ModuleSummary:
     classes: Dict[str, ClassSummary] = field(default_factory=dict)
     functions: Dict[str, FuncSummary] = field(default_factory=dict)
     graph_hint: bool = False  # mentions mindspore / construct / jit: can hold graph roots
+    nested: bool = False      # holds definitions inside functions (keys "<outer>.<locals>.<name>")
 
 
 def module_name_for(path: str) -> Tuple[str, str, bool]:
@@ -86,6 +90,10 @@ def _calls_in(func: ast.AST, imports: ImportMap) -> List[CallEdge]:
         f = node.func
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
             edges.append(CallEdge(node.lineno, node.col_offset, "self", f.attr))
+            continue
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) \
+                and isinstance(f.value.value, ast.Name) and f.value.value.id == "self":
+            edges.append(CallEdge(node.lineno, node.col_offset, "attr", f"{f.value.attr}.{f.attr}"))
             continue
         dotted = imports.dotted(f)
         if dotted and not dotted.startswith("mindspore"):
@@ -200,11 +208,103 @@ def _is_jit_decorator(dec: ast.expr, imports: ImportMap) -> bool:
     return imports.dotted(target) in JIT_DECORATORS
 
 
-_JIT_WRAP_RE = re.compile(r"\b(?:jit|ms_function)\(\s*([A-Za-z_][A-Za-z0-9_]*)\s*[,)]")
+def _capture_mode(decorators, imports: ImportMap) -> Optional[str]:
+    """``capture_mode="bytecode"`` (or another literal) given to a jit decorator call."""
+    for dec in decorators:
+        if isinstance(dec, ast.Call) and imports.dotted(dec.func) in JIT_DECORATORS:
+            for kw in dec.keywords:
+                if kw.arg == "capture_mode" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                    return kw.value.value
+    return None
+
+
+# `jit(step)`, `ms.jit(fn=step)`, `jit(self.train_step, ...)`: the wrapped function or method is a jit root
+_JIT_WRAP_RE = re.compile(r"\b(?:jit|ms_function)\(\s*(?:(?:fn|function)\s*=\s*)?(self\.)?([A-Za-z_][A-Za-z0-9_]*)\s*([,)])")
+_JIT_WRAP_MODE_RE = re.compile(r"""\s*[^()]*?\bcapture_mode\s*=\s*["'](\w+)["']""")
+# an indented `class` or jit decorator: the file may define graph scopes inside functions
+_NESTED_HINT_RE = re.compile(r"^[ \t]+(?:class[ \t]|@[\w.]*(?:jit|ms_function)\b)", re.M)
+
+
+def _jit_wrapped(text: str) -> Tuple[Dict[str, Optional[str]], Dict[str, Optional[str]]]:
+    """Names passed to a jit call (plain names, ``self.<method>`` names), each with the
+    capture mode the call names (None: the default)."""
+    names: Dict[str, Optional[str]] = {}
+    methods: Dict[str, Optional[str]] = {}
+    if "jit(" not in text and "ms_function(" not in text:
+        return names, methods
+    for m in _JIT_WRAP_RE.finditer(text):
+        mode = None
+        if m.group(3) == ",":
+            mm = _JIT_WRAP_MODE_RE.match(text, m.end())
+            mode = mm.group(1) if mm else None
+        table = methods if m.group(1) else names
+        if table.get(m.group(2)) is None:
+            table[m.group(2)] = mode
+    return names, methods
 
 
 def _is_root_candidate(name: str, in_class_with_bases: bool, is_jit: bool) -> bool:
     return is_jit or (in_class_with_bases and name in ("construct", "bprop"))
+
+
+def _def_nodes(body: list):
+    """Function and class definitions in a body, at any statement depth (inside `if`,
+    `for`, `with`, `try`), but not inside other definitions."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield node
+            continue
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            v = getattr(node, name, None)
+            if v.__class__ is list:
+                stack.extend(reversed(v))
+
+
+class _NestedScan:
+    """Definitions inside functions and methods, registered under local keys
+    (``test_net.<locals>.Net``, ``make_step.<locals>.step``). MindSpore compiles a Cell
+    or a jit function wherever it is defined; its free names resolve to sibling local
+    definitions first (an import-map overlay), then to the module's names."""
+
+    def __init__(self, summary: ModuleSummary, imports: ImportMap, wrapped: Dict[str, Optional[str]],
+                 modname: str) -> None:
+        self.summary = summary
+        self.imports = imports
+        self.wrapped = wrapped
+        self.modname = modname
+
+    def scan(self, func: ast.AST, key: str, enclosing: Tuple[int, ...], imports: ImportMap) -> None:
+        defs = list(_def_nodes(func.body))  # type: ignore[attr-defined]
+        if not defs:
+            return
+        enclosing = enclosing + (func.lineno,)  # type: ignore[attr-defined]
+        local = {d.name: f"{self.modname}.{key}.<locals>.{d.name}" for d in defs}
+        overlay = ImportMap(dict(imports.names, **local))
+        for d in defs:
+            dkey = f"{key}.<locals>.{d.name}"
+            if isinstance(d, ast.ClassDef):
+                cs = ClassSummary(f"{self.modname}.{dkey}", d.name, d.lineno,
+                                  bases=[b for b in (overlay.dotted(b) for b in d.bases) if b], enclosing=enclosing)
+                for item in d.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        if item.name == "__init__":
+                            _collect_attrs(item, overlay, cs.attrs)
+                        cs.methods[item.name] = FuncSummary(
+                            f"{cs.qualname}.{item.name}", item.name, item.lineno, class_name=dkey,
+                            is_jit=any(_is_jit_decorator(x, overlay) for x in item.decorator_list),
+                            calls=_calls_in(item, overlay),
+                            capture_mode=_capture_mode(item.decorator_list, overlay), enclosing=enclosing)
+                        self.scan(item, f"{dkey}.{item.name}", enclosing, overlay)
+                self.summary.classes[dkey] = cs
+            else:
+                is_jit = d.name in self.wrapped or any(_is_jit_decorator(x, overlay) for x in d.decorator_list)
+                mode = _capture_mode(d.decorator_list, overlay) or self.wrapped.get(d.name)
+                self.summary.functions[dkey] = FuncSummary(
+                    f"{self.modname}.{dkey}", d.name, d.lineno, is_jit=is_jit, calls=_calls_in(d, overlay),
+                    capture_mode=mode, enclosing=enclosing)
+                self.scan(d, dkey, enclosing, overlay)
 
 
 def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_calls: bool = False) -> ModuleSummary:
@@ -212,7 +312,9 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
     call edges are computed now only for graph-root candidates (construct/bprop of
     classes with bases, jit functions); other functions get theirs on demand
     (``ProjectIndex.calls_of``) when scope discovery reaches them — unless
-    ``eager_calls`` (worker processes: the main process has no trees to go back to)."""
+    ``eager_calls`` (worker processes: the main process has no trees to go back to).
+    Definitions inside functions are summarised only in files whose text shows an
+    indented ``class`` or jit decorator, or a ``jit(name)`` call."""
     tree = source.tree
     imports = ImportMap.from_tree(tree, modname, is_package)
     text = source.text
@@ -222,13 +324,19 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
     for node in tree.body:
         if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             imports.names.setdefault(node.name, f"{modname}.{node.name}")
-    jit_wrapped = set(_JIT_WRAP_RE.findall(text)) if ("jit(" in text or "ms_function(" in text) else set()
+    jit_wrapped, jit_methods = _jit_wrapped(text)
+    nested = None
+    if summary.graph_hint and (jit_wrapped or _NESTED_HINT_RE.search(text)):
+        nested = _NestedScan(summary, imports, jit_wrapped, modname)
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             is_jit = node.name in jit_wrapped or any(_is_jit_decorator(d, imports) for d in node.decorator_list)
             summary.functions[node.name] = FuncSummary(
                 f"{modname}.{node.name}", node.name, node.lineno, is_jit=is_jit,
-                calls=_calls_in(node, imports) if (is_jit or eager_calls) else None)
+                calls=_calls_in(node, imports) if (is_jit or eager_calls) else None,
+                capture_mode=_capture_mode(node.decorator_list, imports) or jit_wrapped.get(node.name))
+            if nested is not None:
+                nested.scan(node, node.name, (), imports)
         elif isinstance(node, ast.ClassDef):
             cs = ClassSummary(f"{modname}.{node.name}", node.name, node.lineno,
                               bases=[b for b in (imports.dotted(b) for b in node.bases) if b])
@@ -237,17 +345,21 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     if item.name == "__init__":
                         _collect_attrs(item, imports, cs.attrs)
-                    is_jit = any(_is_jit_decorator(d, imports) for d in item.decorator_list)
+                    is_jit = item.name in jit_methods or any(_is_jit_decorator(d, imports) for d in item.decorator_list)
                     cs.methods[item.name] = FuncSummary(
                         f"{cs.qualname}.{item.name}", item.name, item.lineno, class_name=node.name, is_jit=is_jit,
                         calls=_calls_in(item, imports)
-                        if (eager_calls or _is_root_candidate(item.name, has_bases, is_jit)) else None)
+                        if (eager_calls or _is_root_candidate(item.name, has_bases, is_jit)) else None,
+                        capture_mode=_capture_mode(item.decorator_list, imports) or jit_methods.get(item.name))
+                    if nested is not None:
+                        nested.scan(item, f"{node.name}.{item.name}", (), imports)
             summary.classes[node.name] = cs
+    summary.nested = any("<locals>" in k for k in summary.classes) or any("<locals>" in k for k in summary.functions)
     return summary
 
 
 def find_function(tree: ast.Module, lineno: int):
-    """The module-level function or method defined at ``lineno``."""
+    """The function or method defined at ``lineno`` (module level first, then nested)."""
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == lineno:
             return node
@@ -255,7 +367,16 @@ def find_function(tree: ast.Module, lineno: int):
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.lineno == lineno:
                     return item
+    for node in walk_statements(tree.body):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == lineno:
+            return node
     return None
+
+
+def all_functions(tree: ast.Module) -> Dict[int, ast.AST]:
+    """Every function definition in the module, nested ones included, by ``def`` line."""
+    return {node.lineno: node for node in walk_statements(tree.body)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 class ProjectIndex:
@@ -338,6 +459,8 @@ class ProjectIndex:
             rest = parts[cut:]
             if not rest:
                 return ("module", mod, mod)
+            if "<locals>" in rest:
+                return self._resolve_local(mod, rest)
             head = rest[0]
             if head in mod.classes:
                 cls = mod.classes[head]
@@ -353,6 +476,23 @@ class ProjectIndex:
             if target and target != dotted and not target.startswith(mod.name + "." + head):
                 return self.resolve(".".join([target] + rest[1:]), _depth + 1)
             return None
+        return None
+
+    @staticmethod
+    def _resolve_local(mod: ModuleSummary, rest: List[str]):
+        """``test_x.<locals>.Net`` (a class or function defined inside a function)."""
+        for cut in range(len(rest), 0, -1):
+            key = ".".join(rest[:cut])
+            tail = rest[cut:]
+            if key in mod.classes:
+                cls = mod.classes[key]
+                if not tail:
+                    return ("class", cls, mod)
+                if len(tail) == 1 and tail[0] in cls.methods:
+                    return ("method", cls.methods[tail[0]], mod)
+                return None
+            if key in mod.functions:
+                return ("function", mod.functions[key], mod) if not tail else None
         return None
 
     def calls_of(self, func: FuncSummary, mod: ModuleSummary) -> List[CallEdge]:

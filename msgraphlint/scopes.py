@@ -31,10 +31,39 @@ class GraphScope:
     class_name: Optional[str] = None
     chain: Tuple[str, ...] = ()   # "called from GPTLayer.construct (model.py:84)", outermost first
     root_site: Optional[Tuple[str, int, int, str]] = None  # (path, line, col, root qualname): the call in the root scope
+    class_key: Optional[str] = None   # the class's key in its ModuleSummary (`test_x.<locals>.Net` when nested)
+    capture_mode: str = "ast"         # how MindSpore captures the root: "ast" (default) or "bytecode" (jit(capture_mode=...))
+    enclosing: Tuple[int, ...] = ()   # a nested definition: `def` lines of the enclosing functions, outermost first
 
     @property
     def short_name(self) -> str:
         return f"{self.class_name}.{self.qualname.rsplit('.', 1)[-1]}" if self.class_name else self.qualname.rsplit(".", 1)[-1]
+
+    @property
+    def nested(self) -> bool:
+        """Defined inside a function (a test, a factory): its free names may be the
+        enclosing function's values, which MindSpore takes as compile-time constants."""
+        return bool(self.enclosing)
+
+
+def _plain(class_key: Optional[str]) -> Optional[str]:
+    return class_key.rsplit(".", 1)[-1] if class_key else None
+
+
+def class_def_of(tree, scope: "GraphScope"):
+    """The ``ClassDef`` of a scope's class in ``tree`` (nested ones included): the class
+    with that name whose body defines the scope's function."""
+    import ast
+    if not scope.class_name:
+        return None
+    candidates = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == scope.class_name]
+    if scope.class_key and "<locals>" in scope.class_key or not candidates:
+        from .astutil import walk_statements
+        candidates = [n for n in walk_statements(tree.body) if isinstance(n, ast.ClassDef) and n.name == scope.class_name]
+    for node in candidates:
+        if any(getattr(item, "lineno", None) == scope.lineno for item in node.body):
+            return node
+    return candidates[0] if candidates else None
 
 
 def is_mindspore_cell_name(dotted: str, extra_bases: FrozenSet[str] = frozenset()) -> bool:
@@ -98,6 +127,32 @@ class CellResolver:
         return out
 
 
+def _attr_method(index: ProjectIndex, cells: CellResolver, cls: ClassSummary, target: str):
+    """``self.<attr>.<method>(...)`` where ``__init__`` set ``self.<attr> = SomeProjectClass(...)``:
+    graph mode inlines the method of that object (a plain helper object or a sub-Cell)."""
+    attr, method = target.split(".", 1)
+    if method in ROOT_METHODS:
+        return None
+    raw = None
+    for c in cells.mro(cls):
+        if attr in c.attrs:
+            raw = c.attrs[attr]
+            break
+    if not raw or not raw.startswith("call:"):
+        return None
+    res = index.resolve(raw[5:])
+    if not res or res[0] != "class":
+        return None
+    for c in cells.mro(res[1]):
+        if method in c.methods:
+            fs = c.methods[method]
+            owner = index.resolve(fs.qualname)
+            if owner and owner[0] == "method":
+                return (fs, owner[2], owner[2].classes.get(fs.class_name))
+            return None
+    return None
+
+
 def discover(index: ProjectIndex, extra_cell_bases: FrozenSet[str] = frozenset()) -> Dict[str, List[GraphScope]]:
     """Graph scopes of every module in the index, keyed by absolute path."""
     cells = CellResolver(index, extra_cell_bases)
@@ -113,15 +168,17 @@ def discover(index: ProjectIndex, extra_cell_bases: FrozenSet[str] = frozenset()
     for mod in list(index.by_path.values()):
         if not mod.graph_hint:
             continue
-        for cls in mod.classes.values():
+        for key, cls in mod.classes.items():
             is_cell = cells.is_cell(cls)
             for name, fs in cls.methods.items():
                 if (is_cell and name in ROOT_METHODS) or fs.is_jit:
                     kind = "jit" if fs.is_jit and name not in ROOT_METHODS else "construct"
-                    add(GraphScope(fs.qualname, mod.path, fs.lineno, kind, cls.name), fs, mod, cls, 0)
+                    add(GraphScope(fs.qualname, mod.path, fs.lineno, kind, cls.name, class_key=key,
+                                   capture_mode=fs.capture_mode or "ast", enclosing=fs.enclosing), fs, mod, cls, 0)
         for fs in mod.functions.values():
             if fs.is_jit:
-                add(GraphScope(fs.qualname, mod.path, fs.lineno, "jit"), fs, mod, None, 0)
+                add(GraphScope(fs.qualname, mod.path, fs.lineno, "jit", capture_mode=fs.capture_mode or "ast",
+                               enclosing=fs.enclosing), fs, mod, None, 0)
 
     while queue:
         scope, func, mod, cls, depth = queue.popleft()
@@ -137,6 +194,8 @@ def discover(index: ProjectIndex, extra_cell_bases: FrozenSet[str] = frozenset()
                         owner_mod = index.resolve(c.qualname.rsplit(".", 1)[0])
                         target = (c.methods[edge.target], owner_mod[1] if owner_mod and owner_mod[0] == "module" else mod, c)
                         break
+            elif edge.kind == "attr" and cls is not None:
+                target = _attr_method(index, cells, cls, edge.target)
             elif edge.kind == "dotted":
                 res = index.resolve(edge.target)
                 if res and res[0] in ("function", "method"):
@@ -151,8 +210,9 @@ def discover(index: ProjectIndex, extra_cell_bases: FrozenSet[str] = frozenset()
             fs, tmod, tcls = target
             link = f"called from {scope.short_name} ({display_path(scope.path)}:{edge.line})"
             root_site = scope.root_site or (scope.path, edge.line, edge.col, scope.qualname)
-            add(GraphScope(fs.qualname, tmod.path, fs.lineno, "helper", fs.class_name,
-                           scope.chain + (link,), root_site), fs, tmod, tcls, depth + 1)
+            add(GraphScope(fs.qualname, tmod.path, fs.lineno, "helper", _plain(fs.class_name),
+                           scope.chain + (link,), root_site, class_key=fs.class_name,
+                           capture_mode=scope.capture_mode, enclosing=fs.enclosing), fs, tmod, tcls, depth + 1)
 
     by_path: Dict[str, List[GraphScope]] = {}
     for scope in found.values():

@@ -270,10 +270,8 @@ def class_node(ctx) -> Optional[ast.ClassDef]:
     scope = ctx.scope
     if scope is None or not scope.class_name:
         return None
-    for node in ctx.source.tree.body:
-        if isinstance(node, ast.ClassDef) and node.name == scope.class_name:
-            return node
-    return None
+    from msgraphlint.scopes import class_def_of
+    return class_def_of(ctx.source.tree, scope)
 
 
 def self_attr_values(cls: ast.ClassDef, ctx, skip=()) -> Dict[str, List[ast.expr]]:

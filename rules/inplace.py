@@ -209,6 +209,14 @@ def _keeps_dtype(stmt: ast.AugAssign) -> bool:
             and isinstance(stmt.op, (ast.Add, ast.Sub, ast.Mult)))
 
 
+def _bytecode_capture(ctx) -> bool:
+    """``jit(capture_mode="bytecode")``: MindSpore 2.10 keeps PyNative's semantics for
+    in-place writes there (measured on CPU with `x += 1`, `x[0] = 5.0` and `x.add_(1)` on a
+    jit input: the caller's tensor and the result equal PyNative's, while ast capture
+    overwrites the caller's tensor for `+=`/`add_` and leaves it for the subscript write)."""
+    return ctx.scope is not None and getattr(ctx.scope, "capture_mode", "ast") == "bytecode"
+
+
 # ------------------------------------------------------------------------------------ MSG202
 class InplaceWriteDiverges(Rule):
     code = "MSG202"
@@ -244,7 +252,10 @@ class InplaceWriteDiverges(Rule):
         `copy_`/`ops.assign` (MSG206: both modes write), `sub_` (dropped in both modes:
         the tensor never changes, the returned value is right), in-place methods that
         have no CPU kernel (MSG212), and the same forms on local tensors no other name
-        reads (MSG203–MSG205: results agree).
+        reads (MSG203–MSG205: results agree). Not flagged either: scopes compiled with
+        `jit(capture_mode="bytecode")` — there MindSpore 2.10 keeps PyNative's semantics
+        (measured: `x += 1`, `x[0] = 5.0` and `x.add_(1)` on an input gave PyNative's
+        caller tensor and result; the facts above describe the default ast capture).
 
         Write the update functionally (`x = x + y`, `y = ops.masked_fill(y, m, v)`,
         `y = ops.tensor_scatter_update(y, idx, v)`) so that both modes compute the same
@@ -261,6 +272,14 @@ class InplaceWriteDiverges(Rule):
                     x = x + y
                     return x * 2
         """, note="out-of-place update rebinds the name"),
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit(capture_mode="bytecode")
+            def step(x):
+                x += 1
+                return x * 2
+        """, note="bytecode capture keeps PyNative's semantics (measured on 2.10)"),
         Valid("""
             import numpy as np
             import mindspore as ms
@@ -361,6 +380,8 @@ class InplaceWriteDiverges(Rule):
     ]
 
     def visit_AugAssign(self, node: ast.AugAssign, ctx) -> None:
+        if _bytecode_capture(ctx):
+            return
         t = node.target
         if isinstance(t, ast.Subscript):
             self._subscripts(node, ctx)
@@ -385,6 +406,8 @@ class InplaceWriteDiverges(Rule):
         self._subscripts(node, ctx)
 
     def _subscripts(self, node: ast.stmt, ctx) -> None:
+        if _bytecode_capture(ctx):
+            return
         for sub in _subscript_targets(node):
             root = _root_name(sub)
             if root is None or ctx.kind(root) is not Kind.TENSOR:
@@ -404,6 +427,8 @@ class InplaceWriteDiverges(Rule):
             return  # one finding per statement
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
+        if _bytecode_capture(ctx):
+            return
         f = node.func
         if not isinstance(f, ast.Attribute) or not isinstance(f.value, ast.Name):
             return

@@ -456,8 +456,8 @@ def _is_str(e: ast.AST, ctx) -> bool:
         return bool(values) and all(_str_literal(v) for v in values) and e.id not in ctx.values.params
     if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self" \
             and ctx.scope is not None and ctx.scope.class_name:
-        cls = next((n for n in ctx.source.tree.body if isinstance(n, ast.ClassDef)
-                    and n.name == ctx.scope.class_name), None)
+        from msgraphlint.scopes import class_def_of
+        cls = class_def_of(ctx.source.tree, ctx.scope)
         if cls is None:
             return False
         values = [n.value for n in ast.walk(cls) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None
