@@ -211,6 +211,37 @@ def size_args(call: ast.Call, qualname: Optional[str]) -> List[ast.AST]:
     return out
 
 
+# Operand names (from the catalog's primitive ``inputs``) that are sizes, shapes or counts,
+# and those that are tensors: ``self.reshape(x, shape)`` with ``Reshape``'s ("input", "shape").
+SIZE_INPUTS = frozenset({"shape", "size", "sizes", "multiples", "dims", "k", "depth", "output_size",
+                         "num_segments", "start", "end", "limit", "delta", "step", "n", "m", "begin",
+                         "length", "new_shape", "num"})
+TENSOR_INPUTS = frozenset({"x", "input", "input_x", "x1", "x2", "y", "other", "params", "input_params",
+                           "indices", "input_indices", "updates", "logits", "labels", "weight", "bias", "var",
+                           "tensor", "tensors", "inputs", "images", "image", "query", "key", "mask", "target",
+                           "data", "a", "b", "values", "grad", "gradient"})
+
+
+def primitive_operands(call: ast.Call, inputs) -> Tuple[List[ast.AST], List[ast.AST]]:
+    """(size operands, tensor operands) of a call on a primitive instance whose operand
+    names are ``inputs`` (empty: unknown signature, no evidence either way)."""
+    sizes: List[ast.AST] = []
+    tensors: List[ast.AST] = []
+    for i, a in enumerate(call.args):
+        if isinstance(a, ast.Starred) or i >= len(inputs):
+            break
+        if inputs[i] in SIZE_INPUTS:
+            sizes.append(a)
+        elif inputs[i] in TENSOR_INPUTS:
+            tensors.append(a)
+    for kw in call.keywords:
+        if kw.arg in SIZE_INPUTS and kw.arg in inputs:
+            sizes.append(kw.value)
+        elif kw.arg in TENSOR_INPUTS and kw.arg in inputs:
+            tensors.append(kw.value)
+    return sizes, tensors
+
+
 def slice_bounds(sub: ast.Subscript) -> List[ast.AST]:
     idx = sub.slice
     parts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
@@ -258,9 +289,10 @@ def weak_names(func: ast.AST, nodes: Optional[List[ast.AST]] = None) -> FrozenSe
 
 
 def analyse(func: ast.AST, qualname, names: Optional[FrozenSet[str]] = None,
-            nodes: Optional[List[ast.AST]] = None) -> Dict[str, ParamUse]:
+            nodes: Optional[List[ast.AST]] = None, prim_inputs=None) -> Dict[str, ParamUse]:
     """Evidence per name (the parameters, or ``names``). ``qualname(expr)`` resolves
-    MindSpore names (ctx.qualname)."""
+    MindSpore names (ctx.qualname). ``prim_inputs(func)`` gives the operand names of a
+    call on a primitive held on ``self`` (``()`` when unknown, None when not one)."""
     params = set(param_names(func)) if names is None else set(names)
     uses: Dict[str, ParamUse] = {p: ParamUse() for p in params}
     if not params:
@@ -331,8 +363,19 @@ def analyse(func: ast.AST, qualname, names: Optional[FrozenSet[str]] = None,
             q = qualname(f) if not (isinstance(f, ast.Attribute) and is_param(f.value)) else None
             if q is not None and not q.startswith("mindspore."):
                 q = None
-            method = isinstance(f, ast.Attribute) and q is None
+            on_self = isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"
+            # `self.<attr>(...)` is never a Tensor method: a primitive held on self is typed from
+            # its operand names (catalog), a sub-cell or method gives no size evidence
+            method = isinstance(f, ast.Attribute) and q is None and not on_self
             sizes = size_args(node, q) if (q is not None or method) else []
+            if on_self and q is None and prim_inputs is not None:
+                inputs = prim_inputs(f)
+                if inputs:
+                    sizes, tensors = primitive_operands(node, inputs)
+                    for t in tensors:
+                        for n in _operands(t):
+                            if n.id in params and uses[n.id].tensor is None:
+                                uses[n.id].tensor = node
             for s in sizes:
                 for n in _names_in_size(s):
                     if n.id in params and uses[n.id].int_ is None:
@@ -408,8 +451,10 @@ class ScopeUses:
             nodes = _walk(values.func)
             self._weak = weak_names(values.func, nodes)
             self._assigns = simple_assigns(values.func, nodes)
+            from ._primattrs import primitive_inputs
             self._val = analyse(values.func, ctx.qualname,
-                                self._weak | frozenset(param_names(values.func)) | frozenset(self._assigns), nodes)
+                                self._weak | frozenset(param_names(values.func)) | frozenset(self._assigns), nodes,
+                                prim_inputs=lambda f: primitive_inputs(ctx, f))
             self._name_memo = {}
         return self._val, self._weak
 

@@ -7,6 +7,8 @@ import re
 
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
+from ._primattrs import is_configured_ctor
+
 _SNAKE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 
 
@@ -31,11 +33,18 @@ class PrimitiveClassSpelling(Rule):
         `construct`). MindSpore 2.x exposes the same operators as functions in
         `mindspore.ops` (`ops.softmax(x, axis=-1)`), which read like the PyTorch code
         being migrated and keep arguments at the call site. Both compile to the same
-        graph, so this is informational. A primitive configured with `.shard(...)` (a
-        parallel strategy) is left alone: the functional form cannot carry it. Only
-        classes whose snake_case name exists as a
-        function in the API catalog (generated from MindSpore 2.10) are reported
-        (`MatMul` → `ops.matmul`, `Softmax` → `ops.softmax`; `GatherV2` has none).
+        graph, so this is informational (off by default). A primitive that is given a
+        parallel strategy or another per-instance setting (`.shard(...)`,
+        `.add_prim_attr(...)`, `.recompute()`...) anywhere in the module is left alone:
+        on the constructor call, later through the attribute it is stored in (in
+        `__init__` or another method, or through a parent: `self.attn.softmax.shard(...)`),
+        or through a loop or local alias over primitives (`for op in (self.add, self.mul):
+        op.shard(...)`); the functional form cannot carry the strategy. Only classes whose
+        snake_case name exists as a function in the API catalog (generated from
+        MindSpore 2.10) are reported (`MatMul` → `ops.matmul`, `Softmax` → `ops.softmax`),
+        and classes the catalog marks deprecated with a replacement: `P.GatherV2()` logs
+        "'GatherV2' is deprecated from version 1.1 and will be removed in a future
+        version, use 'Gather' instead" when it is built (measured on 2.10).
     """
     VALID = [
         Valid("""
@@ -44,12 +53,24 @@ class PrimitiveClassSpelling(Rule):
         """),
         Valid("""
             import mindspore.ops.operations as P
-            gather = P.GatherV2()
-        """, note="no functional gather_v2 in mindspore.ops"),
-        Valid("""
-            import mindspore.ops.operations as P
             tile = P.Tile().shard(((1, 1),))
         """, note="a sharding strategy needs the primitive (found in mindocr)"),
+        Valid("""
+            import mindspore.nn as nn
+            import mindspore.ops.operations as P
+
+            class Attention(nn.Cell):
+                def __init__(self, dp=1, mp=1):
+                    super().__init__()
+                    self.softmax = P.Softmax()
+                    self.add = P.Add()
+                    self.mul = P.Mul()
+                    for op in (self.add, self.mul):
+                        op.shard(((dp, mp), (dp, mp)))
+
+                def shard(self, dp, mp):
+                    self.softmax.shard(((dp, mp, 1, 1),))
+        """, note="strategies set later: in another method and through a loop over primitives"),
     ]
     INVALID = [
         Invalid("""
@@ -58,6 +79,10 @@ class PrimitiveClassSpelling(Rule):
             softmax = P.Softmax(axis=-1)
             mm = ops_p.MatMul()
         """, line=[3, 4]),
+        Invalid("""
+            import mindspore.ops.operations as P
+            gather = P.GatherV2()
+        """, line=2, note="deprecated since 1.1; MindSpore 2.10 warns when it is built"),
     ]
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
@@ -67,12 +92,18 @@ class PrimitiveClassSpelling(Rule):
         raw = ctx.imports.names.get(f.value.id, "")
         if not raw.startswith("mindspore.ops.operations") or not f.attr[:1].isupper():
             return
-        parent = ctx.parent(node)
-        if isinstance(parent, ast.Attribute) and parent.attr in ("shard", "add_prim_attr", "recompute"):
-            return  # a configured primitive (a sharding strategy): the functional form cannot carry it
+        if is_configured_ctor(ctx, node):
+            return  # a sharding strategy / per-instance setting: the functional form cannot carry it
         try:
             cat = ctx.catalog
         except Exception:  # no catalog: stay silent
+            return
+        dep = cat.deprecation(f"mindspore.ops.{f.attr}")
+        if dep and dep.get("status") == "deprecated" and dep.get("use"):
+            use = str(dep["use"]).replace("mindspore.", "", 1)
+            since = f" since {dep['since']}" if dep.get("since") else ""
+            ctx.report(node, message=f"`{f.value.id}.{f.attr}()` is deprecated{since} (MindSpore {ctx.target_version} "
+                       f"warns when it is built); use `{use}`", hint=f"use `{use}`")
             return
         for name in dict.fromkeys((snake(f.attr), f.attr.lower())):
             func = f"mindspore.ops.{name}"
