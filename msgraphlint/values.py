@@ -32,6 +32,8 @@ _SHAPE_PRIMITIVE_ATTRS = frozenset({"shape", "get_shape", "_shape", "shape_op", 
 _SEQ_ANNOTATIONS = frozenset({"List", "Tuple", "Sequence", "Dict", "Mapping", "Iterable", "list", "tuple", "dict"})
 
 
+_DEEP = 60  # expression nesting beyond which kinds are computed bottom-up (no deep recursion)
+
 _CATALOG: list = []
 
 
@@ -90,6 +92,7 @@ class ScopeValues:
         self.helper_returns = helper_returns  # callable(dotted or ("self", name)) -> Kind
         self._names: Dict[int, Kind] = {}
         self._memo: Dict[int, Kind] = {}
+        self._depth = 0
         self.params: Dict[str, Kind] = {}
         env = self._param_env(func, param_kinds or {}, is_root)
         self.params = dict(env)
@@ -227,20 +230,14 @@ class ScopeValues:
                 self._names[id(stmt.target)] = before  # `x += y`: ctx.kind(x) is x's kind before the write
                 # `p += x` on a Parameter writes into the Parameter (graph mode: Assign)
                 env[stmt.target.id] = before if before is Kind.PARAMETER else self._binop_kind(before, self.kind(stmt.value))
-        elif isinstance(stmt, (ast.If, ast.While)):
+        elif isinstance(stmt, ast.If):
+            self._if_chain(stmt, env)
+        elif isinstance(stmt, ast.While):
             self._note(stmt.test, env)
-            narrow = _type_test(stmt.test, self.imports) if isinstance(stmt, ast.If) else None
-            body_env, else_env = dict(env), dict(env)
-            if narrow is not None and env.get(narrow[0], Kind.UNKNOWN) in (Kind.TENSOR, Kind.PARAMETER, Kind.OPTIONAL):
-                # `if isinstance(t, np.ndarray):` / the else of `if is_tensor(t):`: not a tensor there
-                (else_env if narrow[1] else body_env)[narrow[0]] = Kind.UNKNOWN
-            a = self._block(stmt.body, body_env)
-            b = self._block(stmt.orelse, else_env)
-            if isinstance(stmt, ast.While):  # a second pass sees names rebound in the loop
-                self._note(stmt.test, {**env, **{k: merge(env.get(k, v), v) for k, v in a.items()}})
+            a = self._block(stmt.body, dict(env))
+            b = self._block(stmt.orelse, dict(env))
+            self._note(stmt.test, {**env, **{k: merge(env.get(k, v), v) for k, v in a.items()}})  # second pass
             self._join(env, a, b)
-            if narrow is not None and narrow[1] and stmt.body and isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
-                env[narrow[0]] = b.get(narrow[0], env.get(narrow[0], Kind.UNKNOWN))  # only the else path goes on
         elif isinstance(stmt, (ast.For, ast.AsyncFor)):
             self._note(stmt.iter, env)
             inner = dict(env)
@@ -282,6 +279,32 @@ class ScopeValues:
                 if isinstance(child, ast.expr):
                     self._note(child, env)
 
+    def _if_chain(self, stmt: ast.If, env: Dict[str, Kind]) -> None:
+        """``if``/``elif``…/``else``, a chain of any length, without recursing per ``elif``:
+        each link's test and body run in the environment its ``else`` sees, then the links
+        are joined from the last back to the first."""
+        links = []
+        cur = env
+        while True:
+            self._note(stmt.test, cur)
+            narrow = _type_test(stmt.test, self.imports)
+            body_env, else_env = dict(cur), dict(cur)
+            if narrow is not None and cur.get(narrow[0], Kind.UNKNOWN) in (Kind.TENSOR, Kind.PARAMETER, Kind.OPTIONAL):
+                # `if isinstance(t, np.ndarray):` / the else of `if is_tensor(t):`: not a tensor there
+                (else_env if narrow[1] else body_env)[narrow[0]] = Kind.UNKNOWN
+            links.append((stmt, cur, narrow, self._block(stmt.body, body_env)))
+            cur = else_env
+            if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If):
+                stmt = stmt.orelse[0]
+                continue
+            b = self._block(stmt.orelse, cur)
+            break
+        for stmt, here, narrow, a in reversed(links):
+            self._join(here, a, b)
+            if narrow is not None and narrow[1] and stmt.body and isinstance(stmt.body[-1], (ast.Return, ast.Raise)):
+                here[narrow[0]] = b.get(narrow[0], here.get(narrow[0], Kind.UNKNOWN))  # only the else path goes on
+            b = here
+
     def _note_target(self, target: ast.AST, env: Dict[str, Kind]) -> None:
         if isinstance(target, (ast.Attribute, ast.Subscript)):
             self._note(target, env)
@@ -319,9 +342,32 @@ class ScopeValues:
         key = id(node)
         k = self._memo.get(key)
         if k is None:
-            k = self._kind(node)
+            self._depth += 1
+            try:
+                if self._depth > _DEEP:
+                    self._fill_bottom_up(node)
+                k = self._kind(node)
+            finally:
+                self._depth -= 1
             self._memo[key] = k
         return k
+
+    def _fill_bottom_up(self, node: ast.AST) -> None:
+        """A deep expression (a chain of hundreds of ``+`` or method calls): compute the
+        kinds of its sub-expressions deepest first, without recursion, so that each
+        ``_kind`` below finds its operands in the memo."""
+        order = []
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            order.append(n)
+            for c in _children(n):
+                if isinstance(c, ast.expr) and id(c) not in self._memo \
+                        and not isinstance(c, (ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+                    stack.append(c)
+        for n in reversed(order[1:]):
+            if id(n) not in self._memo:
+                self._memo[id(n)] = self._kind(n)
 
     def _kind(self, node: ast.AST) -> Kind:
         if isinstance(node, ast.Constant):

@@ -56,6 +56,7 @@ class Origins:
         self.params: FrozenSet[str] = frozenset(n for n in names if n not in ("self", "cls"))
         env: Env = {n: frozenset({"in:" + n}) for n in self.params}
         self._loop: Optional[ast.stmt] = None
+        self._carried: Dict[int, Env] = {}  # id(loop) -> what its body produced last time
         body = func.body if isinstance(func.body, list) else []  # type: ignore[attr-defined]
         self._block(body, env)
 
@@ -166,19 +167,29 @@ class Origins:
                 todo.append(t.value)
 
     def _loop_body(self, stmt, env: Env, bind_target: bool) -> Env:
+        """A loop body, walked twice the first time the loop is reached (the second pass
+        lets names rebound in the body reach its top), once on every later visit (an
+        enclosing loop's second pass): that pass starts from the entry merged with what the
+        body produced last time, which is what a second pass would start from. So nested
+        loops cost linear time in their depth, not 2 ** depth."""
         saved, self._loop = self._loop, stmt
         inner = dict(env)
+        carried = self._carried.get(id(stmt))
+        if carried is not None:
+            self._merge(inner, carried)
         if bind_target:
             self._bind(stmt.target, None, inner)
         a = self._block(stmt.body, inner)
-        self._merge(a, env)
-        if bind_target:
-            self._bind(stmt.target, None, a)
-        a = self._block(stmt.body, a)  # second pass: names rebound in the body reach its top
+        if carried is None:
+            self._merge(a, env)
+            if bind_target:
+                self._bind(stmt.target, None, a)
+            a = self._block(stmt.body, a)  # second pass: names rebound in the body reach its top
+        self._carried[id(stmt)] = dict(a)
         self._loop = saved
         return a
 
-    def _stmt(self, stmt: ast.stmt, env: Env) -> None:
+    def _record(self, stmt: ast.stmt, env: Env) -> None:
         sid = id(stmt)
         prev = self.before.get(sid)
         snap = dict(env)
@@ -188,6 +199,9 @@ class Origins:
         self.stmts[sid] = stmt
         if self._loop is not None:
             self.loops.setdefault(sid, self._loop)
+
+    def _stmt(self, stmt: ast.stmt, env: Env) -> None:
+        self._record(stmt, env)
         if isinstance(stmt, ast.Assign):
             for t in stmt.targets:
                 self._bind(t, stmt.value, env)
@@ -201,11 +215,20 @@ class Origins:
             # `x[i] += y` is a subscript store (below)
             self._stored([stmt.target], stmt, env)
         elif isinstance(stmt, ast.If):
-            a = self._block(stmt.body, dict(env))
-            b = self._block(stmt.orelse, dict(env))
+            # an `elif` chain of any length, without recursing per link: every branch
+            # starts from the same environment (tests bind nothing) and all are merged
+            branches = []
+            while True:
+                branches.append(self._block(stmt.body, dict(env)))
+                if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If):
+                    stmt = stmt.orelse[0]
+                    self._record(stmt, env)
+                    continue
+                branches.append(self._block(stmt.orelse, dict(env)))
+                break
             env.clear()
-            env.update(a)
-            self._merge(env, b)
+            for b in branches:
+                self._merge(env, b)
         elif isinstance(stmt, ast.While):
             a = self._loop_body(stmt, env, bind_target=False)
             b = self._block(stmt.orelse, dict(env))

@@ -14,6 +14,8 @@ from typing import Optional
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
 # construct -> (what the message calls it, MindSpore 2.10's error, first line)
+_MATCH = (ast.Match,) if hasattr(ast, "Match") else ()  # Python 3.10+
+
 _ERRORS = {
     "try": ("`try` statement", "RuntimeError: Unsupported statement 'Try'."),
     "with": ("`with` statement on an object that is not a `@jit_class` instance",
@@ -294,7 +296,7 @@ class UnsupportedSyntax(Rule):
         hint = _REPLACE[key]
         if end is not None:  # a compound statement: underline its header, not the whole block
             ctx.report(node, end_node=end, hint=hint, what=what, where=_where(ctx), error=error)
-        elif isinstance(node, (ast.Try, ast.With, ast.AsyncWith, ast.Match, ast.ClassDef)):
+        elif isinstance(node, (ast.Try, ast.With, ast.AsyncWith, ast.ClassDef) + _MATCH):
             ctx.report_at(node.lineno, node.col_offset, hint=hint, what=what, where=_where(ctx), error=error)
         else:
             ctx.report(node, hint=hint, what=what, where=_where(ctx), error=error)
