@@ -122,6 +122,8 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
     except UsageError as exc:
         _usage_error(str(exc))
         return
+    for message in result.warnings:
+        click.echo(f"msgraphlint: warning: {message}", err=True)
     if fix or show_diff:
         if overrides:
             _usage_error("--fix and --diff work on files, not on stdin")
@@ -160,6 +162,8 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
         text = render(f, result.files, result.settings.rules, statistics=statistics and f in ("text", "concise"),
                       color=bool(use_color and path is None and f == "text"))
         _write(text, path)
+    if result.internal_errors:  # MSG000: the run completed without some files' findings
+        sys.exit(2)
     failed = any(fr.findings or fr.unused_suppressions for fr in result.files)
     sys.exit(0 if exit_zero or not failed else 1)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from typing import Dict, Iterable, List, Optional, Sequence
 
 import pathspec
@@ -74,9 +75,25 @@ def _repo_top(start: str) -> Optional[str]:
         path = parent
 
 
+def _regular(path: str) -> bool:
+    """A regular file (following symlinks). A FIFO or device named ``*.py`` would block
+    the run on ``open``/``read``; such paths are skipped with a warning."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return True  # vanished or unreadable: reading it reports MSG001 with the reason
+
+
+def _special_warning(path: str) -> str:
+    return f"{path}: skipped: not a regular file (a FIFO, socket or device)"
+
+
 def discover(paths: Iterable[str], exclude: Sequence[str], root: str, respect_gitignore: bool = True,
-             include_yaml: bool = True) -> List[str]:
-    """Files to lint, in a stable order. Raises DiscoveryError naming a missing path."""
+             include_yaml: bool = True, warnings: Optional[List[str]] = None) -> List[str]:
+    """Files to lint, in a stable order. Raises DiscoveryError naming a missing path.
+    Non-regular files are skipped; a message for each goes to ``warnings``."""
+    if warnings is None:
+        warnings = []
     out: List[str] = []
     seen = set()
     gi = _GitIgnores()
@@ -84,6 +101,9 @@ def discover(paths: Iterable[str], exclude: Sequence[str], root: str, respect_gi
     for given in paths:
         if not os.path.exists(given):
             raise DiscoveryError(f"path does not exist: {given}")
+        if not os.path.isdir(given) and not _regular(given):
+            warnings.append(_special_warning(given))
+            continue
         if os.path.isfile(given):
             ap = os.path.abspath(given)
             if ap not in seen:
@@ -120,6 +140,9 @@ def discover(paths: Iterable[str], exclude: Sequence[str], root: str, respect_gi
                 if _excluded(rel, f, exclude):
                     continue
                 if top is not None and gi.ignored(ap, False, bases):
+                    continue
+                if not _regular(full):
+                    warnings.append(_special_warning(full))
                     continue
                 if ap not in seen:
                     seen.add(ap)

@@ -20,6 +20,7 @@ from .source import SourceError, SourceFile, display_path
 if TYPE_CHECKING:
     from .runner import Settings
 
+INTERNAL_ERROR_CODE = "MSG000"
 PARSE_ERROR_CODE = "MSG001"
 TREE_CACHE_LINES = 400_000  # keep parsed trees between phases up to this many lines
 
@@ -30,6 +31,29 @@ def parse_error(path: str, err: SourceError, source: Optional[SourceFile]) -> Fi
                    path=path, line=err.line, col=err.col, severity=Severity.ERROR,
                    hint="fix the file so that Python can parse it; nothing else in it was checked",
                    source_line=line_text)
+
+
+def internal_error(path: str, exc: BaseException, during: str) -> Finding:
+    """MSG000: the analysis of this file failed (a bug, exhausted memory or stack, or the
+    per-file budget); the run goes on without this file's findings."""
+    from .budget import BudgetExceeded
+
+    if isinstance(exc, BudgetExceeded):
+        message = f"analysis of this file stopped while {during}: {exc}; none of its findings are reported"
+        hint = ("split the file or simplify its graph code; if an ordinary file takes this long, "
+                "please report it with the file (or a reduced copy)")
+    else:
+        detail = str(exc).splitlines()[0][:200] if str(exc) else ""
+        message = (f"internal error while {during} this file ({type(exc).__name__}"
+                   + (f": {detail}" if detail else "") + "); none of its findings are reported")
+        hint = ("this is a bug in msgraphlint: please report it with the file (or a reduced copy), "
+                "`msgraphlint --version` and the Python version")
+    return Finding(code=INTERNAL_ERROR_CODE, name="internal-error", message=message, path=path, line=1, col=0,
+                   severity=Severity.ERROR, hint=hint)
+
+
+def is_internal_error(finding: Optional[Finding]) -> bool:
+    return finding is not None and finding.code == INTERNAL_ERROR_CODE
 
 
 @dataclass
@@ -44,7 +68,19 @@ class Phase1:
 
 
 def phase1(path: str, text: Optional[str] = None, keep_source: bool = True, cache=None,
-            eager_calls: bool = False) -> Phase1:
+           eager_calls: bool = False, budget: Optional[float] = None) -> Phase1:
+    """Read, pre-filter and summarise one file. Never raises: a failure is the file's
+    MSG001 (it cannot be read or parsed) or MSG000 (anything else, or the budget)."""
+    from .budget import BudgetExceeded, file_budget
+
+    try:
+        with file_budget(budget):
+            return _phase1(path, text, keep_source, cache, eager_calls)
+    except (Exception, BudgetExceeded) as exc:  # noqa: BLE001 - isolated to this file
+        return Phase1(path, None, internal_error(display_path(path), exc, "reading and summarising"), 0, False)
+
+
+def _phase1(path: str, text: Optional[str], keep_source: bool, cache, eager_calls: bool) -> Phase1:
     disp = display_path(path)
     if path.endswith(YAML_SUFFIXES):
         return Phase1(path, None, None, 0, True)
@@ -65,7 +101,7 @@ def phase1(path: str, text: Optional[str] = None, keep_source: bool = True, cach
             return Phase1(path, summary, error, lines, hint, None, key)
     result = phase1_compute(path, disp, data, text, modname, is_package, eager_calls)
     result.digest = key
-    if cache is not None:
+    if cache is not None and not is_internal_error(result.error):
         cache.put("p1", key, (result.summary, result.error, result.lines, result.hint))
     if not keep_source:
         result.source = None
@@ -103,6 +139,18 @@ class Phase2:
 
 
 def lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, scopes: Sequence[GraphScope],
+                settings: Settings, dispatch: Dispatch, cells: CellResolver, scope_cache: Optional[dict] = None) -> Phase2:
+    """Run the rules on one Python file. Never raises (see ``phase1``)."""
+    from .budget import BudgetExceeded, file_budget
+
+    try:
+        with file_budget(settings.file_budget):
+            return _lint_python(path, source, index, scopes, settings, dispatch, cells, scope_cache)
+    except (Exception, BudgetExceeded) as exc:  # noqa: BLE001 - isolated to this file
+        return Phase2(path, [internal_error(display_path(path), exc, "checking")], [], None)
+
+
+def _lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, scopes: Sequence[GraphScope],
                  settings: Settings, dispatch: Dispatch, cells: CellResolver, scope_cache: Optional[dict] = None) -> Phase2:
     disp = display_path(path)
     try:
@@ -137,6 +185,17 @@ def lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, sc
 
 
 def lint_yaml(path: str, text: Optional[str], settings: Settings, dispatch: Dispatch) -> Phase2:
+    """Run the YAML rules on one run config. Never raises (see ``phase1``)."""
+    from .budget import BudgetExceeded, file_budget
+
+    try:
+        with file_budget(settings.file_budget):
+            return _lint_yaml(path, text, settings, dispatch)
+    except (Exception, BudgetExceeded) as exc:  # noqa: BLE001 - isolated to this file
+        return Phase2(path, [internal_error(display_path(path), exc, "checking")], [], None)
+
+
+def _lint_yaml(path: str, text: Optional[str], settings: Settings, dispatch: Dispatch) -> Phase2:
     disp = display_path(path)
     if not dispatch.yaml:
         return Phase2(path, [], [], None)

@@ -18,7 +18,8 @@ from .cachekeys import DepsKeys, settings_key
 from .config import Config, ConfigError, load_config, validate_against_rules, validate_version
 from .discovery import PY_SUFFIXES, YAML_SUFFIXES, discover, matches_any
 from .engine import Dispatch
-from .filework import PARSE_ERROR_CODE, TREE_CACHE_LINES, Phase2, lint_python, lint_yaml, phase1
+from .filework import (INTERNAL_ERROR_CODE, PARSE_ERROR_CODE, TREE_CACHE_LINES, Phase2, internal_error,
+                       is_internal_error, lint_python, lint_yaml, phase1)
 from .findings import FileResult, Finding
 from .project import ProjectIndex
 from .registry import default_codes, load_rules, resolve_selector, select_codes
@@ -26,9 +27,10 @@ from .rule import Rule
 from .scopes import CellResolver, discover as discover_scopes
 from .source import SourceError, SourceFile, display_path
 from .workers import Workers, no_cyclic_gc
+from .budget import FILE_CPU_BUDGET_S
 
-__all__ = ["PARSE_ERROR_CODE", "RunResult", "Settings", "UsageError", "fix_paths", "make_settings", "prepare",
-           "run_paths", "run_source"]
+__all__ = ["INTERNAL_ERROR_CODE", "PARSE_ERROR_CODE", "RunResult", "Settings", "UsageError", "make_settings",
+           "prepare", "run_paths", "run_source"]
 
 
 class UsageError(Exception):
@@ -42,6 +44,7 @@ class Settings:
     instances: List[Rule]
     target: str
     selected: Set[str]
+    file_budget: float = FILE_CPU_BUDGET_S       # CPU seconds per file and phase (budget.py)
 
     @property
     def extra_cell_bases(self) -> frozenset:
@@ -53,6 +56,7 @@ class RunResult:
     files: List[FileResult]
     settings: Settings
     errors: List[str] = field(default_factory=list)
+    warnings: List[str] = field(default_factory=list)  # skipped paths (FIFOs, devices); the CLI prints them
 
     @property
     def findings(self) -> List[Finding]:
@@ -61,6 +65,11 @@ class RunResult:
             out.extend(f.findings)
             out.extend(f.unused_suppressions)
         return out
+
+    @property
+    def internal_errors(self) -> int:
+        """Files whose analysis failed (MSG000): the run completed, but exits 2."""
+        return sum(1 for f in self.files for x in f.findings if x.code == INTERNAL_ERROR_CODE)
 
 
 # settings ----------------------------------------------------------------------
@@ -125,9 +134,10 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
     settings = settings or prepare(paths, config_file, select, ignore, extend_select, target)
     cfg = settings.config
     from .discovery import DiscoveryError
+    warnings: List[str] = []
     try:
         files = discover([p for p in paths if p not in (overrides or {})], cfg.all_excludes(), cfg.root,
-                         cfg.respect_gitignore)
+                         cfg.respect_gitignore, warnings=warnings)
     except DiscoveryError as exc:
         raise UsageError(str(exc)) from None
     files += [p for p in (overrides or {}) if p in paths]
@@ -137,7 +147,9 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
     if cache:
         from .cache import ResultCache, default_dir
         result_cache = ResultCache(default_dir(cache_dir, cfg.cache_dir, cfg.root))
-    return _run_files(files, settings, jobs, overrides or {}, result_cache)
+    result = _run_files(files, settings, jobs, overrides or {}, result_cache)
+    result.warnings.extend(warnings)
+    return result
 
 
 def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[str, str],
@@ -168,7 +180,7 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
         cached_lines = 0
         for f in py_files:
             r = phase1(f, overrides.get(f), keep_source=cached_lines < TREE_CACHE_LINES,
-                        cache=cache if f not in overrides else None)
+                       cache=cache if f not in overrides else None, budget=settings.file_budget)
             if r.source is not None:
                 cached_lines += r.lines
             p1.append(r)
@@ -184,14 +196,23 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
         return r.source.tree if r is not None and r.source is not None else None
 
     index.tree_provider = cached_tree
-    scopes = discover_scopes(index, settings.extra_cell_bases)
+    scope_failure = None
+    try:
+        scopes = discover_scopes(index, settings.extra_cell_bases)
+    except Exception as exc:  # noqa: BLE001 - a bug: every file that may hold graph code says so
+        scopes, scope_failure = {}, exc
     cells = CellResolver(index, settings.extra_cell_bases)
     if cache is not None:  # remember call edges computed on demand, so warm runs parse nothing
         for r in p1:
-            if r.digest and r.summary is not None and os.path.abspath(r.path) in index.completed:
+            if r.digest and r.summary is not None and os.path.abspath(r.path) in index.completed \
+                    and scope_failure is None:
                 cache.put("p1", r.digest, (r.summary, r.error, r.lines, r.hint))
 
     # phase 2: rules
+    if scope_failure is not None:
+        for r in p1:
+            if r.error is None and r.summary is not None and r.summary.graph_hint:
+                r.error = internal_error(display_path(r.path), scope_failure, "finding the graph-mode scopes of")
     todo = [r.path for r in p1 if r.error is None and (r.hint or os.path.abspath(r.path) in scopes)]
     results: Dict[str, Phase2] = {}
     keys: Dict[str, str] = {}
@@ -224,7 +245,7 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
                 src = SourceFile(display_path(f), overrides[f])
             results[f] = lint_python(f, src, index, scopes.get(os.path.abspath(f), []), settings, dispatch, cells,
                                       scope_cache if f in overrides else None)
-            if cache is not None and f in keys:
+            if cache is not None and f in keys and not any(is_internal_error(x) for x in results[f].findings):
                 cache.put("p2", keys[f], results[f])
             by_path[f].source = None
         for f in yaml_files:
@@ -251,7 +272,8 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
         p1r = p1_of.get(f)
         fr = FileResult(display_path(f), lines=p1r.lines if p1r else 0)
         if p1r is not None and p1r.error is not None:
-            fr.findings = [p1r.error] if PARSE_ERROR_CODE in settings.selected else []
+            keep = p1r.error.code in settings.selected or p1r.error.code == INTERNAL_ERROR_CODE
+            fr.findings = [p1r.error] if keep else []
             out.append(fr)
             continue
         r = results.get(f)
@@ -265,7 +287,7 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
                    if matches_any(f, [glob], settings.config.root) for c in codes]
         if ignored:
             found = [x for x in found if not any(x.code.startswith(resolve_selector(c)) for c in ignored)]
-        found = [x for x in found if x.code in settings.selected or x.code == PARSE_ERROR_CODE]
+        found = [x for x in found if x.code in settings.selected or x.code in (PARSE_ERROR_CODE, INTERNAL_ERROR_CODE)]
         if r.sups is not None and r.sups.skip_file:
             fr.skipped = True
         elif r.sups is not None:

@@ -98,6 +98,8 @@ class SourceFile:
                 raise SourceError(f"syntax error: {exc.msg}", exc.lineno or 1, max((exc.offset or 1) - 1, 0))
             except (ValueError, RecursionError) as exc:  # null bytes, absurd nesting
                 raise SourceError(f"cannot parse: {exc}")
+            except MemoryError:  # the parser gives up on very long chains of unary operators and the like
+                raise SourceError("cannot parse: the parser ran out of memory (an expression nested too deeply?)")
         return self._tree
 
     def segment(self, node: ast.AST) -> str:

@@ -1,5 +1,11 @@
 """``--jobs N``: long-lived worker processes that own a share of the files for both
-phases of a run, and the run-wide switch that keeps the cyclic GC off."""
+phases of a run, and the run-wide switch that keeps the cyclic GC off.
+
+Workers never outlive the run: each closes the pipe ends of its siblings that it
+inherited through ``fork`` (so a dead parent means end-of-file on its pipe), asks Linux
+to kill it when the parent dies (``PR_SET_PDEATHSIG``), and checks its parent's pid
+every half second (other systems). A worker that dies (killed, out of memory) costs
+only its own files, which get an ``MSG000`` finding."""
 
 from __future__ import annotations
 
@@ -7,7 +13,9 @@ import os
 from typing import TYPE_CHECKING, Dict, List, Sequence
 
 from .engine import Dispatch
-from .filework import TREE_CACHE_LINES, Phase1, Phase2, lint_python, lint_yaml, phase1
+from .filework import (TREE_CACHE_LINES, Phase1, Phase2, internal_error, is_internal_error, lint_python,
+                       lint_yaml, phase1)
+from .source import display_path
 from .project import ProjectIndex
 from .scopes import CellResolver
 
@@ -33,25 +41,43 @@ class Workers:
             loads[i] += _size(f) + 1
         self.shares = [sh for sh in shares if sh]
         self.conns, self.procs = [], []
+        self.dead: Dict[int, str] = {}  # worker number -> why it is gone
         for share in self.shares:
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=worker_main, args=(child, share, settings, cache, jobs), daemon=True)
+            proc = ctx.Process(target=worker_main, args=(child, share, settings, cache, jobs, list(self.conns), os.getpid()),
+                               daemon=True)
             proc.start()
             child.close()
             self.conns.append(parent)
             self.procs.append(proc)
 
-    @staticmethod
-    def _recv(conn):
-        msg = conn.recv()
+    def _recv(self, i: int):
+        """The next message of worker ``i``, or None when it died or failed (recorded in ``dead``)."""
+        if i in self.dead:
+            return None
+        try:
+            msg = self.conns[i].recv()
+        except (EOFError, OSError) as exc:
+            self.procs[i].join(timeout=5)
+            code = self.procs[i].exitcode
+            self.dead[i] = f"the worker process died (exit code {code})" if code is not None else f"lost the worker ({exc})"
+            return None
         if isinstance(msg, tuple) and len(msg) == 2 and msg[0] == "__error__":
-            raise RuntimeError("a worker process failed:\n" + msg[1])
+            self.dead[i] = "the worker process failed: " + msg[1].strip().splitlines()[-1]
+            return None
         return msg
+
+    def _lost(self, i: int) -> BaseException:
+        return _WorkerLost(self.dead.get(i, "the worker process is gone"))
 
     def phase1(self) -> List["Phase1"]:
         out: List[Phase1] = []
-        for conn in self.conns:
-            out.extend(self._recv(conn))
+        for i in range(len(self.conns)):
+            got = self._recv(i)
+            if got is None:
+                got = [Phase1(f, None, internal_error(display_path(f), self._lost(i), "reading and summarising"), 0, False)
+                       for f in self.shares[i]]
+            out.extend(got)
         return out
 
     def phase2(self, index: ProjectIndex, scopes, keys: Dict[str, str], todo: Sequence[str],
@@ -60,12 +86,21 @@ class Workers:
         yaml_parts: List[List[str]] = [[] for _ in self.shares]
         for n, f in enumerate(yaml_files):
             yaml_parts[n % len(self.shares)].append(f)
+        mine = [[f for f in share if f in todo_set] for share in self.shares]
         for i, conn in enumerate(self.conns):
-            mine = [f for f in self.shares[i] if f in todo_set]
-            conn.send((index, scopes, {f: keys[f] for f in mine if f in keys}, mine, yaml_parts[i]))
+            if i in self.dead:
+                continue
+            try:
+                conn.send((index, scopes, {f: keys[f] for f in mine[i] if f in keys}, mine[i], yaml_parts[i]))
+            except (OSError, ValueError) as exc:
+                self.dead[i] = f"lost the worker ({exc})"
         out: List[Phase2] = []
-        for conn in self.conns:
-            out.extend(self._recv(conn))
+        for i in range(len(self.conns)):
+            got = self._recv(i)
+            if got is None:
+                got = [Phase2(f, [internal_error(display_path(f), self._lost(i), "checking")], [], None)
+                       for f in mine[i] + yaml_parts[i]]
+            out.extend(got)
         return out
 
     def close(self) -> None:
@@ -78,6 +113,10 @@ class Workers:
             proc.join(timeout=10)
             if proc.is_alive():
                 proc.terminate()
+
+
+class _WorkerLost(Exception):
+    """A worker process died or failed; its files get MSG000 with this message."""
 
 
 class no_cyclic_gc:
@@ -106,17 +145,50 @@ def _size(path: str) -> int:
         return 0
 
 
-def worker_main(conn, share: List[str], settings: Settings, cache, jobs: int) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Linux: the kernel kills this process when its parent exits. Everywhere: a thread
+    that exits the process when the parent pid changes (re-parented to init)."""
+    import signal
+    import threading
+    import time
+
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError, TypeError):
+        pass
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="msgraphlint-parent-watch", daemon=True).start()
+
+
+def worker_main(conn, share: List[str], settings: Settings, cache, jobs: int, inherited=(), parent: int = 0) -> None:
     import traceback
 
     import gc
 
     gc.disable()  # see no_cyclic_gc
+    for other in inherited:  # siblings' pipe ends copied by fork: a dead parent must mean EOF here
+        try:
+            other.close()
+        except OSError:
+            pass
+    _die_with_parent(parent or os.getppid())
     try:
         p1: List[Phase1] = []
         kept = 0
         for f in share:
-            r = phase1(f, keep_source=kept < TREE_CACHE_LINES // max(jobs, 1), cache=cache, eager_calls=True)
+            r = phase1(f, keep_source=kept < TREE_CACHE_LINES // max(jobs, 1), cache=cache, eager_calls=True,
+                       budget=settings.file_budget)
             if r.source is not None:
                 kept += r.lines
             p1.append(r)
@@ -139,7 +211,7 @@ def worker_main(conn, share: List[str], settings: Settings, cache, jobs: int) ->
             r1 = by_abs[os.path.abspath(f)]
             res = lint_python(f, r1.source, index, scopes.get(os.path.abspath(f), []), settings, dispatch, cells)
             r1.source = None
-            if cache is not None and f in keys:
+            if cache is not None and f in keys and not any(is_internal_error(x) for x in res.findings):
                 cache.put("p2", keys[f], res)
             out.append(res)
         for f in yaml_files:

@@ -3,6 +3,34 @@
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
 
+class InternalError(Rule):
+    code = "MSG000"
+    default = True  # an analysis that failed is always reported
+    name = "internal-error"
+    summary = "The analysis of this file failed (a bug, exhausted stack or memory, or the per-file budget); its findings are missing."
+    message = "internal error while checking this file ({reason}); none of its findings are reported"
+    severity = Severity.ERROR
+    scope = "module"
+    rationale = """
+        One bad file never takes the run down. When analysing a file raises an
+        unexpected exception (`RecursionError`, `MemoryError`, any bug), or runs past
+        the per-file budget of CPU time (60 s; `msgraphlint.budget.FILE_CPU_BUDGET_S`),
+        or its `--jobs` worker process dies, that file gets this one finding with the
+        exception type, and every other file is reported as usual. The run then exits
+        with code 2 (like ruff after a panic), also under `--exit-zero`: a clean report
+        with a file missing must not pass CI. It cannot be deselected or suppressed.
+
+        This is a bug in msgraphlint, not in your code (a file Python cannot parse is
+        MSG001): please report it with the file, or a reduced copy, and
+        `msgraphlint --version`. No source triggers it on purpose, so this rule has no
+        INVALID example; `tests/test_fault_isolation.py` injects failures instead.
+    """
+    VALID = [Valid("import mindspore.nn as nn\n\nclass Net(nn.Cell):\n    def construct(self, x):\n"
+                   "        return x + " + " + ".join(["x"] * 500) + "\n",
+                   note="a chain of 500 additions is analysed, not an internal error")]
+    INVALID = []
+
+
 class ParseError(Rule):
     code = "MSG001"
     name = "parse-error"
