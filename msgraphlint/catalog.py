@@ -56,6 +56,8 @@ class Catalog:
         self._module_aliases: Dict[str, str] = dict(data.get("module_aliases", {}))
         self._deprecated: Dict[str, Dict[str, Any]] = dict(data.get("deprecated", {}))
         self._deprecated_args: Dict[str, Dict[str, Dict[str, Any]]] = dict(data.get("deprecated_args", {}))
+        self._jit_forbidden: Dict[str, Any] = dict(data.get("jit_forbidden", {}))
+        self._graph_builtins: Dict[str, Any] = dict(data.get("graph_builtins", {}))
         self._canon_cache: Dict[str, str] = {}
 
     @classmethod
@@ -324,6 +326,47 @@ class Catalog:
         :meth:`deprecation`, plus ``use_arg`` when the replacement is a parameter of ``use``."""
         table = self._deprecated_args.get(self.canonical(qualname), {})
         return {k: dict(v) for k, v in table.items()}
+
+
+    # ------------------------------------------------------------------ graph-mode registries
+    def jit_forbidden(self, qualname: str) -> Optional[Dict[str, str]]:
+        """What MindSpore's ``@jit_forbidden_register`` registry says about a callable, or None:
+        ``{"name": public name, "why": "registered" | "module", "module": forbidden module}``.
+        Methods are asked as ``mindspore.nn.Cell.to``, ``mindspore.Parameter.set_data``,
+        ``mindspore.Tensor.assign_value``; functions and classes by any spelling."""
+        methods = self._jit_forbidden.get("methods", {})
+        if qualname in methods:
+            return {"name": qualname, "why": "registered", "impl": methods[qualname]}
+        canon = self.canonical(qualname)
+        if canon in methods:
+            return {"name": canon, "why": "registered", "impl": methods[canon]}
+        names = self._jit_forbidden.get("names", {})
+        for n in (qualname, canon):
+            if n in names:
+                return {"name": n, "why": "module", "module": names[n]}
+        from .imports import normalize
+        for mod in self._jit_forbidden.get("modules", ()):
+            short = normalize(mod + ".x")[:-2]  # the spelling import maps give: mindspore.initializer
+            for spelling in (mod, short if short != "mindspore" else mod):
+                if qualname.startswith(spelling + "."):
+                    return {"name": mod + qualname[len(spelling):], "why": "module", "module": mod}
+        return None
+
+    def jit_forbidden_methods(self, owner: str) -> Dict[str, str]:
+        """method name -> implementation name of the registered methods of ``owner``
+        (``mindspore.nn.Cell``, ``mindspore.Tensor``, ``mindspore.Parameter``)."""
+        prefix = owner + "."
+        return {k[len(prefix):]: v for k, v in self._jit_forbidden.get("methods", {}).items()
+                if k.startswith(prefix) and "." not in k[len(prefix):]}
+
+    def jit_forbidden_modules(self) -> Tuple[str, ...]:
+        return tuple(self._jit_forbidden.get("modules", ()))
+
+    def graph_builtins(self, table: str) -> frozenset:
+        """A table of what the graph parser does with builtins and the standard library:
+        ``converted``, ``constant_folded``, ``unsupported_types``, ``interpreted_builtins``,
+        ``converted_stdlib``, ``interpreted_stdlib`` (see scripts/gen_catalog.py)."""
+        return frozenset(self._graph_builtins.get(table, ()))
 
 
 @functools.lru_cache(maxsize=None)

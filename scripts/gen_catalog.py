@@ -1162,6 +1162,119 @@ class Generator:
                 if name not in tmethods:
                     print(f"gen_catalog: {table}: Tensor.{name} is not in this MindSpore", file=sys.stderr)
 
+    # ---------------------------------------------------------------- graph-mode registries
+    def jit_forbidden(self) -> Dict[str, Any]:
+        """MindSpore's own registry of what graph mode rejects
+        (``mindspore/graph/_utils/check_jit_forbidden_api.py``): the methods decorated with
+        ``@jit_forbidden_register`` (keyed by their public spelling, ``mindspore.nn.Cell.to``)
+        and the modules registered with ``add_jit_forbidden_module``, with the public names
+        whose object lives in one of those modules (``mindspore.get_context``)."""
+        from mindspore.graph._utils import check_jit_forbidden_api as reg
+        modules = sorted(reg.get_jit_forbidden_module())
+        methods: Dict[str, str] = {}
+        for impl in sorted(reg.get_jit_forbidden_method()):
+            owner, obj = self.resolve_impl(impl)
+            if owner is None:
+                methods[impl] = impl
+                continue
+            mname = impl[len(owner) + 1:] if impl.startswith(owner + ".") else impl.rsplit(".", 1)[1]
+            pub_owner = self.public_name_of(obj) if obj is not None else None
+            if mname == "__init__":  # a forbidden constructor: the class itself
+                methods[pub_owner or owner] = impl
+            else:
+                methods[f"{pub_owner or owner}.{mname.rsplit('.', 1)[-1]}"] = impl
+        names: Dict[str, str] = {}
+        for name, obj in sorted(self.objects.items()):
+            mod = getattr(obj, "__module__", None)
+            if isinstance(mod, str) and mod in modules:
+                names[name] = mod
+        return {"methods": dict(sorted(methods.items())), "modules": modules, "names": names}
+
+    @staticmethod
+    def resolve_impl(impl: str) -> Tuple[Optional[str], Any]:
+        """``pkg.mod.Class.method`` -> (``pkg.mod.Class``, the class object); (None, None)
+        when the dotted path does not lead to a class."""
+        parts = impl.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            mod = sys.modules.get(".".join(parts[:cut]))
+            if mod is None:
+                continue
+            obj: Any = mod
+            for i, p in enumerate(parts[cut:-1]):
+                obj = getattr(obj, p, None)
+                if obj is None:
+                    return None, None
+            if isinstance(obj, type):
+                return ".".join(parts[:-1]), obj
+            return None, None
+        return None, None
+
+    def graph_builtins(self) -> Dict[str, Any]:
+        """What the graph parser does with Python builtins and the standard library, read
+        from its own tables (``mindspore/graph/_parse/resources.py`` and ``parser.py``):
+
+        * ``converted``: builtins the parser turns into graph operations
+          (``convert_object_map``, plus the type calls of ``convert_class_to_function_map``);
+        * ``constant_folded``: functions the parser folds when their arguments are constants;
+        * ``unsupported_types``: builtin types the parser rejects as external types
+          (``_unsupported_python_builtin_type``);
+        * ``interpreted_builtins``: every other builtin function (not in the convert map):
+          the parser classes it as an unsupported namespace and hands it to the interpreter
+          (JIT Fallback, PyExecute);
+        * ``converted_stdlib``: standard-library functions in the convert map
+          (``functools.partial``, ``operator.add`` ...);
+        * ``interpreted_stdlib``: top-level standard-library modules, which the parser's
+          third-party check (``jit_fallback_modules/check_utils.py``: a module under the
+          Python install and not under site-packages, or a builtin module) sends to the
+          interpreter. Computed from this interpreter's ``sys.stdlib_module_names`` with
+          ``importlib.util.find_spec`` (nothing is imported)."""
+        import builtins
+        import importlib.util
+        from mindspore.graph._parse import parser as P
+        from mindspore.graph._parse import resources as R
+        conv = R.convert_object_map
+        converted, stdlib_conv = set(), set()
+        for obj in list(conv):
+            mod = getattr(obj, "__module__", None)
+            name = getattr(obj, "__name__", None)
+            if not isinstance(name, str):
+                continue
+            if getattr(builtins, name, None) is obj:
+                converted.add(name)
+            elif mod in ("_operator", "operator", "functools", "_functools"):
+                stdlib_conv.add(f"{mod.lstrip('_')}.{name}")
+        for key in R.convert_class_to_function_map:
+            m = re.fullmatch(r"class '(\w+)'", key)
+            if m:
+                converted.add(m.group(1))
+        folded = sorted({f.__name__ for f in R.constant_fold_functions
+                         if getattr(builtins, getattr(f, "__name__", ""), None) is f})
+        unsupported = sorted(t.__name__ for t in P._unsupported_python_builtin_type)
+        bf_type = type(abs)
+        interpreted = sorted(n for n, v in vars(builtins).items()
+                             if isinstance(v, bf_type) and not n.startswith("_") and v not in conv
+                             and n not in converted)
+        base = os.path.realpath(os.path.dirname(os.__file__))
+        stdlib = []
+        for name in sorted(getattr(sys, "stdlib_module_names", ())):
+            if name.startswith("_") or name in ("this", "antigravity"):
+                continue
+            if name in sys.builtin_module_names:
+                stdlib.append(name)
+                continue
+            try:
+                spec = importlib.util.find_spec(name)
+            except (ImportError, ValueError):
+                continue
+            origin = getattr(spec, "origin", None) if spec is not None else None
+            if origin in ("built-in", "frozen"):
+                stdlib.append(name)
+            elif origin and os.path.realpath(origin).startswith(base) and "site-packages" not in origin:
+                stdlib.append(name)
+        return {"converted": sorted(converted), "constant_folded": folded, "unsupported_types": unsupported,
+                "interpreted_builtins": interpreted, "converted_stdlib": sorted(stdlib_conv),
+                "interpreted_stdlib": stdlib}
+
     # ---------------------------------------------------------------- assemble
     def build(self) -> Dict[str, Any]:
         self.collect()
@@ -1189,6 +1302,8 @@ class Generator:
             "module_aliases": module_aliases,
             "deprecated": deprecated,
             "deprecated_args": deprecated_args,
+            "jit_forbidden": self.jit_forbidden(),
+            "graph_builtins": self.graph_builtins(),
         }
 
 

@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LABELED = ROOT / "fixtures" / "labeled"
 CHILD = Path(__file__).resolve().parent / "_label_child.py"
-FAMILIES = ("control_flow", "inplace", "side_effect", "fallback", "dynamic_shape", "syntax")
+FAMILIES = ("control_flow", "inplace", "side_effect", "fallback", "dynamic_shape", "syntax", "api")
 NAME_RE = re.compile(r"^(?P<family>%s)_(?P<polarity>pos|neg)_(?P<name>[a-z0-9_]+)\.py$" % "|".join(FAMILIES))
 IR_PASSES = "validate,graph_build,hwopt_common_final"
 SCHEMA_VERSION = 2  # bump when the label content changes meaning; stale labels are redone
@@ -210,6 +210,8 @@ def run_child(path: Path, level: str, fusion: bool, pynative: bool, timeout: int
     env.update({"MS_DEV_SAVE_GRAPHS": "1", "MS_DEV_SAVE_GRAPHS_PATH": str(ir_dir),
                 "MS_DEV_DUMP_IR_PASSES": IR_PASSES, "GLOG_v": "3", "PYTHONHASHSEED": "0",
                 "OMP_NUM_THREADS": "1"})
+    if path.name.startswith("api_"):
+        env["GLOG_v"] = "2"  # the api family reads MindSpore's deprecation warnings (WARNING level)
     if level == "strict":
         env["MS_DEV_JIT_SYNTAX_LEVEL"] = "0"
     if fusion:
@@ -231,6 +233,8 @@ def run_child(path: Path, level: str, fusion: bool, pynative: bool, timeout: int
             res = {}
     res["rc"] = rc
     res["wall_s"] = round(time.time() - t0, 2)
+    res["deprecation_warnings"] = sorted({re.sub(r"^.*\] ", "", ln).strip()[:200] for ln in (stderr or "").splitlines()
+                                          if "[WARNING]" in ln and "deprecated" in ln})
     if rc != 0:
         res["stderr_tail"] = stderr[-1500:]
     res["ir"] = parse_ir(ir_dir, path.name)
@@ -286,6 +290,8 @@ def observe(d: dict, s: dict) -> dict:
     obs["pynative_error"] = next((c.get("error_first_line") for c in p if not c.get("ok")), None)
     obs["graph_run_errors"] = [c.get("error_first_line") for c in g if not c.get("ok")]
     obs["first_call_seconds"] = g[0].get("seconds") if g else None
+    if d.get("deprecation_warnings"):
+        obs["deprecation_warnings"] = d["deprecation_warnings"]
     return obs
 
 
@@ -371,6 +377,11 @@ def confirm(meta: dict, lab: dict) -> tuple[bool, str]:
     elif fam == "syntax":
         if err_d or err_s:
             effect.append("compile error")
+    elif fam == "api":  # an API graph mode forbids (compile error) or MindSpore deprecates (its warning)
+        if err_d or err_s:
+            effect.append("compile error")
+        if o.get("deprecation_warnings"):
+            effect.append("MindSpore deprecation warning: " + o["deprecation_warnings"][0])
     # general sanity for negatives: compiles at both levels, no fallback, same result as PyNative
     general_bad = []
     if not pos:
@@ -382,6 +393,8 @@ def confirm(meta: dict, lab: dict) -> tuple[bool, str]:
             general_bad.append("graph result != PyNative")
         if mut_diff:
             general_bad.append("input mutation differs")
+        if fam == "api" and o.get("deprecation_warnings"):
+            general_bad.append("MindSpore deprecation warning")
     if pos:
         ok = bool(effect)
         ev = ("; ".join(effect) if ok else "no effect of the family observed") + \
