@@ -13,7 +13,7 @@ from typing import Optional
 
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
-# names other rules own: MSG512 (legacy-profiler)
+# names other rules own: MSG512 (legacy-profiler); MSG511 owns `mindspore.ops.operations` classes
 _OWNED = frozenset({"mindspore.Profiler"})
 
 
@@ -163,6 +163,8 @@ class DeprecatedApi(Rule):
         self._check_name(ctx, node, dotted)
 
     def _check_name(self, ctx, node: ast.AST, dotted: str) -> None:
+        if dotted.startswith("mindspore.ops.operations") and dotted.rsplit(".", 1)[-1][:1].isupper():
+            return  # `P.GatherV2()`: MSG511 (primitive-class-spelling) reports deprecated primitive classes
         entry = ctx.catalog.deprecation(dotted)
         if entry is None or entry.get("kind") == "module":
             return  # a moved module is reported once, at its import
