@@ -41,7 +41,7 @@ def write(path: str, results: Iterable[FileResult]) -> int:
             counts[_key(f, base_dir)] += 1
     entries = [{"code": c, "path": p, "text": t, "count": n} for (c, p, t), n in sorted(counts.items())]
     doc = {"version": FORMAT_VERSION, "tool": {"name": "msgraphlint", "version": __version__}, "entries": entries}
-    from .fixes import write_atomic
+    from .safe_write import write_atomic
     write_atomic(path, (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return sum(counts.values())
 

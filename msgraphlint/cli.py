@@ -62,15 +62,16 @@ def _parse_outputs(fmt: str, output_file: Optional[str], outputs: Sequence[str])
 
 
 def _write(text: str, path: Optional[str]) -> None:
+    """stdout for None or ``-``; else ``safe_write.write_output`` (regular files atomically,
+    symlinks resolved, FIFOs and devices written directly, never replaced)."""
     if path is None or path == "-":
         click.echo(text, nl=not text.endswith("\n") and bool(text))
         return
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    from .safe_write import write_output
+    try:
+        write_output(text, path)
+    except OSError as exc:
+        _usage_error(f"cannot write the output to {path}: {exc.strerror or exc}")
 
 
 @cli.command("check")

@@ -12,9 +12,6 @@ from __future__ import annotations
 import ast
 import codecs
 import difflib
-import os
-import stat
-import tempfile
 from dataclasses import dataclass
 from typing import Iterable, List, Sequence, Tuple
 
@@ -82,28 +79,6 @@ def check_parses(text: str, path: str) -> None:
 def encode_like(source: SourceFile, text: str) -> bytes:
     data = text.encode(source.encoding)
     return (codecs.BOM_UTF8 + data) if source.bom else data
-
-
-def write_atomic(path: str, data: bytes) -> None:
-    """Write next to the target and rename over it (same filesystem), keeping the mode."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".msgraphlint-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            os.chmod(tmp, stat.S_IMODE(os.stat(path).st_mode))
-        except OSError:
-            pass
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 @dataclass

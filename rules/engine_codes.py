@@ -70,3 +70,24 @@ class UnusedSuppression(Rule):
     VALID = [Valid("x = 1  # noqa: E501\n", note="another tool's code"),
              Valid("x = 1  # noqa\n", note="a bare noqa may belong to another tool")]
     INVALID = [Invalid("import mindspore\nx = 1  # msgraphlint: ignore\n", line=2)]
+
+
+class FixNotWritten(Rule):
+    code = "MSG003"
+    name = "fix-not-written"
+    summary = "`--fix` had fixes for this file but could not write them (a read-only file or folder)."
+    message = "the fixes for this file were not written: {reason}"
+    severity = Severity.ERROR
+    scope = "module"
+    rationale = """
+        `check --fix` never changes a file's permissions. A file without write
+        permission (even for root), or one in a folder without write permission (a fix
+        is written to a temporary file next to the file first), is left exactly as it
+        is; this finding says so, at line 1 of the file, and the run goes on with the
+        other files. The file's own findings are reported as they are on disk. Make the
+        file writable and run `--fix` again, or apply the fixes by hand (`--diff` shows
+        them).
+    """
+    hint = "make the file writable and run --fix again, or apply the fixes by hand (--diff shows them)"
+    no_invalid_example = "reported only by --fix on a file it cannot write (tests/test_fixes_files.py)"
+    VALID = [Valid("import mindspore\nx = 1\n")]
