@@ -164,10 +164,14 @@ def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[
     workers = Workers(py_files, jobs, settings, cache) if parallel else None
     with no_cyclic_gc():
         try:
-            return _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers, scope_cache)
-        finally:
+            result = _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers, scope_cache)
+        except BaseException:  # Ctrl-C, SIGTERM turned into SystemExit, a bug: stop the workers now
             if workers is not None:
-                workers.close()
+                workers.close(abort=True)
+            raise
+        if workers is not None:
+            workers.close()
+        return result
 
 
 def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers, scope_cache=None) -> RunResult:

@@ -103,7 +103,15 @@ class Workers:
             out.extend(got)
         return out
 
-    def close(self) -> None:
+    def close(self, abort: bool = False) -> None:
+        """Finish the workers; ``abort`` (the run is being interrupted) kills them at once."""
+        if abort:
+            for proc in self.procs:
+                if proc.is_alive():
+                    proc.kill()
+            for proc in self.procs:
+                proc.join(timeout=5)
+            return
         for conn in self.conns:
             try:
                 conn.send(None)
