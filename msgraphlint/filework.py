@@ -92,7 +92,9 @@ def _phase1(path: str, text: Optional[str], keep_source: bool, cache, eager_call
     key = ""
     if cache is not None:
         from .cache import digest
-        key = digest("p1", data, text is not None, modname, is_package, disp, eager_calls)
+        # not keyed on eager_calls (--jobs): a summary with call edges computed eagerly or on
+        # demand serves both ways, so one cache serves every --jobs value
+        key = digest("p1", data, text is not None, modname, is_package, disp)
         hit = cache.get("p1", key)
         if hit is not None:
             summary, error, lines, hint = hit
