@@ -1,12 +1,15 @@
-"""The command line: ``msgraphlint check|rules|explain|verify|doctor|lsp``.
+"""The command line: ``msgraphlint check|rules|explain|clean|verify|doctor|lsp``.
 
-Exit codes (as ruff): 0 no findings, 1 findings, 2 usage, configuration or internal error.
+Exit codes (as ruff): 0 no findings, 1 findings, 2 usage, configuration or internal error
+(or a path that does not exist), 130 interrupted (Ctrl-C). A closed output pipe
+(``msgraphlint rules | head``) ends the run quietly.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import time
 import traceback
 from typing import List, Optional, Sequence, Tuple
 
@@ -31,7 +34,9 @@ class _Group(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit):
+        except KeyboardInterrupt:
+            _interrupted()
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, SystemExit, BrokenPipeError):
             raise
         except Exception as exc:  # pragma: no cover - exercised through a test that injects a failure
             if os.environ.get("MSGRAPHLINT_DEBUG"):
@@ -44,6 +49,70 @@ class _Group(click.Group):
 @click.version_option(__version__, prog_name="msgraphlint")
 def cli() -> None:
     """Static analysis for MindSpore graph-mode code."""
+
+
+def _interrupted() -> None:
+    try:
+        click.echo("msgraphlint: interrupted", err=True)
+    finally:
+        sys.exit(130)
+
+
+def _warn(message: str, quiet: bool = False) -> None:
+    if not quiet:
+        click.echo(f"msgraphlint: warning: {message}", err=True)
+
+
+def use_color(flag: Optional[bool], is_tty: bool) -> bool:
+    """``--color/--no-color``, else ``NO_COLOR`` (set and non-empty: off), else
+    ``FORCE_COLOR`` (set and non-empty: on), else whether the output is a terminal."""
+    if flag is not None:
+        return flag
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return is_tty
+
+
+class Progress:
+    """A progress bar on stderr (click's), shown only when stderr is a terminal, not in CI,
+    not with --quiet, and only once the run has lasted ``delay`` seconds: files done of
+    the total, percentage and elapsed time."""
+
+    def __init__(self, enabled: bool, delay: float = 1.0) -> None:
+        self.enabled = enabled
+        self.delay = delay
+        self.start = time.monotonic()
+        self.bar = None
+        self.done = 0
+        self.total = 0
+
+    @staticmethod
+    def wanted(quiet: bool) -> bool:
+        env = os.environ
+        return (not quiet and sys.stderr.isatty() and not env.get("CI") and env.get("TERM") != "dumb")
+
+    def _label(self, _item=None) -> str:
+        elapsed = int(time.monotonic() - self.start)
+        return f"{(self.done + 1) // 2}/{(self.total + 1) // 2} files  {elapsed // 60:02d}:{elapsed % 60:02d}"
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        self.done, self.total = done, total
+        if self.bar is None:
+            if time.monotonic() - self.start < self.delay or done >= total:
+                return
+            self.bar = click.progressbar(length=total, label="msgraphlint", file=sys.stderr, show_eta=False,
+                                         show_pos=False, item_show_func=self._label, width=30)
+            self.bar.__enter__()
+        self.bar.update(done - self.bar.pos)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.render_finish()
+            self.bar = None
 
 
 def _usage_error(message: str) -> None:
@@ -61,11 +130,11 @@ def _parse_outputs(fmt: str, output_file: Optional[str], outputs: Sequence[str])
     return result
 
 
-def _write(text: str, path: Optional[str]) -> None:
+def _write(text: str, path: Optional[str], color: bool = False) -> None:
     """stdout for None or ``-``; else ``safe_write.write_output`` (regular files atomically,
     symlinks resolved, FIFOs and devices written directly, never replaced)."""
     if path is None or path == "-":
-        click.echo(text, nl=not text.endswith("\n") and bool(text))
+        click.echo(text, nl=not text.endswith("\n") and bool(text), color=True if color else None)
         return
     from .safe_write import write_output
     try:
@@ -74,77 +143,201 @@ def _write(text: str, path: Optional[str]) -> None:
         _usage_error(f"cannot write the output to {path}: {exc.strerror or exc}")
 
 
+
+def _config_options(values: Sequence[str]) -> Tuple[Optional[str], List[str]]:
+    """``--config`` values: one FILE (for every linted file) and any number of KEY=VALUE."""
+    files = [v for v in values if os.path.isfile(v) or ("=" not in v and v.endswith(".toml"))]
+    pairs = [v for v in values if v not in files]
+    if len(files) > 1:
+        _usage_error(f"--config names more than one file: {', '.join(files)}")
+    return (files[0] if files else None), pairs
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _fix_enumeration(before, after, verb: str) -> str:
+    """ruff's ``--show-fixes`` block: per file, per code, how many findings the fixes removed."""
+    from collections import Counter
+
+    remaining = {fr.path: Counter(f.code for f in fr.findings) for fr in after}
+    lines: List[str] = []
+    total = 0
+    for fr in before:
+        had = Counter(f.code for f in fr.findings if f.fix is not None)
+        names = {f.code: f.name for f in fr.findings}
+        gone = {c: n - remaining.get(fr.path, Counter()).get(c, 0) for c, n in had.items()}
+        gone = {c: n for c, n in sorted(gone.items()) if n > 0}
+        if not gone:
+            continue
+        lines.append(f"- {fr.path}:")
+        for code, n in gone.items():
+            lines.append(f"    {n} × {code} ({names[code]})")
+            total += n
+    if not total:
+        return f"No errors {verb}.\n" if verb == "fixed" else ""
+    return f"{'Fixed' if verb == 'fixed' else 'Would fix'} {_plural(total, 'error')}:\n" + "\n".join(lines) + "\n"
+
+
+def _show_settings(path: str, resolver, fmt: str) -> None:
+    import json
+
+    settings = resolver.for_path(path)
+    data = settings.config.describe()
+    data["active-rules"] = sorted(settings.rules)
+    if fmt == "json":
+        click.echo(json.dumps({"path": path, **data}, indent=2))
+        return
+    click.echo(f"Resolved settings for: {path}")
+    click.echo(f"Settings path: {data.pop('config-file') or '(none: the defaults)'}")
+    if data["extends"]:
+        click.echo(f"Extends: {' -> '.join(data['extends'])}")
+    data.pop("extends")
+    if data["overrides"]:
+        click.echo(f"Overridden by --config: {json.dumps(data['overrides'])}")
+    data.pop("overrides")
+    for key, value in data.items():
+        click.echo(f"{key} = {json.dumps(value)}")
+
+
 @cli.command("check")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--select", multiple=True, help="Rule codes, prefixes or names to enable (comma-separated; replaces the config).")
 @click.option("--extend-select", multiple=True, help="Rule codes to enable on top of the selection.")
 @click.option("--ignore", multiple=True, help="Rule codes, prefixes or names to disable.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True, help="Output format.")
+@click.option("--output-format", "--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
+              help="Output format (--format is the same option).")
 @click.option("--output-file", "-o", type=click.Path(dir_okay=False), help="Write the output here instead of stdout.")
 @click.option("--output", "outputs", multiple=True, metavar="FORMAT=FILE",
               help="An additional output, e.g. --output sarif=results.sarif (repeatable).")
-@click.option("--statistics", is_flag=True, help="Show counts per rule instead of each finding.")
+@click.option("--statistics", is_flag=True, help="Show counts per rule (with fixable counts and totals) instead of each finding.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when there are findings.")
-@click.option("--config", "config_file", type=click.Path(dir_okay=False), help="Use this pyproject.toml / msgraphlint.toml.")
+@click.option("--config", "config_values", multiple=True, metavar="FILE|KEY=VALUE",
+              help="A configuration file for every linted file, or one setting in TOML syntax "
+                   "(e.g. --config 'ignore=[\"MSG201\"]'), applied on top (repeatable).")
 @click.option("--target-mindspore", "target", metavar="VERSION", help="MindSpore version the code runs on (default 2.10).")
 @click.option("--stdin-filename", metavar="PATH", help="Read the source from stdin and report it as PATH.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
 @click.option("--force-exclude", is_flag=True, help="Apply `exclude` to paths given on the command line too.")
-@click.option("--color/--no-color", default=None, help="Colour the text output (default: when stdout is a terminal).")
+@click.option("--color/--no-color", default=None,
+              help="Colour the text output (default: when stdout is a terminal; NO_COLOR / FORCE_COLOR are honoured).")
 @click.option("--fix", is_flag=True, help="Apply safe fixes to the files (atomically), then report what remains.")
-@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, also apply fixes marked unsafe.")
+@click.option("--unsafe-fixes", is_flag=True, help="With --fix or --diff, also apply fixes marked unsafe; count them as fixable.")
 @click.option("--diff", "show_diff", is_flag=True, help="Print the fixes as a unified diff; change nothing.")
+@click.option("--show-fixes", is_flag=True, help="List the findings --fix fixed (or would fix), per file and rule.")
+@click.option("--add-noqa", is_flag=True, help="Add `# noqa: CODE` to every line with a finding; exit 0.")
 @click.option("--baseline", "baseline_file", type=click.Path(dir_okay=False),
               help="Report only findings that are not in this baseline file.")
 @click.option("--write-baseline", "write_baseline", type=click.Path(dir_okay=False),
               help="Record the current findings as the baseline and exit 0.")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the result cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="Result cache location (default: ~/.cache/msgraphlint).")
-def check(paths, select, extend_select, ignore, fmt, output_file, outputs, statistics, exit_zero, config_file,
-          target, stdin_filename, jobs, force_exclude, color, fix, unsafe_fixes, show_diff, baseline_file,
-          write_baseline, no_cache, cache_dir) -> None:
-    """Lint PATHS (files or directories; default: the current directory)."""
+@click.option("--sarif-all-rules", is_flag=True,
+              help="In SARIF output, describe every active rule, not only those with results.")
+@click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no summary, warnings or progress.")
+@click.option("-v", "--verbose", is_flag=True, help="Also print the configuration per file group, skipped files and why, "
+                                                     "and the time of each phase (stderr).")
+@click.option("--show-files", is_flag=True, help="List the files that would be linted, and exit.")
+@click.option("--show-settings", is_flag=True, help="Print the resolved settings for the first path and the file they "
+                                                    "come from, and exit.")
+def check(paths, select, extend_select, ignore, fmt, output_file, outputs, statistics, exit_zero, config_values,
+          target, stdin_filename, jobs, force_exclude, color, fix, unsafe_fixes, show_diff, show_fixes, add_noqa,
+          baseline_file, write_baseline, no_cache, cache_dir, sarif_all_rules, quiet, verbose, show_files,
+          show_settings) -> None:
+    """Lint PATHS (files or directories; default: the current directory; `-` reads stdin).
+
+    Each file uses the closest pyproject.toml with [tool.msgraphlint], msgraphlint.toml or
+    .msgraphlint.toml above it, unless --config names a file."""
+    from .config import ConfigError, parse_overrides
     from .reporters import render
-    from .runner import UsageError, run_paths
+    from .runner import SettingsResolver, UsageError, plan_paths, run_paths
 
     outs = _parse_outputs(fmt, output_file, outputs)
-    overrides = None
     paths = list(paths)
+    if stdin_filename and paths and paths != ["-"]:
+        _usage_error(f"--stdin-filename reads the source from stdin; it cannot be combined with paths "
+                     f"({', '.join(paths)}): lint them in a separate run")
+    if "-" in paths and len(paths) > 1:
+        _usage_error("`-` (stdin) cannot be combined with other paths")
+    config_file, pairs = _config_options(config_values)
+    try:
+        config_overrides = parse_overrides(pairs)
+        resolver = SettingsResolver(config_file, _split(select) if select else None, _split(ignore),
+                                    _split(extend_select), target, config_overrides)
+    except (ConfigError, UsageError) as exc:
+        _usage_error(str(exc))
+        return
+    overrides = None
     if stdin_filename or paths == ["-"]:
         name = stdin_filename or "<stdin>"
         overrides = {name: sys.stdin.read()}
         paths = [name]
+    paths = paths or ["."]
     try:
-        result = run_paths(paths or ["."], config_file=config_file,
-                           select=_split(select) if select else None, ignore=_split(ignore),
-                           extend_select=_split(extend_select), target=target, jobs=jobs,
-                           force_exclude=force_exclude, overrides=overrides,
-                           cache=not no_cache and overrides is None, cache_dir=cache_dir)
+        if show_settings:
+            _show_settings(paths[0], resolver, fmt)
+            return
+        if show_files:
+            plan = plan_paths(paths, resolver.for_path, force_exclude=force_exclude, overrides=overrides)
+            for f in plan.files:
+                click.echo(f)
+            for p in plan.missing:
+                _warn(f"path does not exist: {p}")
+            sys.exit(2 if plan.missing else 0)
+        progress = Progress(Progress.wanted(quiet) and overrides is None)
+        t0 = time.perf_counter()
+        try:
+            result = run_paths(paths, resolver=resolver, jobs=jobs, force_exclude=force_exclude,
+                               overrides=overrides, cache=not no_cache and overrides is None,
+                               cache_dir=cache_dir, progress=progress)
+        finally:
+            progress.close()
     except UsageError as exc:
         _usage_error(str(exc))
         return
     for message in result.warnings:
-        click.echo(f"msgraphlint: warning: {message}", err=True)
-    if fix or show_diff:
+        _warn(message, quiet)
+    for p in result.missing:
+        click.echo(f"msgraphlint: error: path does not exist: {p}", err=True)
+    if not result.files and not result.missing and not quiet:
+        _warn(f"no Python files found under {', '.join(paths)}")
+    if verbose:
+        _verbose_report(result, time.perf_counter() - t0)
+    if add_noqa:
+        from .noqa import add_noqa as add
         if overrides:
-            _usage_error("--fix and --diff work on files, not on stdin")
+            _usage_error("--add-noqa works on files, not on stdin")
+        n, problems = add(result.files)
+        for message in problems:
+            _warn(message)
+        click.echo(f"Added {_plural(n, 'noqa directive')}.", err=True)
+        sys.exit(2 if result.missing else 0)
+    before = result.files
+    if overrides and (fix or show_diff):
+        _fix_stdin(result, overrides, fmt, unsafe_fixes, show_diff, exit_zero, quiet)
+        return
+    if fix or show_diff:
         from .fix_files import fix_paths
         result, changed, errors = fix_paths(result, unsafe=unsafe_fixes, write=not show_diff)
         for message in errors:
-            click.echo(f"msgraphlint: warning: {message}", err=True)
+            _warn(message)
         if show_diff:
             for ff in changed:
                 click.echo(ff.diff(), nl=False)
             n = sum(ff.applied for ff in changed)
-            click.echo(f"Would fix {n} finding{'s' if n != 1 else ''} in {len(changed)} file{'s' if len(changed) != 1 else ''}.", err=True)
-            sys.exit(1 if changed and not exit_zero else 0)
+            if not quiet:
+                click.echo(f"Would fix {_plural(n, 'finding')} in {_plural(len(changed), 'file')}.", err=True)
+            if show_fixes:
+                click.echo(_fix_enumeration(before, result.files, "would fix"), nl=False, err=True)
+            sys.exit(2 if result.missing else 1 if changed and not exit_zero else 0)
         n = sum(ff.applied for ff in changed)
-        if n:
-            click.echo(f"Fixed {n} finding{'s' if n != 1 else ''} in {len(changed)} file{'s' if len(changed) != 1 else ''}.", err=True)
+        if n and not quiet:
+            click.echo(f"Fixed {_plural(n, 'finding')} in {_plural(len(changed), 'file')}.", err=True)
     if write_baseline:
         from .baseline import write as write_bl
         n = write_bl(write_baseline, result.files)
-        click.echo(f"Wrote {n} finding{'s' if n != 1 else ''} to the baseline {write_baseline}.", err=True)
+        click.echo(f"Wrote {_plural(n, 'finding')} to the baseline {write_baseline}.", err=True)
         sys.exit(0)
     baseline_file = baseline_file or result.settings.config.baseline
     if baseline_file:
@@ -158,42 +351,167 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
             return
         for code, path, text in stale:
             click.echo(f"msgraphlint: baseline entry no longer matches: {code} {path}: {text}", err=True)
-    use_color = color if color is not None else (output_file is None and sys.stdout.isatty())
-    for i, (f, path) in enumerate(outs):
-        text = render(f, result.files, result.settings.rules, statistics=statistics and f in ("text", "concise"),
-                      color=bool(use_color and path is None and f == "text"))
-        _write(text, path)
-    if result.internal_errors:  # MSG000: the run completed without some files' findings
+    t_report = time.perf_counter()
+    for f, path in outs:
+        colored = path is None and f in ("text", "concise") and use_color(color, sys.stdout.isatty())
+        text = render(f, result.files, result.rules, statistics=statistics and f in ("text", "concise", "json"),
+                      color=colored, unsafe_fixes=unsafe_fixes, all_rules=sarif_all_rules)
+        if quiet and f in ("text", "concise") and not statistics:
+            text = _strip_summary(text)
+        if show_fixes and (fix or not show_diff) and f in ("text", "concise") and path is None:
+            text = (_fix_enumeration(before, result.files, "fixed") if fix else
+                    _fixable_enumeration(result.files, unsafe_fixes)) + text
+        _write(text, path, color=colored)
+    if verbose:
+        click.echo(f"msgraphlint: report: {time.perf_counter() - t_report:.3f}s", err=True)
+    if result.missing or result.internal_errors:  # the run completed without some files' findings
         sys.exit(2)
     failed = any(fr.findings or fr.unused_suppressions for fr in result.files)
     sys.exit(0 if exit_zero or not failed else 1)
 
 
+def _strip_summary(text: str) -> str:
+    """--quiet: the findings without the summary lines (ruff's -q)."""
+    keep = [line for line in text.splitlines() if not (
+        line.startswith(("Found ", "All checks passed!", "No fixes available")) or "hidden fix" in line)]
+    while keep and not keep[-1].strip():
+        keep.pop()
+    return "\n".join(keep) + ("\n" if keep else "")
+
+
+def _fixable_enumeration(files, unsafe_fixes: bool) -> str:
+    from collections import Counter
+
+    from .reporters._common import fix_applicable
+
+    lines: List[str] = []
+    total = 0
+    for fr in files:
+        counts = Counter((f.code, f.name) for f in fr.findings if fix_applicable(f, unsafe_fixes))
+        if counts:
+            lines.append(f"- {fr.path}:")
+            for (code, name), n in sorted(counts.items()):
+                lines.append(f"    {n} × {code} ({name})")
+                total += n
+    if not total:
+        return ""
+    return f"Fixable with --fix{' --unsafe-fixes' if unsafe_fixes else ''} ({_plural(total, 'error')}):\n" + \
+        "\n".join(lines) + "\n\n"
+
+
+def _fix_stdin(result, overrides, fmt, unsafe_fixes, show_diff, exit_zero, quiet) -> None:
+    """``--fix``/``--diff`` with ``--stdin-filename``: the fixed source (or the diff) on
+    stdout, the findings that remain on stderr, as ruff does."""
+    from .fixes import FileFix, FixError
+    from .reporters import render
+    from .runner import fix_source
+    from .source import SourceFile
+
+    (name, text), = overrides.items()
+    settings = result.settings_for(result.files[0].path) if result.files else result.settings
+    try:
+        fixed, remaining, applied = fix_source(text, name, settings, unsafe=unsafe_fixes)
+    except FixError as exc:
+        _warn(str(exc))
+        fixed, remaining, applied = text, result.files[0], 0
+    if show_diff:
+        click.echo(FileFix(name, text, fixed, applied, SourceFile(name, text)).diff(), nl=False)
+    else:
+        click.echo(fixed, nl=False)
+    if not quiet:
+        report = render(fmt if fmt != "sarif" else "concise", [remaining], result.rules, unsafe_fixes=unsafe_fixes)
+        click.echo(report, nl=False, err=True)
+    failed = bool(remaining.findings or remaining.unused_suppressions) or (show_diff and fixed != text)
+    sys.exit(0 if exit_zero or not failed else 1)
+
+
+def _verbose_report(result, seconds: float) -> None:
+    echo = lambda m: click.echo(f"msgraphlint: {m}", err=True)  # noqa: E731
+    counts: dict = {}
+    for fr in result.files:
+        s = result.settings_for(fr.path)
+        counts[id(s)] = (s, counts.get(id(s), (s, 0))[1] + 1)
+    for s, n in counts.values():
+        extends = f" (extends {' -> '.join(s.config.extends)})" if s.config.extends else ""
+        echo(f"config: {s.config.path or 'defaults (no configuration file found)'}{extends}: "
+             f"{_plural(n, 'file')}, {_plural(len(s.rules), 'rule')}")
+    for path, why in result.skipped:
+        echo(f"skipped {path}: {why}")
+    for fr in result.files:
+        if fr.skipped:
+            echo(f"skipped {fr.path}: {fr.skip_reason or 'skipped'}")
+    phases = ", ".join(f"{k} {v:.3f}s" for k, v in result.timings.items())
+    echo(f"timings: {phases}; total {seconds:.3f}s")
+    echo(f"linted {_plural(len(result.files), 'file')}, {sum(fr.lines for fr in result.files)} lines")
+
+
 @cli.command("rules")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--all", "show_all", is_flag=True, help="Also rules that do not apply to --target-mindspore.")
-def rules_cmd(fmt: str, show_all: bool) -> None:
-    """List the installed rules."""
+@click.option("--format", "--output-format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--target-mindspore", "target", metavar="VERSION", default=None,
+              help="List the rules that apply to this MindSpore version (default 2.10).")
+@click.option("--all", "show_all", is_flag=True, help="Also the rules that do not apply to --target-mindspore "
+                                                      "(marked with the versions they apply to).")
+def rules_cmd(fmt: str, target: Optional[str], show_all: bool) -> None:
+    """List the installed rules (`[*]`: it offers a safe fix, `[~]`: an unsafe one)."""
     import json
 
+    from .config import DEFAULT_TARGET, ConfigError, validate_version
     from .registry import load_rules
+    from .runner import _version_applies
 
-    rules = load_rules()
+    target = target or DEFAULT_TARGET
+    try:
+        validate_version(target, "--target-mindspore")
+    except ConfigError as exc:
+        _usage_error(str(exc))
+    rules = {c: r for c, r in load_rules().items() if show_all or _version_applies(r.mindspore, target)}
     if fmt == "json":
         click.echo(json.dumps([{
             "code": r.code, "name": r.name, "summary": r.summary, "severity": r.severity.value,
             "fix": r.fix_safety.value if r.fix_safety else None, "mindspore": r.mindspore, "scope": r.scope,
             "module": r.__module__, "default": r.on_by_default(),
             "default_reason": None if r.on_by_default() else (r.default_reason or "informational"),
+            "applies": _version_applies(r.mindspore, target),
         } for r in rules.values()], indent=2))
         return
     width = max((len(r.name) for r in rules.values()), default=10)
     for r in rules.values():
-        fix = "[*]" if r.fix_safety else "   "
+        fix = {"safe": "[*]", "unsafe": "[~]"}.get(r.fix_safety.value, "   ") if r.fix_safety else "   "
         off = "   " if r.on_by_default() else "off"
-        click.echo(f"{r.code}  {r.name:<{width}}  {fix} {off}  {r.summary}")
-    click.echo("\n[*] offers a fix; off: not selected by default (informational: advice, not a defect); "
-               "turn it on with its code (`--extend-select MSG511`) or `select = [\"ALL\"]`.")
+        note = "" if _version_applies(r.mindspore, target) else f"  (MindSpore {r.mindspore}; not {target})"
+        click.echo(f"{r.code}  {r.name:<{width}}  {fix} {off}  {r.summary}{note}")
+    click.echo("\n[*] offers a safe fix, [~] an unsafe one (--unsafe-fixes); off: not selected by default "
+               "(informational: advice, not a defect); turn it on with its code (`--extend-select MSG511`) "
+               "or `select = [\"ALL\"]`.")
+
+
+@cli.command("clean")
+@click.option("--cache-dir", type=click.Path(file_okay=False), help="The cache to remove (default: as `check` finds it).")
+def clean(cache_dir: Optional[str]) -> None:
+    """Remove the result cache (the directory `check` uses from this directory)."""
+    import shutil
+
+    from .cache import default_dir
+    from .config import ConfigError, resolve_config
+
+    try:
+        cfg = resolve_config(".")
+    except ConfigError as exc:
+        _usage_error(str(exc))
+        return
+    directory = os.path.abspath(default_dir(cache_dir, cfg.cache_dir, cfg.root))
+    if not os.path.isdir(directory):
+        click.echo(f"No cache at {directory}.")
+        return
+    here = os.path.abspath(os.getcwd())
+    home = os.path.abspath(os.path.expanduser("~"))
+    markers = [m for m in (".git", "pyproject.toml", "setup.py") if os.path.exists(os.path.join(directory, m))]
+    if directory in (home, os.path.dirname(directory)) or here == directory or here.startswith(directory + os.sep) \
+            or markers:
+        _usage_error(f"refusing to remove {directory}: it is not a cache directory "
+                     f"({'it holds ' + ', '.join(markers) if markers else 'it contains the current directory or home'})")
+    shutil.rmtree(directory)
+    click.echo(f"Removed the cache at {directory}.")
 
 
 @cli.command("explain")
@@ -210,6 +528,12 @@ def explain(code: str) -> None:
     click.echo(rule.docs(), nl=False)
 
 
+def _forward(command: click.Command, args: List[str], prog_name: str):
+    """Run a subcommand defined in its own module, with ``-h`` as well as ``--help``."""
+    command.context_settings = {**(command.context_settings or {}), "help_option_names": ["-h", "--help"]}
+    return command.main(args=args, prog_name=prog_name, standalone_mode=True)
+
+
 def _register_optional() -> None:
     """Subcommands whose modules are heavier; imported only for their own invocation."""
 
@@ -219,7 +543,7 @@ def _register_optional() -> None:
     def verify(ctx) -> None:
         """Compile a Cell or jit function with fusion on and cross-check findings against the graph IR."""
         from .verify.command import verify_command
-        sys.exit(verify_command.main(args=ctx.args, prog_name="msgraphlint verify", standalone_mode=True))
+        sys.exit(_forward(verify_command, ctx.args, "msgraphlint verify"))
 
     @cli.command("doctor", context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
                  add_help_option=False)
@@ -227,7 +551,7 @@ def _register_optional() -> None:
     def doctor(ctx) -> None:
         """Check the MindSpore environment (versions, NumPy, kernel compiler, pins)."""
         from .doctor import doctor_command
-        sys.exit(doctor_command.main(args=ctx.args, prog_name="msgraphlint doctor", standalone_mode=True))
+        sys.exit(_forward(doctor_command, ctx.args, "msgraphlint doctor"))
 
     @cli.command("lsp")
     def lsp() -> None:
@@ -243,8 +567,48 @@ def _register_optional() -> None:
 _register_optional()
 
 
+def _closed_pipe() -> None:
+    """The reader of our output went away (``msgraphlint rules | head``): stop quietly.
+    Later writes (and the interpreter's final flush) go to /dev/null."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    os._exit(0)
+
+
 def main(argv: Optional[Sequence[str]] = None) -> None:
-    cli.main(args=list(argv) if argv is not None else None, prog_name="msgraphlint")
+    try:
+        rv = cli.main(args=list(argv) if argv is not None else None, prog_name="msgraphlint", standalone_mode=False)
+        code = rv if isinstance(rv, int) else 0
+    except click.exceptions.Exit as exc:
+        code = exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("msgraphlint: interrupted", err=True)
+        code = 130
+    except KeyboardInterrupt:
+        click.echo("msgraphlint: interrupted", err=True)
+        code = 130
+    except click.ClickException as exc:
+        exc.show()
+        code = exc.exit_code
+    except BrokenPipeError:
+        _closed_pipe()
+        return
+    except OSError as exc:
+        import errno
+        if exc.errno == errno.EPIPE:
+            _closed_pipe()
+            return
+        raise
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, OSError):
+        _closed_pipe()
+    sys.exit(code)
 
 
 if __name__ == "__main__":  # pragma: no cover

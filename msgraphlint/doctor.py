@@ -576,7 +576,7 @@ def check_cann(facts: Dict[str, Any], compat: Dict[str, Any], root: str, device:
         accepted = ", ".join(f"{v}" + (f" (CANN {names[v]})" if v in names else "") for v in own)
         return Check("cann", FAIL, f"{label}: MindSpore {ms_v} expects the toolkit's major.minor version to be one of "
                      f"{accepted} (its run_check/_check_version.py); a mismatched toolkit crashes at the first "
-                     "kernel launch (article 4.1: core dump)",
+                     "kernel launch (a core dump)",
                      f"install a CANN release MindSpore {ms_v} supports, or the MindSpore release built for "
                      f"CANN {release} (version table: https://www.mindspore.cn/install)")
     v = _version(ms_v)
@@ -588,7 +588,7 @@ def check_cann(facts: Dict[str, Any], compat: Dict[str, Any], root: str, device:
             if _release_key(release) in {_release_key(x) for x in row["cann"]}:
                 return Check("cann", PASS, f"{label}: matches MindSpore {ms_v} ({row['source']})")
             return Check("cann", FAIL, f"{label}: MindSpore {ms_v} pairs with CANN {', '.join(row['cann'])} "
-                         f"({row['source']}); a mismatched toolkit crashes at the first kernel launch (article 4.1)",
+                         f"({row['source']}); a mismatched toolkit crashes at the first kernel launch (a core dump)",
                          f"install CANN {row['cann'][0]}, or the MindSpore release built for CANN {release}")
         if "cann_internal" in row:
             mm = _major_minor(internal)
@@ -831,17 +831,17 @@ def check_pin(facts: Dict[str, Any], project: str) -> Check:
     decls, files = project_declarations(project)
     if not files:
         return Check("pin", WARN, f"no requirements*.txt, pyproject.toml, setup.cfg or environment.yml in {project}",
-                     f"declare the MindSpore version the project was tested with: {suggestion} (article 8: lock it)")
+                     f"declare the MindSpore version the project was tested with: {suggestion}, so that an upgrade cannot change behaviour unnoticed")
     if not decls:
         names = ", ".join(os.path.relpath(f, project) for f in files)
         return Check("pin", WARN, f"the project does not declare MindSpore ({names})",
-                     f"add {suggestion} to the project's requirements (article 8: lock the version)")
+                     f"add {suggestion} to the project's requirements, so that an upgrade cannot change behaviour unnoticed")
     exact = [d for d in decls if d.exact]
     desc = "; ".join(f"{d.text!r} ({d.file} {d.where})" for d in decls[:4])
     if not exact:
         bounded = any(d.bounded for d in decls)
         return Check("pin", WARN, f"MindSpore is declared but not pinned: {desc}" + (
-            " (a range: new releases can change behaviour, article 8)" if bounded else ""),
+            " (a range: new releases can change behaviour)" if bounded else ""),
             f"pin it exactly: {suggestion}")
     versions = sorted({d.exact for d in exact})
     if len(versions) > 1:

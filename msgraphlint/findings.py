@@ -80,3 +80,4 @@ class FileResult:
     unused_suppressions: list = field(default_factory=list)  # Finding objects (code MSG002)
     skipped: bool = False  # skip-file, or cheap pre-filter said no graph code
     lines: int = 0
+    skip_reason: str = ""  # why it was skipped (shown by check -v)

@@ -89,6 +89,7 @@ class Rule:
     scope: ClassVar[str] = "graph"      # "graph" | "module" | "yaml"
     report_call_sites: ClassVar[bool] = False  # also report at the call site in the graph root
     options: ClassVar[Dict[str, Any]] = {}  # per-rule options and their defaults
+    option_types: ClassVar[Dict[str, type]] = {}  # an option's type where its default (None) does not say
     requires_text: ClassVar[Tuple[str, ...]] = ()  # visit only files whose text contains one of these
     references: ClassVar[Tuple[str, ...]] = ()
 

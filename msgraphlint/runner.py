@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Type
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
 
 from . import suppressions
 from .cachekeys import DepsKeys, settings_key
-from .config import Config, ConfigError, load_config, validate_against_rules, validate_version
+from .config import Config, ConfigError, validate_against_rules, validate_version
 from .discovery import PY_SUFFIXES, YAML_SUFFIXES, discover, matches_any
 from .engine import Dispatch
 from .filework import (INTERNAL_ERROR_CODE, PARSE_ERROR_CODE, TREE_CACHE_LINES, Phase2, internal_error,
-                       is_internal_error, lint_python, lint_yaml, phase1)
+                       is_internal_error, lint_python, lint_yaml, parse_error, phase1)
 from .findings import FileResult, Finding
 from .project import ProjectIndex
 from .registry import default_codes, load_rules, resolve_selector, select_codes
@@ -29,8 +29,8 @@ from .source import SourceError, SourceFile, display_path
 from .workers import Workers, no_cyclic_gc
 from .budget import FILE_CPU_BUDGET_S
 
-__all__ = ["INTERNAL_ERROR_CODE", "PARSE_ERROR_CODE", "RunResult", "Settings", "UsageError", "make_settings",
-           "prepare", "run_paths", "run_source"]
+__all__ = ["INTERNAL_ERROR_CODE", "PARSE_ERROR_CODE", "Plan", "RunHooks", "RunResult", "Settings", "SettingsResolver",
+           "UsageError", "fix_source", "make_settings", "plan_paths", "prepare", "run_paths", "run_source"]
 
 
 class UsageError(Exception):
@@ -54,9 +54,25 @@ class Settings:
 @dataclass
 class RunResult:
     files: List[FileResult]
-    settings: Settings
+    settings: Settings                     # the settings of the first group (the only one, usually)
     errors: List[str] = field(default_factory=list)
     warnings: List[str] = field(default_factory=list)  # skipped paths (FIFOs, devices); the CLI prints them
+    missing: List[str] = field(default_factory=list)        # paths given that do not exist
+    skipped: List[Tuple[str, str]] = field(default_factory=list)  # (path, why) left out by excludes
+    groups: List[Settings] = field(default_factory=list)    # one per configuration file in use
+    settings_by_path: Dict[str, Settings] = field(default_factory=dict)
+    timings: Dict[str, float] = field(default_factory=dict)
+
+    def settings_for(self, path: str) -> Settings:
+        return self.settings_by_path.get(path, self.settings)
+
+    @property
+    def rules(self) -> Dict[str, Type[Rule]]:
+        """The active rules of every group (reporters: SARIF descriptors, hints)."""
+        out: Dict[str, Type[Rule]] = {}
+        for s in self.groups or [self.settings]:
+            out.update(s.rules)
+        return dict(sorted(out.items()))
 
     @property
     def findings(self) -> List[Finding]:
@@ -113,49 +129,198 @@ def make_settings(config: Config, select: Optional[Iterable[str]] = None, ignore
 # the run -----------------------------------------------------------------------
 
 def prepare(paths: Sequence[str], config_file: Optional[str] = None, select=None, ignore=None,
-            extend_select=None, target: Optional[str] = None) -> Settings:
-    try:
-        cfg = load_config(config_file, start=paths[0] if paths else ".")
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
-    try:
-        return make_settings(cfg, select, ignore, extend_select, target)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
+            extend_select=None, target: Optional[str] = None, overrides=None) -> Settings:
+    """The settings for the first of ``paths`` (one file or buffer; see :class:`SettingsResolver`
+    for a run over many)."""
+    return SettingsResolver(config_file, select, ignore, extend_select, target, overrides).for_path(
+        paths[0] if paths else ".")
+
+
+class SettingsResolver:
+    """Settings per file, as ruff resolves them: the closest configuration file above each
+    file (or ``config_file`` for all), command-line options and ``--config KEY=VALUE``
+    overrides on top. One Settings object per configuration file."""
+
+    def __init__(self, config_file: Optional[str] = None, select=None, ignore=None, extend_select=None,
+                 target: Optional[str] = None, overrides=None) -> None:
+        from .config import ConfigResolver
+        self.args = (select, ignore, extend_select, target)
+        try:
+            self.configs = ConfigResolver(config_file, overrides)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+        self._settings: Dict[Optional[str], Settings] = {}
+
+    def for_path(self, path: str) -> Settings:
+        try:
+            key = self.configs.config_file_for(path)
+            if key not in self._settings:
+                select, ignore, extend_select, target = self.args
+                self._settings[key] = make_settings(self.configs.resolve(path), select, ignore, extend_select, target)
+            return self._settings[key]
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+
+
+def excluded_path(path: str, excludes: Sequence[str], root: str) -> bool:
+    """``path`` or one of its parent directories below ``root`` matches ``excludes``, with
+    the semantics of the directory walk (ruff's ``--force-exclude``). A path outside
+    ``root`` is judged by its name alone."""
+    from .discovery import _excluded
+    ap = os.path.abspath(path)
+    rel = os.path.relpath(ap, os.path.abspath(root)).replace(os.sep, "/")
+    parts = [os.path.basename(ap)] if rel == ".." or rel.startswith("../") else rel.split("/")
+    return any(_excluded("/".join(parts[:i + 1]), parts[i], excludes) for i in range(len(parts)))
+
+
+@dataclass
+class Plan:
+    """What a run will lint: files grouped by the settings that apply to them."""
+    groups: List[Tuple[Settings, List[str]]]
+    files: List[str]                               # in discovery order
+    missing: List[str]                             # given paths that do not exist
+    skipped: List[Tuple[str, str]]                 # (path, why) left out by excludes
+    seconds: float = 0.0
+    warnings: List[str] = field(default_factory=list)  # non-regular files skipped (discover)
+
+
+def plan_paths(paths: Sequence[str], settings_of, *, force_exclude: bool = False,
+               overrides: Optional[Dict[str, str]] = None) -> Plan:
+    """Discover the files under ``paths`` and group them by ``settings_of(file)``.
+    Directories are walked with the excludes of their own configuration; a file below a
+    nested configuration is also judged by that configuration's excludes. Files named
+    explicitly are kept unless ``force_exclude`` (then they and their parent directories
+    are matched against the excludes, the defaults included)."""
+    import time
+    from .discovery import DiscoveryError
+
+    t0 = time.perf_counter()
+    files: List[str] = []
+    seen: Set[str] = set()
+    explicit: Set[str] = set()
+    missing: List[str] = []
+    skipped: List[Tuple[str, str]] = []
+    walk_settings: List[Settings] = []
+    warnings: List[str] = []
+    for p in paths:
+        if overrides and p in overrides:
+            found = [p]
+            explicit.add(p)
+        elif not os.path.lexists(p):
+            missing.append(p)
+            continue
+        else:
+            s = settings_of(p)
+            cfg = s.config
+            try:
+                found = discover([p], cfg.all_excludes(), cfg.root, cfg.respect_gitignore, warnings=warnings)
+            except DiscoveryError as exc:
+                raise UsageError(str(exc)) from None
+            if os.path.isdir(p):
+                walk_settings.append(s)
+            else:
+                explicit.update(found)
+        for f in found:
+            if f not in seen:
+                seen.add(f)
+                files.append(f)
+    groups: Dict[int, Tuple[Settings, List[str]]] = {}
+    kept: List[str] = []
+    for f in files:
+        s = settings_of(f)
+        cfg = s.config
+        # a file found by walking a directory whose own configuration is the walk's was filtered
+        # by discover(); one under a nested configuration is judged by that configuration too
+        check = force_exclude or (f not in explicit and all(w is not s for w in walk_settings))
+        if check and f not in (overrides or {}) and excluded_path(f, cfg.all_excludes(), cfg.root):
+            skipped.append((f, f"excluded by `exclude`/`extend-exclude` of {cfg.path or 'the defaults'}"))
+            continue
+        groups.setdefault(id(s), (s, []))[1].append(f)
+        kept.append(f)
+    return Plan(list(groups.values()), kept, missing, skipped, time.perf_counter() - t0, warnings)
 
 
 def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select=None, ignore=None,
               extend_select=None, target: Optional[str] = None, jobs: int = 1,
               settings: Optional[Settings] = None, force_exclude: bool = False,
               overrides: Optional[Dict[str, str]] = None, cache: bool = False,
-              cache_dir: Optional[str] = None) -> RunResult:
-    """Lint paths. ``overrides`` maps a path to in-memory text (stdin, editor buffers)."""
+              cache_dir: Optional[str] = None, config_overrides=None, progress=None,
+              resolver: Optional["SettingsResolver"] = None) -> RunResult:
+    """Lint paths. ``overrides`` maps a path to in-memory text (stdin, editor buffers).
+    Each file gets the settings of its closest configuration file (``settings`` or
+    ``config_file`` force one for all; ``config_overrides`` are ``--config KEY=VALUE``
+    settings). A path that does not exist becomes an MSG001 finding for that path and is
+    listed in ``RunResult.missing``; the rest is linted. ``progress(done, total)`` is
+    called as files complete (two units per Python file: reading, then the rules)."""
     paths = list(paths) or ["."]
-    settings = settings or prepare(paths, config_file, select, ignore, extend_select, target)
-    cfg = settings.config
-    from .discovery import DiscoveryError
-    warnings: List[str] = []
-    try:
-        files = discover([p for p in paths if p not in (overrides or {})], cfg.all_excludes(), cfg.root,
-                         cfg.respect_gitignore, warnings=warnings)
-    except DiscoveryError as exc:
-        raise UsageError(str(exc)) from None
-    files += [p for p in (overrides or {}) if p in paths]
-    if force_exclude:
-        files = [f for f in files if not matches_any(f, cfg.all_excludes(), cfg.root)]
-    result_cache = None
-    if cache:
-        from .cache import ResultCache, default_dir
-        result_cache = ResultCache(default_dir(cache_dir, cfg.cache_dir, cfg.root))
-    result = _run_files(files, settings, jobs, overrides or {}, result_cache)
-    result.warnings.extend(warnings)
-    return result
+    if settings is not None:
+        settings_of = lambda _p: settings  # noqa: E731
+    else:
+        resolver = resolver or SettingsResolver(config_file, select, ignore, extend_select, target, config_overrides)
+        settings_of = resolver.for_path
+    plan = plan_paths(paths, settings_of, force_exclude=force_exclude, overrides=overrides)
+    results: Dict[str, FileResult] = {}
+    first = settings if settings is not None else (plan.groups[0][0] if plan.groups else None)
+    if first is None:
+        existing = [p for p in paths if os.path.lexists(p)]
+        first = settings_of(existing[0] if existing else ".")
+    settings_by_path: Dict[str, Settings] = {}
+    timings: Dict[str, float] = {"discovery": plan.seconds}
 
+    def units(group: List[str]) -> int:
+        return sum(1 if f.endswith(YAML_SUFFIXES) else 2 for f in group)
+
+    grand_total, offset = sum(units(g) for _, g in plan.groups), 0
+    for s, group in plan.groups:
+        result_cache = None
+        if cache:
+            from .cache import ResultCache, default_dir
+            result_cache = ResultCache(default_dir(cache_dir, s.config.cache_dir, s.config.root))
+        hooks = RunHooks(None if progress is None else
+                         (lambda d, _t, _o=offset: progress(min(_o + d, grand_total), grand_total)))
+        offset += units(group)
+        group_result = _run_files(group, s, jobs, overrides or {}, result_cache, hooks=hooks)
+        for phase, seconds in group_result.timings.items():
+            timings[phase] = timings.get(phase, 0.0) + seconds
+        for fr in group_result.files:
+            results[fr.path] = fr
+            settings_by_path[fr.path] = s
+    ordered = [results[display_path(f)] for f in plan.files if display_path(f) in results]
+    for p in plan.missing:
+        fr = FileResult(display_path(p))
+        fr.findings = [parse_error(display_path(p), SourceError("cannot read: No such file or directory"), None)]
+        ordered.append(fr)
+    return RunResult(ordered, first, warnings=plan.warnings, missing=plan.missing, skipped=plan.skipped,
+                     groups=[s for s, _ in plan.groups] or [first], settings_by_path=settings_by_path,
+                     timings=timings)
+
+class RunHooks:
+    """Optional observers of a run: ``progress(done, total)`` after each file of a phase
+    (phase 1 reads and summarises, phase 2 runs the rules), and per-phase ``timings``."""
+
+    def __init__(self, progress=None) -> None:
+        self.progress = progress
+        self.timings: Dict[str, float] = {}
+        self._t = None
+        self._phase = None
+
+    def phase(self, name: Optional[str]) -> None:
+        import time
+        now = time.perf_counter()
+        if self._phase is not None:
+            self.timings[self._phase] = self.timings.get(self._phase, 0.0) + now - self._t
+        self._phase, self._t = name, now
+
+    def tick(self, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(done, total)
 
 def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[str, str],
-               cache=None, scope_cache: Optional[dict] = None) -> RunResult:
+               cache=None, scope_cache: Optional[dict] = None, hooks: Optional[RunHooks] = None) -> RunResult:
     dispatch = Dispatch(settings.instances)
-    py_files = [f for f in files if f.endswith(PY_SUFFIXES)]
+    # discovery yields only .py/.pyi/.yaml files from directories: any other name was given
+    # explicitly (or as --stdin-filename) and is linted as Python, as ruff does
+    py_files = [f for f in files if not f.endswith(YAML_SUFFIXES)]
     yaml_files = [f for f in files if f.endswith(YAML_SUFFIXES)] if dispatch.yaml else []
     jobs = max(1, min(jobs, len(files) or 1))
     parallel = jobs > 1 and len(py_files) >= 2 * jobs and not overrides
@@ -164,7 +329,8 @@ def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[
     workers = Workers(py_files, jobs, settings, cache) if parallel else None
     with no_cyclic_gc():
         try:
-            result = _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers, scope_cache)
+            result = _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers, scope_cache,
+                                 hooks or RunHooks())
         except BaseException:  # Ctrl-C, SIGTERM turned into SystemExit, a bug: stop the workers now
             if workers is not None:
                 workers.close(abort=True)
@@ -174,20 +340,27 @@ def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[
         return result
 
 
-def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers, scope_cache=None) -> RunResult:
+def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers, scope_cache=None,
+                hooks: Optional[RunHooks] = None) -> RunResult:
+    hooks = hooks or RunHooks()
+    total = 2 * len(py_files) + len(yaml_files)  # progress: phase 1, then phase 2, per file
+    hooks.phase("read+summarise")
     if workers is not None:
         p1 = workers.phase1()
         order = {f: i for i, f in enumerate(py_files)}
         p1.sort(key=lambda r: order[r.path])
+        hooks.tick(len(py_files), total)
     else:
         p1 = []
         cached_lines = 0
-        for f in py_files:
+        for n, f in enumerate(py_files, 1):
             r = phase1(f, overrides.get(f), keep_source=cached_lines < TREE_CACHE_LINES,
                        cache=cache if f not in overrides else None, budget=settings.file_budget)
             if r.source is not None:
                 cached_lines += r.lines
             p1.append(r)
+            hooks.tick(n, total)
+    hooks.phase("scopes")
     index = ProjectIndex()
     p1_by_abs = {}
     for r in p1:
@@ -217,7 +390,9 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
         for r in p1:
             if r.error is None and r.summary is not None and r.summary.graph_hint:
                 r.error = internal_error(display_path(r.path), scope_failure, "finding the graph-mode scopes of")
+    hooks.phase("rules")
     todo = [r.path for r in p1 if r.error is None and (r.hint or os.path.abspath(r.path) in scopes)]
+    done2 = len(py_files) + (len(py_files) - len(todo))  # files needing no rules count as done
     results: Dict[str, Phase2] = {}
     keys: Dict[str, str] = {}
     if cache is not None:
@@ -241,6 +416,7 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
         for r in workers.phase2(index, scopes, keys, todo, yaml_files):
             results[r.path] = r
         index.tree_provider = cached_tree
+        hooks.tick(total, total)
     else:
         by_path = {r.path: r for r in p1}
         for f in todo:
@@ -252,8 +428,12 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
             if cache is not None and f in keys and not any(is_internal_error(x) for x in results[f].findings):
                 cache.put("p2", keys[f], results[f])
             by_path[f].source = None
+            done2 += 1
+            hooks.tick(done2, total)
         for f in yaml_files:
             results[f] = lint_yaml(f, overrides.get(f), settings, dispatch)
+            done2 += 1
+            hooks.tick(done2, total)
 
     # helpers in files outside the linted set still report at their call sites in linted roots
     if any(getattr(r, "report_call_sites", False) for r in settings.instances):
@@ -283,6 +463,7 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
         r = results.get(f)
         if r is None:
             fr.skipped = True
+            fr.skip_reason = "no graph code (pre-filter: no mindspore/jit/construct)"
             out.append(fr)
             continue
         found = list(r.findings) + extra.get(os.path.abspath(f), [])
@@ -294,12 +475,14 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
         found = [x for x in found if x.code in settings.selected or x.code in (PARSE_ERROR_CODE, INTERNAL_ERROR_CODE)]
         if r.sups is not None and r.sups.skip_file:
             fr.skipped = True
+            fr.skip_reason = "`# msgraphlint: skip-file`"
         elif r.sups is not None:
             found, unused = suppressions.apply(found, r.sups, display_path(f), settings.selected)
             fr.unused_suppressions = unused
         fr.findings = sorted(found, key=lambda x: x.sort_key)
         out.append(fr)
-    return RunResult(out, settings)
+    hooks.phase(None)
+    return RunResult(out, settings, timings=dict(hooks.timings))
 
 
 def _dedupe(findings: List[Finding]) -> List[Finding]:
@@ -313,12 +496,30 @@ def _dedupe(findings: List[Finding]) -> List[Finding]:
     return out
 
 
+def fix_source(text: str, path: str, settings: Settings, *, unsafe: bool = False,
+               max_passes: int = 10) -> Tuple[str, FileResult, int]:
+    """Fix one in-memory text (``--fix --stdin-filename``): (fixed text, the findings that
+    remain in it, fixes applied). Nothing is written. Raises fixes.FixError when a fix
+    would leave text that does not parse."""
+    from .fixes import fix_text
+
+    current, total = text, 0
+    remaining = _run_files([path], settings, 1, {path: text}).files[0]
+    for _ in range(max_passes):
+        ff = fix_text(SourceFile(display_path(path), current), remaining.findings, unsafe)
+        if not ff.changed:
+            break
+        current, total = ff.fixed, total + ff.applied
+        remaining = _run_files([path], settings, 1, {path: current}).files[0]
+    return current, remaining, total
+
+
 def run_source(text: str, path: str = "<stdin>", *, config_file: Optional[str] = None, select=None,
                ignore=None, settings: Optional[Settings] = None, scope_cache: Optional[dict] = None) -> FileResult:
     """Lint one in-memory text as if it were the file at ``path``. ``scope_cache`` (a dict the
     caller keeps per document, as the language server does) lets an edit re-run the rules
     only on the graph scopes whose text or context changed."""
     start = path if not path.startswith("<") else "."
-    settings = settings or prepare([start if os.path.exists(start) else "."], config_file, select, ignore)
+    settings = settings or prepare([start], config_file, select, ignore)
     result = _run_files([path], settings, 1, {path: text}, scope_cache=scope_cache)
     return result.files[0]

@@ -1186,6 +1186,7 @@ class DeviceCount(_ConfigRule):
     hint = "the product of data_parallel, model_parallel, pipeline_stage and context_parallel is the world size"
     severity = Severity.WARNING
     options = {"device_count": None, "device_count_comments": True}
+    option_types = {"device_count": int}
     rationale = """
         MindSpore Transformers 2.1.0 requires `data_parallel × model_parallel ×
         pipeline_stage × context_parallel` to equal the number of devices: in

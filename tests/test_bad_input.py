@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import codecs
 
+import os
+
 import pytest
 
-from msgraphlint.runner import UsageError, run_paths
+from msgraphlint.runner import run_paths
 
 from helpers import codes_at, lint
 
@@ -74,10 +76,15 @@ def test_deep_nesting_does_not_crash(tmp_path):
     assert ("ok.py", 5, "MSG201") in got
 
 
-def test_missing_path(tmp_path):
-    with pytest.raises(UsageError) as exc:
-        run_paths([str(tmp_path / "missing")])
-    assert "missing" in str(exc.value)
+def test_missing_path_is_a_finding_and_the_rest_is_linted(tmp_path):
+    (tmp_path / "m.py").write_text("import mindspore.nn as nn\nclass N(nn.Cell):\n    def construct(self, x):\n"
+                                   "        print(x)\n        return x\n", encoding="utf-8")
+    result = run_paths([str(tmp_path / "missing"), str(tmp_path / "m.py")])
+    assert result.missing == [str(tmp_path / "missing")]
+    by_code = sorted((f.code, os.path.basename(f.path)) for fr in result.files for f in fr.findings)
+    assert by_code == [("MSG001", "missing"), ("MSG201", "m.py")]
+    missing = [f for fr in result.files for f in fr.findings if f.code == "MSG001"][0]
+    assert "No such file or directory" in missing.message
 
 
 def test_parse_error_can_be_deselected(tmp_path):

@@ -85,9 +85,15 @@ def test_atomic_write_keeps_mode_and_leaves_no_temp_files(net):
     assert sorted(p.name for p in net.parent.iterdir()) == ["net.py"]
 
 
-def test_fix_on_stdin_is_a_usage_error(net):
+def test_fix_on_stdin_writes_the_fixed_source_to_stdout(net):
+    # ruff's convention: the fixed source on stdout, what remains on stderr; nothing written
+    r = CliRunner().invoke(cli, ["check", "--fix", "--unsafe-fixes", "--stdin-filename", "x.py"],
+                                           input=SRC)
+    assert r.stdout == FIXED
+    assert r.exit_code == 1  # print(x, sep=',') has no fix and remains
+    assert "MSG201" in r.stderr and not os.path.exists("x.py")
     r = CliRunner().invoke(cli, ["check", "--fix", "--stdin-filename", "x.py"], input=SRC)
-    assert r.exit_code == 2
+    assert r.stdout == SRC  # the print fix is unsafe: not applied without --unsafe-fixes
 
 
 def test_overlapping_edits_are_applied_once():

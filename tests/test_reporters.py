@@ -161,9 +161,10 @@ def test_text_color_only_when_asked():
 
 def test_text_statistics():
     expected = (
-        "2  MSG902  dynamic-shape\n"
-        "1  MSG002  unused-suppression\n"
-        "1  MSG901  print-in-graph\n"
+        "2  MSG902      dynamic-shape\n"
+        "1  MSG002      unused-suppression\n"
+        "1  MSG901  [*] print-in-graph\n"
+        "Found 4 errors (1 fixable).\n"
     )
     assert render("text", sample_results(), RULES, statistics=True) == expected
     assert render("concise", sample_results(), RULES, statistics=True) == expected
@@ -174,7 +175,7 @@ def test_statistics_pads_columns():
     many = [F_BARE.with_(line=i) for i in range(1, 11)]
     out = render("text", [FileResult(path="b.py", findings=many + [F_PRINT.with_(path="b.py")])],
                  RULES, statistics=True)
-    assert out == "10  MSG902  dynamic-shape\n 1  MSG901  print-in-graph\n"
+    assert out == "10  MSG902      dynamic-shape\n 1  MSG901  [*] print-in-graph\nFound 11 errors (1 fixable).\n"
 
 
 # ------------------------------------------------------------------------- concise
@@ -411,7 +412,19 @@ def test_sarif_empty_is_valid(sarif_validator):
     log = _sarif([])
     assert sarif_validator.is_valid(log)
     assert log["runs"][0]["results"] == []
-    assert len(log["runs"][0]["tool"]["driver"]["rules"]) == 2
+    # only the rules that produced results are described (ruff's behaviour) ...
+    assert log["runs"][0]["tool"]["driver"]["rules"] == []
+    # ... unless every active rule is asked for (--sarif-all-rules)
+    full = json.loads(render("sarif", [], RULES, all_rules=True))
+    assert sarif_validator.is_valid(full)
+    assert [r["id"] for r in full["runs"][0]["tool"]["driver"]["rules"]] == sorted(RULES)
+
+
+def test_sarif_describes_only_reported_rules(sarif_validator):
+    log = json.loads(render("sarif", [FileResult(path="b.py", findings=[F_BARE])], RULES))
+    assert sarif_validator.is_valid(log)
+    assert [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]] == ["MSG902"]
+    assert log["runs"][0]["results"][0]["ruleIndex"] == 0
 
 
 # ------------------------------------------------------------------ registry/render

@@ -9,9 +9,14 @@ Every reporter is a callable
   ``driver.rules``, default hints);
 * ``root``: the source root SARIF URIs are made relative to (default: the
   current directory);
-* ``statistics``: per-code counts instead of findings (text and concise;
+* ``statistics``: per-code counts instead of findings (text, concise and json;
   the other formats ignore it);
-* ``color``: ANSI colour through ``click.style`` (text and concise only).
+* ``color``: ANSI colour through ``click.style`` (text and concise only);
+* ``unsafe_fixes``: count unsafe fixes as fixable (``[*]``, summaries), as
+  ``--unsafe-fixes`` does;
+* ``all_rules``: SARIF only, describe every active rule, not only the reported ones.
+
+Reporters accept and ignore options they have no use for (``**options``).
 
 Finding columns are 0-based; every format prints 1-based columns.
 """
@@ -36,13 +41,13 @@ REPORTERS: Dict[str, Reporter] = {
 
 
 def render(fmt: str, results: List[FileResult], rules: Mapping[str, type], *,
-           root: Optional[str] = None, statistics: bool = False, color: bool = False) -> str:
+           root: Optional[str] = None, statistics: bool = False, color: bool = False, **options) -> str:
     """Render ``results`` in format ``fmt`` (a key of :data:`REPORTERS`)."""
     try:
         reporter = REPORTERS[fmt]
     except KeyError:
         raise ValueError(f"unknown output format {fmt!r}; choose from {', '.join(REPORTERS)}") from None
-    return reporter(results, rules or {}, root=root, statistics=statistics, color=color)
+    return reporter(results, rules or {}, root=root, statistics=statistics, color=color, **options)
 
 
 __all__ = ["REPORTERS", "Reporter", "render"]

@@ -57,25 +57,50 @@ def count_by_code(findings: Iterable[Finding]) -> Dict[str, int]:
     return dict(sorted(counts.items()))
 
 
-def statistics_rows(findings: List[Finding]) -> List[Tuple[int, str, str, int]]:
-    """(count, code, name, fixable count) per code, most frequent first, then by code."""
+def fix_applicable(finding: Finding, unsafe_fixes: bool = False) -> bool:
+    """The finding carries a fix that ``--fix`` applies: a safe one, or any one with
+    ``--unsafe-fixes`` (ruff's rule for ``[*]`` and the fixable count)."""
+    fix = finding.fix
+    if fix is None:
+        return False
+    return unsafe_fixes or getattr(fix.safety, "value", fix.safety) == "safe"
+
+
+def hidden_fixes(findings: Iterable[Finding], unsafe_fixes: bool = False) -> int:
+    """Findings whose only fix is unsafe and therefore not applied by ``--fix`` alone."""
+    if unsafe_fixes:
+        return 0
+    return sum(1 for f in findings if f.fix is not None and not fix_applicable(f))
+
+
+def statistics_rows(findings: List[Finding], unsafe_fixes: bool = False) -> List[Tuple[int, str, str, int]]:
+    """(count, code, name, fixable count) per code, most frequent first, then by code;
+    fixable counts only the fixes ``--fix`` applies (see :func:`fix_applicable`)."""
     rows: Dict[str, List] = {}
     for f in findings:
         row = rows.setdefault(f.code, [0, f.code, f.name, 0])
         row[0] += 1
-        if f.fix is not None:
+        if fix_applicable(f, unsafe_fixes):
             row[3] += 1
     return sorted((tuple(r) for r in rows.values()), key=lambda r: (-r[0], r[1]))
 
 
-def summary_line(findings: List[Finding]) -> str:
-    """``Found N errors (M fixable).`` or ``All checks passed!`` (ruff's wording)."""
+def summary_line(findings: List[Finding], unsafe_fixes: bool = False) -> str:
+    """``Found N errors (M fixable).`` or ``All checks passed!`` (ruff's wording), and on
+    a second line ``K hidden fixes can be enabled with the `--unsafe-fixes` option.``
+    when some findings have only an unsafe fix. M counts the fixes ``--fix`` applies."""
     if not findings:
         return "All checks passed!"
     n = len(findings)
-    fixable = sum(1 for f in findings if f.fix is not None)
+    fixable = sum(1 for f in findings if fix_applicable(f, unsafe_fixes))
     noun = "error" if n == 1 else "errors"
-    return f"Found {n} {noun} ({fixable} fixable)."
+    line = f"Found {n} {noun} ({fixable} fixable)."
+    hidden = hidden_fixes(findings, unsafe_fixes)
+    if hidden:
+        fixes = "fix" if hidden == 1 else "fixes"
+        line += f"\nNo fixes available ({hidden} hidden {fixes} can be enabled with the `--unsafe-fixes` option)." \
+            if not fixable else f"\n{hidden} hidden {fixes} can be enabled with the `--unsafe-fixes` option."
+    return line
 
 
 def normalise_line_text(text: Optional[str]) -> str:
@@ -116,5 +141,5 @@ def root_uri(root: str) -> str:
 
 __all__ = [
     "SRCROOT", "file_findings", "all_findings", "hint_for", "column1", "count_by_code",
-    "statistics_rows", "summary_line", "normalise_line_text", "artifact_uri", "root_uri",
+    "statistics_rows", "summary_line", "fix_applicable", "hidden_fixes", "normalise_line_text", "artifact_uri", "root_uri",
 ]

@@ -44,5 +44,5 @@ def annotation(finding: Finding) -> str:
 
 
 def render(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[str] = None,
-           statistics: bool = False, color: bool = False) -> str:
+           statistics: bool = False, color: bool = False, **_options) -> str:
     return "".join(annotation(f) + "\n" for f in all_findings(results))

@@ -2,8 +2,9 @@
 
 Versioned by ``schema_version`` and described by the JSON Schema shipped as
 ``msgraphlint/data/findings.schema.json``; field by field in ``docs/json-format.md``.
-Lines and columns are 1-based. ``statistics`` does not change the document
-(``summary.by_code`` holds the counts).
+Lines and columns are 1-based. With ``statistics`` the output is instead the
+statistics document (:func:`statistics_document`): one row per code with its count
+and fixable count, and the totals.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from .. import __version__
 from ..findings import FileResult, Finding, Fix
-from ._common import all_findings, column1, count_by_code, hint_for
+from ._common import all_findings, column1, count_by_code, hidden_fixes, hint_for, statistics_rows
 
 SCHEMA_VERSION = "1.0"
 SCHEMA_RESOURCE = "findings.schema.json"  # in the msgraphlint.data package
@@ -74,6 +75,26 @@ def load_schema() -> Dict[str, Any]:
     return _json.loads(text)
 
 
+def statistics_document(results: List[FileResult], unsafe_fixes: bool = False) -> Dict[str, Any]:
+    """``--statistics --output-format json``: per-code rows (most frequent first) and totals.
+    ``fixable`` counts what ``--fix`` applies; ``hidden_fixes`` the findings whose only fix
+    is unsafe (enabled by ``--unsafe-fixes``)."""
+    findings = all_findings(results)
+    rows = statistics_rows(findings, unsafe_fixes)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "msgraphlint", "version": __version__},
+        "statistics": [{"code": code, "name": name, "count": count, "fixable": fixable}
+                       for count, code, name, fixable in rows],
+        "total": len(findings),
+        "fixable": sum(r[3] for r in rows),
+        "hidden_fixes": hidden_fixes(findings, unsafe_fixes),
+        "files": len(results),
+    }
+
+
 def render(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[str] = None,
-           statistics: bool = False, color: bool = False) -> str:
+           statistics: bool = False, color: bool = False, unsafe_fixes: bool = False, **_options) -> str:
+    if statistics:
+        return _json.dumps(statistics_document(results, unsafe_fixes), indent=2, ensure_ascii=False) + "\n"
     return _json.dumps(document(results, rules), indent=2, ensure_ascii=False) + "\n"

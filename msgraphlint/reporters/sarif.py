@@ -1,7 +1,9 @@
 """SARIF 2.1.0 output (GitHub code scanning, IDE viewers, SARIF tools).
 
-One run. ``tool.driver.rules`` lists the active rules sorted by code (plus a
-minimal descriptor for any reported code that is not among them, e.g. MSG001),
+One run. ``tool.driver.rules`` lists the rules that produced results, sorted by
+code (``all_rules=True``, the ``--sarif-all-rules`` flag: every active rule, for
+viewers that show a catalogue), plus a minimal descriptor for any reported code
+that is not among the active rules (e.g. MSG001),
 with ``help`` and ``fullDescription`` from ``Rule.docs()`` / the rationale,
 ``helpUri`` from ``Rule.help_uri()`` and ``defaultConfiguration.level`` from
 the rule's severity. Each result carries ``ruleId``/``ruleIndex``, ``level``
@@ -141,9 +143,11 @@ def _result(finding: Finding, rule_index: int, location: Dict[str, str], print_:
     return result
 
 
-def log(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[str] = None) -> Dict[str, Any]:
+def log(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[str] = None,
+        all_rules: bool = False) -> Dict[str, Any]:
     """The SARIF log as a dict."""
-    descriptors = [rule_descriptor(rules[code]) for code in sorted(rules)]
+    reported = {f.code for r in results for f in file_findings(r)}
+    descriptors = [rule_descriptor(rules[code]) for code in sorted(rules) if all_rules or code in reported]
     index = {d["id"]: i for i, d in enumerate(descriptors)}
 
     sarif_results: List[Dict[str, Any]] = []
@@ -178,5 +182,5 @@ def log(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[
 
 
 def render(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[str] = None,
-           statistics: bool = False, color: bool = False) -> str:
-    return _json.dumps(log(results, rules, root=root), indent=2, ensure_ascii=False) + "\n"
+           statistics: bool = False, color: bool = False, all_rules: bool = False, **_options) -> str:
+    return _json.dumps(log(results, rules, root=root, all_rules=all_rules), indent=2, ensure_ascii=False) + "\n"

@@ -11,16 +11,20 @@
     Found 1 error (1 fixable).
 
 * the header is ``path:line:col: CODE [*] message`` with a 1-based column;
-  ``[*]`` appears only when the finding carries a fix;
+  ``[*]`` appears only when ``--fix`` would apply the finding's fix (a safe fix, or
+  any fix with ``--unsafe-fixes``), as in ruff;
 * the snippet (only when ``Finding.source_line`` is known) has a line-number
   gutter and carets under the flagged span; a span that runs onto later lines
   is underlined to the end of its first line; a span of unknown end gets one
   caret; tabs are shown as 4-column tab stops;
 * ``= help:`` is the hint, ``= note:`` one line per call-chain entry, outermost first;
 * findings are separated by a blank line and followed by the summary,
-  ``Found N error(s) (M fixable).`` or ``All checks passed!``.
+  ``Found N error(s) (M fixable).`` or ``All checks passed!``, plus
+  ``K hidden fixes can be enabled with the `--unsafe-fixes` option.`` when some
+  findings only have an unsafe fix.
 
-``statistics=True`` prints ``count  CODE  name`` rows instead, most frequent first.
+``statistics=True`` prints ``count  CODE  [*] name`` rows instead, most frequent
+first (``[*]``: some of them are fixable), then the summary.
 Colour (``color=True``) uses ``click.style``; off by default.
 """
 
@@ -32,7 +36,7 @@ from typing import List, Mapping, Optional
 import click
 
 from ..findings import FileResult, Finding, Severity
-from ._common import all_findings, hint_for, statistics_rows, summary_line
+from ._common import all_findings, fix_applicable, hint_for, statistics_rows, summary_line
 
 TAB_WIDTH = 4
 
@@ -51,13 +55,13 @@ def _width(text: str) -> int:
     return width
 
 
-def header(finding: Finding, *, color: bool = False) -> str:
+def header(finding: Finding, *, color: bool = False, unsafe_fixes: bool = False) -> str:
     """``path:line:col: CODE [*] message`` (1-based column)."""
     sep = _style(":", color, fg="cyan")
     loc = (_style(finding.path, color, bold=True) + sep + str(finding.line) + sep
            + str(finding.col + 1) + sep)
     code = _style(finding.code, color, fg="red", bold=True)
-    fix = " " + _style("[*]", color, fg="cyan") if finding.fix is not None else ""
+    fix = " " + _style("[*]", color, fg="cyan") if fix_applicable(finding, unsafe_fixes) else ""
     return f"{loc} {code}{fix} {finding.message}"
 
 
@@ -96,8 +100,9 @@ def snippet(finding: Finding, *, color: bool = False) -> List[str]:
     ]
 
 
-def render_finding(finding: Finding, rules: Mapping[str, type], *, color: bool = False) -> List[str]:
-    lines = [header(finding, color=color)]
+def render_finding(finding: Finding, rules: Mapping[str, type], *, color: bool = False,
+                   unsafe_fixes: bool = False) -> List[str]:
+    lines = [header(finding, color=color, unsafe_fixes=unsafe_fixes)]
     lines += snippet(finding, color=color)
     pad = " " * len(str(finding.line))
     eq = _style("=", color, fg="blue", bold=True)
@@ -109,28 +114,31 @@ def render_finding(finding: Finding, rules: Mapping[str, type], *, color: bool =
     return lines
 
 
-def statistics_table(findings: List[Finding], *, color: bool = False) -> str:
-    """``count  CODE  name`` rows, most frequent first (ties by code); or
-    ``All checks passed!`` when there is nothing to count."""
-    rows = statistics_rows(findings)
+def statistics_table(findings: List[Finding], *, color: bool = False, unsafe_fixes: bool = False) -> str:
+    """``count  CODE  [*] name`` rows, most frequent first (ties by code; ``[*]`` when
+    ``--fix`` can fix some of them), then the summary line with the total and the
+    fixable count; or ``All checks passed!`` when there is nothing to count."""
+    rows = statistics_rows(findings, unsafe_fixes)
     if not rows:
         return "All checks passed!\n"
     count_w = max(len(str(r[0])) for r in rows)
     code_w = max(len(r[1]) for r in rows)
     out = []
-    for count, code, name, _fixable in rows:
+    for count, code, name, fixable in rows:
         code_cell = _style(code.ljust(code_w), color, fg="red", bold=True)
-        out.append(f"{str(count).rjust(count_w)}  {code_cell}  {name}")
+        mark = _style("[*]", color, fg="cyan") if fixable else "   "
+        out.append(f"{str(count).rjust(count_w)}  {code_cell}  {mark} {name}")
+    out.append(_style(summary_line(findings, unsafe_fixes), color, bold=True))
     return "\n".join(out) + "\n"
 
 
 def render(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[str] = None,
-           statistics: bool = False, color: bool = False) -> str:
+           statistics: bool = False, color: bool = False, unsafe_fixes: bool = False, **_options) -> str:
     findings = all_findings(results)
     if statistics:
-        return statistics_table(findings, color=color)
-    blocks = ["\n".join(render_finding(f, rules, color=color)) for f in findings]
-    summary = summary_line(findings)
+        return statistics_table(findings, color=color, unsafe_fixes=unsafe_fixes)
+    blocks = ["\n".join(render_finding(f, rules, color=color, unsafe_fixes=unsafe_fixes)) for f in findings]
+    summary = summary_line(findings, unsafe_fixes)
     if findings:
         summary = _style(summary, color, bold=True)
     else:

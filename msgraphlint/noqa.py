@@ -1,0 +1,111 @@
+"""``check --add-noqa``: append ``# noqa: CODE`` to every line holding a finding, as
+ruff does, so a legacy code base starts clean and new findings stand out.
+
+A finding is suppressed by a comment on its first line (suppressions.py), so the
+comment goes there. An existing ``# noqa: A`` on the line gets the new codes added;
+a bare ``# noqa`` already silences everything. A line whose end lies inside a
+multi-line string or after a backslash continuation cannot hold a comment: those
+findings are counted as not suppressed and listed. The result must still parse, and
+is written atomically in the file's own encoding and line endings.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from typing import Dict, List, Set, Tuple
+
+from .findings import FileResult
+from .suppressions import _NOQA
+
+SKIP_CODES = ("MSG001", "MSG002")  # the file does not parse / a stale suppression itself
+
+
+def uncommentable_lines(text: str) -> Set[int]:
+    """1-based lines whose end is inside a string token or continued with a backslash."""
+    out: Set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.start[0] < tok.end[0] and tok.type != tokenize.NL and tok.type != tokenize.NEWLINE:
+                out.update(range(tok.start[0], tok.end[0]))
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.rstrip().endswith("\\") and "#" not in line:
+            out.add(n)
+    return out
+
+
+def add_to_line(line: str, codes: List[str]) -> str:
+    """``line`` (without its newline) with ``codes`` added to its noqa comment."""
+    body = line.rstrip()
+    hash_at = _comment_start(body)
+    if hash_at is not None:
+        m = _NOQA.search(body, hash_at)
+        if m is not None:
+            if m.group("codes") is None:
+                return line  # a bare noqa silences everything already
+            have = [c.strip().upper() for c in re.split(r"[\s,]+", m.group("codes")) if c.strip()]
+            merged = have + [c for c in codes if c not in have]
+            return body[:m.start()] + "# noqa: " + ", ".join(merged) + body[m.end():]
+    return f"{body}  # noqa: {', '.join(codes)}"
+
+
+def _comment_start(line: str):
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(line + "\n").readline):
+            if tok.type == tokenize.COMMENT:
+                return tok.start[1]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+    return None
+
+
+def add_noqa(results: List[FileResult]) -> Tuple[int, List[str]]:
+    """Add the comments to the files of ``results``; returns (directives added, problems)."""
+    from .fixes import FixError, check_parses, encode_like, write_atomic
+    from .source import SourceError, SourceFile
+
+    added = 0
+    problems: List[str] = []
+    for fr in results:
+        wanted: Dict[int, List[str]] = {}
+        for f in fr.findings:
+            if f.code in SKIP_CODES:
+                continue
+            codes = wanted.setdefault(f.line, [])
+            if f.code not in codes:
+                codes.append(f.code)
+        if not wanted:
+            continue
+        try:
+            source = SourceFile.read(fr.path)
+        except (OSError, SourceError) as exc:
+            problems.append(f"{fr.path}: cannot add noqa: {exc}")
+            continue
+        lines = source.text.split("\n")
+        blocked = uncommentable_lines(source.text)
+        n_file = 0
+        for line_no, codes in sorted(wanted.items()):
+            if line_no in blocked or not 1 <= line_no <= len(lines):
+                problems.append(f"{fr.path}:{line_no}: cannot hold a comment (inside a string or after a "
+                                f"backslash); not suppressed: {', '.join(codes)}")
+                continue
+            old = lines[line_no - 1]
+            cr = "\r" if old.endswith("\r") else ""
+            new = add_to_line(old[:-1] if cr else old, codes) + cr
+            if new != old:
+                lines[line_no - 1] = new
+                n_file += 1
+        if not n_file:
+            continue
+        text = "\n".join(lines)
+        try:
+            check_parses(text, fr.path)
+        except FixError as exc:
+            problems.append(f"{fr.path}: noqa comments not written: {exc}")
+            continue
+        write_atomic(fr.path, encode_like(source, text))
+        added += n_file
+    return added, problems
