@@ -80,9 +80,10 @@ class Progress:
     not with --quiet, and only once the run has lasted ``delay`` seconds: files done of
     the total, percentage and elapsed time."""
 
-    def __init__(self, enabled: bool, delay: float = 1.0) -> None:
+    def __init__(self, enabled: bool, delay: Optional[float] = None) -> None:
         self.enabled = enabled
-        self.delay = delay
+        # MSGRAPHLINT_PROGRESS_DELAY (seconds) exists for the tests, which cannot wait a second per run
+        self.delay = delay if delay is not None else float(os.environ.get("MSGRAPHLINT_PROGRESS_DELAY", "1.0"))
         self.start = time.monotonic()
         self.bar = None
         self.done = 0
@@ -603,6 +604,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             return
         raise
     except SystemExit as exc:
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":  # click met EPIPE and gave up with 1
+            _closed_pipe()
+            return
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
         sys.stdout.flush()
