@@ -19,6 +19,7 @@ Symlinked files are fixed through the link: the target's text changes, the link 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 from typing import Dict, List, Set, Tuple
@@ -53,8 +54,21 @@ def _snapshot(path: str) -> _Snapshot:
 
 
 def _lint(paths: List[str], settings, texts: Dict[str, str]) -> Dict[str, FileResult]:
-    result = runner._run_files(list(paths), settings, 1, dict(texts))
-    return {p: fr for p, fr in zip(paths, result.files)}
+    """Re-lint ``paths``; ``settings`` is one Settings for all, or a function giving each
+    path its own (hierarchical configuration: each group is linted as `check` linted it)."""
+    if not callable(settings):
+        result = runner._run_files(list(paths), settings, 1, dict(texts))
+        return {p: fr for p, fr in zip(paths, result.files)}
+    groups: Dict[int, Tuple[object, List[str]]] = {}
+    for p in paths:
+        s = settings(p)
+        groups.setdefault(id(s), (s, []))[1].append(p)
+    out: Dict[str, FileResult] = {}
+    for s, group in groups.values():
+        members = set(group)
+        result = runner._run_files(group, s, 1, {p: t for p, t in texts.items() if p in members})
+        out.update(zip(group, result.files))
+    return out
 
 
 def _not_written(path: str, reason: str) -> Finding:
@@ -109,13 +123,13 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
               max_rounds: int = 3):
     """Apply fixes to the files of a finished run (see the module docstring). Returns
     (RunResult of the findings that remain, list of FileFix with changes, error messages)."""
-    settings = result.settings
-    paths = [fr.path for fr in result.files]
+    settings = result.settings_for  # each file keeps the settings of its own configuration
+    paths = [fr.path for fr in result.files if fr.path not in result.missing]
     by_path = {fr.path: fr for fr in result.files}
     errors: List[str] = []
     todo = [fr.path for fr in result.files if _fixable(fr, unsafe)]
     if not todo:
-        return RunResult(list(result.files), settings, errors), [], errors
+        return dataclasses.replace(result, files=list(result.files), errors=errors), [], errors
     fixes: Dict[str, FileFix] = {}
     not_written: Dict[str, str] = {}
     final: Dict[str, FileResult] = dict(by_path)
@@ -164,12 +178,12 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
     if not_written:  # those files keep their text: report what is on disk
         final.update(_lint(paths, settings, {}))
     files: List[FileResult] = []
-    for p in paths:
+    for p in [fr.path for fr in result.files]:
         fr = final[p]
         if p in not_written:
             fr.findings = sorted(list(fr.findings) + [_not_written(fr.path, not_written[p])], key=lambda f: f.sort_key)
         files.append(fr)
-    return RunResult(files, settings, errors), [fixes[p] for p in paths if p in fixes], errors
+    return dataclasses.replace(result, files=files, errors=errors), [fixes[p] for p in paths if p in fixes], errors
 
 
 __all__ = ["fix_paths", "NOT_WRITTEN_CODE", "NOT_WRITTEN_NAME"]

@@ -6,7 +6,8 @@ comment goes there. An existing ``# noqa: A`` on the line gets the new codes add
 a bare ``# noqa`` already silences everything. A line whose end lies inside a
 multi-line string or after a backslash continuation cannot hold a comment: those
 findings are counted as not suppressed and listed. The result must still parse, and
-is written atomically in the file's own encoding and line endings.
+is written atomically in the file's own encoding and line endings, and only if the
+file still holds the bytes that were linted.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def _comment_start(line: str):
 
 def add_noqa(results: List[FileResult]) -> Tuple[int, List[str]]:
     """Add the comments to the files of ``results``; returns (directives added, problems)."""
-    from .fixes import FixError, check_parses, encode_like, write_atomic
+    from .fixes import FixError, check_parses, encode_like
+    from .safe_write import Changed, NotWritten, replace_if_unchanged
     from .source import SourceError, SourceFile
 
     added = 0
@@ -80,7 +82,9 @@ def add_noqa(results: List[FileResult]) -> Tuple[int, List[str]]:
         if not wanted:
             continue
         try:
-            source = SourceFile.read(fr.path)
+            with open(fr.path, "rb") as fh:
+                data = fh.read()
+            source = SourceFile.from_bytes(fr.path, data)
         except (OSError, SourceError) as exc:
             problems.append(f"{fr.path}: cannot add noqa: {exc}")
             continue
@@ -106,6 +110,13 @@ def add_noqa(results: List[FileResult]) -> Tuple[int, List[str]]:
         except FixError as exc:
             problems.append(f"{fr.path}: noqa comments not written: {exc}")
             continue
-        write_atomic(fr.path, encode_like(source, text))
+        try:  # only over the bytes that were linted: a file changed meanwhile is left alone
+            replace_if_unchanged(fr.path, data, encode_like(source, text))
+        except Changed:
+            problems.append(f"{fr.path}: changed on disk while noqa comments were added; left as it is")
+            continue
+        except NotWritten as exc:
+            problems.append(f"{fr.path}: noqa comments not written: {exc.reason}")
+            continue
         added += n_file
     return added, problems

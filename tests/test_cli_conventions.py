@@ -236,7 +236,7 @@ def test_closed_pipe_ends_quietly(proj):
     assert err == ""
     r = subprocess.run(f"{sys.executable} -m msgraphlint rules | head -1", shell=True, cwd=proj,
                        capture_output=True, text=True, timeout=60)
-    assert r.stdout.startswith("MSG001") and r.stderr == ""
+    assert r.stdout.startswith("MSG0") and r.stderr == ""
 
 
 def test_clean_removes_the_cache_and_refuses_a_project(proj, tmp_path_factory):

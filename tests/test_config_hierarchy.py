@@ -248,3 +248,14 @@ def test_settings_schema_lists_every_key_and_documented_examples_validate():
     assert examples >= 2
     assert documented <= set(schema["properties"]), documented - set(schema["properties"])
     assert {"select", "ignore", "extend", "per-file-ignores", "rules"} <= documented
+
+
+def test_fix_uses_each_files_own_config(tmp_path, monkeypatch):
+    nested(tmp_path)
+    write_tree(tmp_path, {"other/.msgraphlint.toml": 'ignore = ["MSG204"]\n'})
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli, ["check", "--fix", "--output-format", "concise", "a.py", "other/d.py"])
+    assert r.exit_code == 1, r.output
+    assert "y = y + 1" in (tmp_path / "a.py").read_text()        # MSG204 selected there: fixed
+    assert "y += 1" in (tmp_path / "other" / "d.py").read_text()  # ignored by other/'s config: untouched
+    assert "other/d.py:8:9: MSG201" in r.stdout                   # and other/ still reports with its own config
