@@ -142,7 +142,7 @@ def test_infra_failure_exits_2(monkeypatch, tmp_path):
     monkeypatch.setattr(command, "_static_findings", lambda path: [])
     r = invoke([], tmp_path)
     assert r.exit_code == 2
-    assert "MindSporeMissing" in r.output
+    assert "MindSpore is not importable" in r.output
 
 
 def test_bad_target_is_a_usage_error(tmp_path):
@@ -154,9 +154,9 @@ def test_bad_target_is_a_usage_error(tmp_path):
 
 def test_parse_shapes_and_spec_building():
     assert command.parse_shapes(["seq=64,128,96"]) == {"seq": ["64", "128", "96"]}
-    with pytest.raises(click.BadParameter):
+    with pytest.raises(command.VerifyError):
         command.parse_shapes(["seq"])
-    with pytest.raises(click.BadParameter):
+    with pytest.raises(command.VerifyError):
         command.parse_shapes(["a=1,2", "b=1"])
     spec = command.build_spec("m.py", "Net", ["2xSEQx256:float32", "1x1xSEQxSEQ:bool"],
                               {"SEQ": ["64", "128"]}, False, False, True, True)
@@ -178,3 +178,114 @@ def test_child_input_spec_grammar():
     assert parse_input_spec("py:0.5") == ("py", 0.5, None)
     with pytest.raises(ValueError):
         parse_input_spec("2x3:complex7")
+
+
+# ----------------------------------------------------------------------------- issue 11
+
+
+def test_py_name_keeps_its_kind_and_names_may_contain_x():
+    spec = command.build_spec("m.py", "Net", ["4xmax_lenx32:float32", "py:SCALE"],
+                              {"max_len": ["8", "16"], "SCALE": ["1.0", "2"]}, False, False, True, True)
+    assert spec["inputs"] == ["4x8x32:float32", "py:1.0"]
+    assert spec["shapes"] == [["4x16x32:float32", "py:2"]]
+    from msgraphlint.verify.inputs import parse_input_spec
+    assert parse_input_spec(spec["inputs"][1]) == ("py", 1.0, None)      # a float, parsed
+    assert parse_input_spec(spec["shapes"][0][1]) == ("py", 2, None)     # an int stays a Python scalar
+    # a name that is a prefix of another, and one ending in x
+    spec = command.build_spec("m.py", "Net", ["SEQxSEQ2x4:float32", "py:idx"],
+                              {"SEQ": ["2", "3"], "SEQ2": ["5", "6"], "idx": ["0", "1"]}, False, False, True, True)
+    assert spec["inputs"] == ["2x5x4:float32", "py:0"]
+
+
+@pytest.mark.parametrize("inputs, shapes, message", [
+    (["4xSEQ:float32"], ["seq=1,2"], "'seq' is used by no --inputs spec"),
+    (["4x32:float32"], ["SCALE=1.0,0.5"], "'SCALE' is used by no --inputs spec"),
+    (["4xfoo:float32"], [], "'foo' is not a dim"),
+    (["4x32:complex7"], [], "unknown dtype"),
+    (["py:not a literal("], [], "py: takes a Python literal"),
+    (["4x?:float32"], [], "dynamic dim"),
+    (["4x32:float32"], ["1bad=1,2"], "is not a name"),
+    (["4x32:float32"], ["seq"], "expected NAME=V1,V2"),
+])
+def test_malformed_inputs_and_shapes_are_usage_errors(tmp_path, inputs, shapes, message):
+    src = ROOT / "fixtures" / "verify" / "two_classes.py"
+    args = [f"{src}::AugMLP"] + [f"--inputs={i}" for i in inputs] + [f"--shapes={s}" for s in shapes]
+    r = invoke(args, tmp_path)
+    assert r.exit_code == 2, r.output
+    assert message in r.output, r.output
+    assert not (tmp_path / "c").exists()  # nothing compiled, nothing cached
+
+
+def test_static_usage_errors(tmp_path):
+    verify_dir = ROOT / "fixtures" / "verify"
+    r = invoke([f"{verify_dir / 'two_classes.py'}::NoSuchClass"], tmp_path)
+    assert r.exit_code == 2 and "defines no 'NoSuchClass'" in r.output and "AugMLP" in r.output, r.output
+    r = invoke([f"{verify_dir / 'usage' / 'no_make_inputs.py'}::Net"], tmp_path)
+    assert r.exit_code == 2 and "has no make_inputs()" in r.output and "--inputs" in r.output, r.output
+    bad = tmp_path / "broken.py"
+    bad.write_text("class Net:\n    def construct(self, x)\n        return x\n")
+    r = invoke([f"{bad}::Net"], tmp_path)
+    assert r.exit_code == 2 and "cannot parse" in r.output, r.output
+    r = invoke([f"{verify_dir / 'scalar_and_set_inputs.py'}::ScaledMLP", "--shapes", "scael=1.0,0.5"], tmp_path)
+    assert r.exit_code == 2 and "'scael' is not a keyword of make_inputs()" in r.output, r.output
+    assert not (tmp_path / "c").exists()
+
+
+def test_child_usage_errors_exit_2_and_are_not_cached(monkeypatch, tmp_path):
+    calls = []
+
+    def run(spec, timeout, keep):
+        calls.append(spec)
+        return ({"ok": False, "stage": "build", "error_type": "TypeError",
+                 "error_first_line": "__init__() missing 1 required positional argument: 'width'",
+                 "usage_error": "constructing the target failed: TypeError: __init__() missing 1 required "
+                                "positional argument: 'width'"}, None)
+    monkeypatch.setattr(command, "run_compile", run)
+    monkeypatch.setattr(command, "_mindspore_version", lambda: "2.10.0")
+    target = f"{ROOT / 'fixtures' / 'verify' / 'usage' / 'ctor_args.py'}::Net"
+    for _ in range(2):
+        r = invoke([target], tmp_path)
+        assert r.exit_code == 2, r.output
+        assert "constructing the target failed" in r.output and "'width'" in r.output
+    assert len(calls) == 2  # never answered from the cache
+    assert not list((tmp_path / "c").rglob("*.json"))
+
+
+def test_cache_key_covers_imported_modules_transitively(tmp_path):
+    pkg = tmp_path / "proj"
+    (pkg / "layers" / "deep").mkdir(parents=True)
+    (pkg / "layers" / "__init__.py").write_text("")
+    (pkg / "layers" / "deep" / "__init__.py").write_text("")
+    (pkg / "layers" / "blocks.py").write_text("from layers.deep.ops import helper\n")
+    (pkg / "layers" / "deep" / "ops.py").write_text("def helper(x):\n    return x\n")
+    (pkg / "unrelated.py").write_text("X = 1\n")
+    net = pkg / "net.py"
+    net.write_text("from layers.blocks import helper\n\nclass Net:\n    pass\n")
+    from msgraphlint.verify.reach import import_closure
+    closure = import_closure(str(net))
+    assert str(pkg / "layers" / "deep" / "ops.py") in closure
+    assert str(pkg / "layers" / "blocks.py") in closure
+    assert str(pkg / "unrelated.py") not in closure
+    spec = {"file": str(net), "target": "Net", "inputs": None}
+    k1 = command.cache_key(spec, "2.10.0")
+    (pkg / "unrelated.py").write_text("X = 2\n")
+    assert command.cache_key(spec, "2.10.0") == k1
+    (pkg / "layers" / "deep" / "ops.py").write_text("def helper(x):\n    return x + 1\n")
+    assert command.cache_key(spec, "2.10.0") != k1
+
+
+def test_cache_lives_outside_the_tree(monkeypatch, tmp_path):
+    monkeypatch.delenv("MSGRAPHLINT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.chdir(tmp_path)
+    assert command.default_cache_dir() == str(tmp_path / "xdg" / "msgraphlint")
+    assert ".msgraphlint_cache" not in command.default_cache_dir()
+
+
+def test_dynamic_cost_skipped_with_reason():
+    out = {"ok": True, "target_kind": "cell", "input_shapes": [[4, 32], "1.0"],
+           "shape_runs": [{"input_shapes": [[4, 32], "0.5"]}]}
+    assert "only Python scalar" in command._dynamic_cost_skip({}, out, {"SCALE": ["1.0", "0.5"]})
+    assert "--train" in command._dynamic_cost_skip({"train": True}, out, {})
+    out["shape_runs"] = [{"input_shapes": [[8, 32], "1.0"]}]
+    assert command._dynamic_cost_skip({}, out, {"B": ["4", "8"]}) is None

@@ -13,6 +13,7 @@ import pytest
 from msgraphlint.findings import Finding
 from msgraphlint.verify import evidence
 from msgraphlint.verify.crosscheck import crosscheck, extract_events
+from msgraphlint.verify.reach import Span, reach
 from msgraphlint.verify.ir import (error_locations, has_dynamic_dims, match_line, parse_ir_dir,
                                    parse_ir_file)
 
@@ -31,6 +32,15 @@ def seeded_line(name: str) -> int:
 def report(name: str):
     src = CLEAN_SRC if name == "clean_layer" else f"/REPO/fixtures/seeded/{name}.py"
     return parse_ir_dir(str(DATA / name), src)
+
+
+def reached(name: str, target: str = "TransformerLayer", folder: str = "seeded"):
+    """What compiling the fixture's target reaches (reach.py, on the real file), with its
+    paths as the saved IR spells them (/REPO/...)."""
+    real = reach(str(ROOT / "fixtures" / folder / f"{name}.py"), target)
+    real.spans = [Span(s.path.replace(str(ROOT), "/REPO"), s.start, s.end, s.name, s.kind) for s in real.spans]
+    real.natives = {(p.replace(str(ROOT), "/REPO"), ln): ops for (p, ln), ops in real.natives.items()}
+    return real
 
 
 def out_json(name: str) -> dict:
@@ -192,6 +202,9 @@ def test_error_locations_prefer_statements_in_source():
 
 
 def _finding(code, line, path="/REPO/x.py"):
+    """A finding; a seeded fixture's name as ``path`` stands for the fixture's file."""
+    if "/" not in path:
+        path = f"/REPO/fixtures/seeded/{path}.py"
     return Finding(code=code, name="t", message=f"{code} message", path=path, line=line)
 
 
@@ -210,10 +223,10 @@ def test_tensor_if_confirmed_within_slack_only():
     events = extract_events(out_json("tensor_if"), ir, r.source_path)
     assert {e.kind for e in events} == {"control_flow"}
     for delta, expected in ((0, "confirmed"), (1, "confirmed"), (-1, "confirmed"), (3, "not_confirmed")):
-        x = crosscheck([_finding("MSG101", line + delta)], events, ir)
+        x = crosscheck([_finding("MSG101", line + delta, "tensor_if")], events, ir)
         assert x["findings"][0]["status"] == expected, delta
     # a finding of the wrong family does not explain the Switch
-    x = crosscheck([_finding("MSG201", line)], events, ir)
+    x = crosscheck([_finding("MSG201", line, "tensor_if")], events, ir)
     assert x["findings"][0]["status"] == "not_confirmed"
     assert [d["type"] for d in x["disagreements"]] == ["finding_not_confirmed", "event_unexplained"]
     # no finding at all: the event is unexplained
@@ -227,7 +240,7 @@ def test_unlocated_side_effects_confirm_the_family():
     events = extract_events(out, r.to_dict(), r.source_path)
     kinds = {e.kind for e in events}
     assert "side_effect" in kinds and "mutation_divergence" in kinds
-    x = crosscheck([_finding("MSG202", seeded_line("augassign"))], events, r.to_dict())
+    x = crosscheck([_finding("MSG202", seeded_line("augassign"), "augassign")], events, r.to_dict())
     assert x["agree"], x["disagreements"]
     assert x["findings"][0]["status"] == "confirmed"
 
@@ -237,7 +250,7 @@ def test_recompile_event_for_unchanged_shapes():
     events = extract_events(out_json("scalar_arg"), r.to_dict(), r.source_path)
     rec = [e for e in events if e.kind == "recompile"]
     assert rec and rec[0].count == 2 and rec[0].line is None
-    x = crosscheck([_finding("MSG301", seeded_line("scalar_arg"))], events, r.to_dict())
+    x = crosscheck([_finding("MSG304", seeded_line("scalar_arg"), "scalar_arg")], events, r.to_dict())
     assert x["agree"], x["disagreements"]
 
 
@@ -256,7 +269,7 @@ def test_fallback_confirms_msg4_at_line():
     assert fb and fb[0].count >= 5
     # elementwise ops left unfused by the dynamic shape are folded into it, not separate events
     assert not any(e.kind == "unfused_elementwise" for e in events)
-    x = crosscheck([_finding("MSG401", line)], events, r.to_dict())
+    x = crosscheck([_finding("MSG401", line, "asnumpy_roundtrip")], events, r.to_dict())
     statuses = {e["kind"]: e["status"] for e in x["events"] if e["line"] == line}
     assert statuses["fallback"] == "explained"
     assert x["findings"][0]["status"] == "confirmed"
@@ -267,7 +280,8 @@ def test_dynamic_set_inputs_event():
     events = extract_events(out_json("dynamic_set_inputs"), r.to_dict(), r.source_path)
     assert [e.kind for e in events] == ["dynamic_shape"]
     assert "0 fused kernels" in events[0].detail
-    x = crosscheck([_finding("MSG302", seeded_line("dynamic_set_inputs"))], events, r.to_dict())
+    x = crosscheck([_finding("MSG305", seeded_line("dynamic_set_inputs"), "dynamic_set_inputs")], events, r.to_dict(),
+                   reached=reached("dynamic_set_inputs"))
     assert x["agree"]
 
 
@@ -284,7 +298,7 @@ def test_compile_error_mapped_to_a_finding_line_the_compiler_did_not_name():
 
 
 def test_findings_outside_the_compiled_code_are_not_compiled(clean):
-    x = crosscheck([_finding("MSG101", 200)], [], clean.to_dict())  # make_inputs, not compiled
+    x = crosscheck([_finding("MSG101", 200, CLEAN_SRC)], [], clean.to_dict())  # make_inputs, not compiled
     assert x["findings"][0]["status"] == "not_compiled"
     assert x["agree"]
 
@@ -306,7 +320,7 @@ def test_evidence_table_is_consistent():
 
 def test_ir_data_is_small():
     total = sum(p.stat().st_size for p in DATA.rglob("*") if p.is_file())
-    assert total < 2_100_000
+    assert total < 2_400_000
     assert not any(os.path.basename(str(p)).endswith(".pb") for p in DATA.rglob("*"))
 
 
@@ -317,7 +331,7 @@ def test_host_sync_round_trip_is_one_event_at_all_its_lines():
     hs = [e for e in events if e.kind == "host_sync"]
     assert len(hs) == 1 and hs[0].count == 3
     assert line in hs[0].lines and len(hs[0].lines) == 2  # the helper's float() and the call site
-    x = crosscheck([_finding("MSG401", line)], events, r.to_dict())
+    x = crosscheck([_finding("MSG401", line, "python_helper")], events, r.to_dict())
     assert x["agree"], x["disagreements"]
 
 
@@ -334,3 +348,150 @@ def test_error_locations_multiline_statement_counts_def_does_not():
     assert error_locations(text, "/tmp/errmod.py") == [("/tmp/errmod.py", 8)]
     ir_style = "# 1 In file /REPO/a.py:10~14, 4~9/    def f(x):/\n# 2 In file /REPO/a.py:12, 8~9/        y = 1/\n"
     assert error_locations(ir_style, "/REPO/a.py") == [("/REPO/a.py", 12)]
+
+
+# ----------------------------------------------------------------------------- issue 11
+# IR saved from real MindSpore 2.10 compiles of fixtures/verify/ (see its README).
+
+VERIFY_SRC = "/REPO/fixtures/verify"
+
+
+def verify_report(name: str, src: str):
+    return parse_ir_dir(str(DATA / name), f"{VERIFY_SRC}/{src}")
+
+
+def vfinding(code, line, src):
+    return _finding(code, line, f"{VERIFY_SRC}/{src}")
+
+
+def by_kind(x, kind):
+    return [e for e in x["events"] if e["kind"] == kind]
+
+
+def test_switches_after_a_fallback_are_knock_on_effects():
+    """.asnumpy() in the middle of an MLP: PyExecute at the line, then Switch nodes at the two
+    later Dense calls (shape checks on the dynamic-shape tensors): caused by the fallback."""
+    r = verify_report("fallback_mlp", "fallback_mlp.py")
+    ir = r.to_dict()
+    events = extract_events(out_json("fallback_mlp"), ir, r.source_path)
+    assert sorted((e.kind, e.line) for e in events if e.kind == "control_flow") == [
+        ("control_flow", 21), ("control_flow", 22)]
+    x = crosscheck([vfinding("MSG401", 20, "fallback_mlp.py")], events, ir,
+                   reached=reached("fallback_mlp", "FallbackMLP", "verify"))
+    assert x["agree"], x["disagreements"]
+    cf = by_kind(x, "control_flow")
+    assert [e["status"] for e in cf] == ["knock_on", "knock_on"]
+    assert all(e["caused_by"].startswith("fallback") and "line 20" in e["caused_by"] for e in cf), cf
+    assert by_kind(x, "dynamic_shape")[0]["status"] == "explained"
+    # without the finding, the fallback itself is the one disagreement; its knock-ons are not counted
+    x = crosscheck([], events, ir, reached=reached("fallback_mlp", "FallbackMLP", "verify"))
+    assert {d["kind"] for d in x["disagreements"]} == {"fallback"}
+    assert [e["status"] for e in by_kind(x, "control_flow")] == ["knock_on", "knock_on"]
+
+
+def test_knock_on_needs_an_earlier_cause():
+    ev_switch = IREvent_("control_flow", 10)
+    ev_fallback = IREvent_("fallback", 20)
+    x = crosscheck([], [ev_switch, ev_fallback], None)
+    assert by_kind(x, "control_flow")[0]["status"] == "unexplained"  # before the fallback: its own defect
+
+
+def IREvent_(kind, line, path="/REPO/m.py"):
+    from msgraphlint.verify.crosscheck import IREvent
+    return IREvent(kind=kind, line=line, path=path, sites=[(path, line)])
+
+
+def test_native_ops_the_rules_recommend_are_expected():
+    """ops.print_ (Print, no line) and ops.assign on a Parameter (Assign at its line)."""
+    r = verify_report("native_ops", "two_classes.py")
+    ir = r.to_dict()
+    events = extract_events(out_json("native_ops"), ir, r.source_path)
+    assert sorted(((e.kind, e.line, tuple(e.ops)) for e in events), key=str) == [
+        ("side_effect", 48, ("Assign",)), ("side_effect", None, ("Print",))]
+    x = crosscheck([], events, ir, reached=reached("two_classes", "NativeOpsMLP", "verify"))
+    assert x["agree"], x["disagreements"]
+    assert {e["status"] for e in x["events"]} == {"expected"}
+    # the same ops where the compiled code calls no native op: unexplained
+    x = crosscheck([], events, ir, reached=reached("two_classes", "AugMLP", "verify"))
+    assert [d["kind"] for d in x["disagreements"]] == ["side_effect", "side_effect"]
+
+
+def test_native_assign_counts_only_on_a_parameter():
+    from msgraphlint.verify.reach import reach as reach_
+    natives = reach_(str(ROOT / "fixtures" / "seeded" / "assign_nonparam.py"), "TransformerLayer").natives
+    assert not any("Assign" in ops for ops in natives.values())  # ops.assign on an input tensor
+    natives = reach_(str(ROOT / "fixtures" / "verify" / "two_classes.py"), "NativeOpsMLP").natives
+    assert sorted(natives.values()) == [["Assign"], ["Print"]]
+
+
+def test_event_in_an_imported_module_matches_the_finding_there():
+    r = verify_report("multimodule", "multimodule/net.py")
+    ir = r.to_dict()
+    events = extract_events(out_json("multimodule"), ir, r.source_path)
+    [cf] = [e for e in events if e.kind == "control_flow"]
+    assert (cf.path, cf.line) == (f"{VERIFY_SRC}/multimodule/layers/blocks.py", 14)
+    assert (f"{VERIFY_SRC}/multimodule/net.py", 17) in cf.sites  # the call that led there
+    reach_net = reached("net", "Net", "verify/multimodule")
+    assert {s.name for s in reach_net.spans} >= {"net.Net", "layers.blocks.GatedBlock"}
+    assert "layers.blocks.UnusedBlock" not in {s.name for s in reach_net.spans}
+    good = vfinding("MSG101", 14, "multimodule/layers/blocks.py")
+    unused = vfinding("MSG201", 25, "multimodule/layers/blocks.py")
+    same_line_other_file = vfinding("MSG101", 14, "multimodule/net.py")
+    x = crosscheck([good, unused], events, ir, reached=reach_net)
+    assert [f["status"] for f in x["findings"]] == ["confirmed", "not_compiled"]
+    assert x["agree"]
+    # lines are matched in their own file: the Switch in blocks.py:14 is no evidence for net.py:14
+    x = crosscheck([same_line_other_file], events, ir, reached=reach_net)
+    assert x["findings"][0]["status"] == "not_confirmed"
+    assert [d["type"] for d in x["disagreements"]] == ["finding_not_confirmed", "event_unexplained"]
+
+
+def test_unlocated_event_matches_only_a_predicting_rule_in_the_compiled_code():
+    """The scalar-argument recompile (no line): a set_inputs finding (MSG305) outside the
+    compiled code does not explain it, nor does a compiled finding whose rule predicts
+    another kind; MSG304 (python-scalar-input) in the compiled code does, without a line."""
+    r = report("scalar_arg")
+    ir = r.to_dict()
+    events = extract_events(out_json("scalar_arg"), ir, r.source_path)
+    src = "/REPO/fixtures/seeded/scalar_arg.py"
+    seeded = seeded_line("scalar_arg")
+    from msgraphlint.verify.reach import Reach
+    compiled_only_construct = Reach(spans=[Span(src, 120, 140, "TransformerLayer", "cell")])
+    elsewhere = _finding("MSG305", 30, src)
+    x = crosscheck([elsewhere], events, ir, reached=compiled_only_construct)
+    assert x["findings"][0]["status"] == "not_compiled"
+    assert [d["kind"] for d in x["disagreements"]] == ["recompile"]
+    x = crosscheck([_finding("MSG301", seeded, src)], events, ir, reached=compiled_only_construct)
+    assert x["findings"][0]["status"] == "not_confirmed" and not x["agree"]
+    x = crosscheck([_finding("MSG304", seeded, src)], events, ir, reached=compiled_only_construct)
+    assert x["findings"][0]["status"] == "confirmed" and x["findings"][0]["without_line"]
+    assert by_kind(x, "recompile")[0]["without_line"] and x["agree"]
+
+
+def test_default_level_compile_error_located_by_analyze_fail():
+    """MindSpore's message ('int' object has no attribute '__len__') names no line;
+    analyze_fail.ir's failing node is inside Dense, after the .asnumpy() statement (31)."""
+    r = verify_report("nodtype", "compile_errors.py")
+    ir = r.to_dict()
+    out = out_json("nodtype")
+    assert "In file" not in out["error"].split("Traceback")[0]
+    events = extract_events(out, ir, r.source_path)
+    [ce] = [e for e in events if e.kind == "compile_error"]
+    assert ce.line == 31 and "analyze_fail.ir" in ce.detail
+    assert [f"{VERIFY_SRC}/compile_errors.py", 29, 32] in ir["compiled_ranges"]  # NoDtype.construct
+    reach_ = reached("compile_errors", "NoDtype", "verify")
+    findings = [vfinding("MSG401", 31, "compile_errors.py"), vfinding("MSG401", 18, "compile_errors.py"),
+                vfinding("MSG101", 30, "compile_errors.py")]
+    x = crosscheck(findings, events, ir, reached=reach_, compile_ok=False, slack=0)
+    # a finding the failure does not confirm was not reached: not a disagreement
+    assert [f["status"] for f in x["findings"]] == ["confirmed", "not_compiled", "not_reached"]
+    assert x["agree"], x["disagreements"]
+
+
+def test_strict_compile_error_and_what_was_compiled_before_it():
+    r = verify_report("strict_asnumpy", "compile_errors.py")
+    ir = r.to_dict()
+    assert ir["analyze_fail_sites"] == [[f"{VERIFY_SRC}/compile_errors.py", 18]]
+    assert ir["compiled_ranges"] == [[f"{VERIFY_SRC}/compile_errors.py", 16, 19]]
+    events = extract_events(out_json("strict_asnumpy"), ir, r.source_path)
+    assert [(e.kind, e.line) for e in events] == [("compile_error", 18)]

@@ -46,16 +46,15 @@ import sys
 import time
 import traceback
 
-_DTYPES = {
-    "float32": "float32", "f32": "float32", "float": "float32",
-    "float16": "float16", "f16": "float16", "half": "float16",
-    "float64": "float64", "f64": "float64", "double": "float64",
-    "bfloat16": "bfloat16", "bf16": "bfloat16",
-    "int32": "int32", "i32": "int32", "int64": "int64", "i64": "int64", "int": "int64",
-    "int8": "int8", "uint8": "uint8", "int16": "int16",
-    "bool": "bool",
-}
+try:
+    from msgraphlint.verify.inputs import parse_input_spec  # noqa: F401 - also the child's API
+except ImportError:  # run as a file: the package is beside it
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    from msgraphlint.verify.inputs import parse_input_spec  # noqa: F401
 
+#: stages where a failure is the caller's mistake (a usage error), not the compiler's verdict
+USAGE_STAGES = {"import": "importing the module failed", "target": "the target is not compilable",
+                "build": "constructing the target failed", "inputs": "building the inputs failed"}
 
 def _setup_env(spec: dict) -> None:
     ir_dir = spec.get("ir_dir")
@@ -77,35 +76,6 @@ def _count_validate(ir_dir):
     if not ir_dir or not os.path.isdir(ir_dir):
         return 0
     return len(glob.glob(os.path.join(ir_dir, "**", "*_validate_*.ir"), recursive=True))
-
-
-def parse_input_spec(text):
-    """``"2x64x256:float32"`` -> ("tensor", [2, 64, 256], "float32");
-    ``"2x?x256:float32"`` -> dims with None (dynamic, for set_inputs);
-    ``":float32"`` or ``"scalar:float32"`` -> a 0-d tensor;
-    ``"py:3"`` / ``"py:0.5"`` / ``"py:None"`` / ``"py:(1, 2)"`` -> a Python value."""
-    text = str(text).strip()
-    if text.startswith("py:"):
-        import ast
-
-        return ("py", ast.literal_eval(text[3:].strip()), None)
-    if ":" in text:
-        dims_text, dtype = text.rsplit(":", 1)
-    else:
-        dims_text, dtype = text, "float32"
-    dtype = _DTYPES.get(dtype.strip().lower())
-    if dtype is None:
-        raise ValueError(f"unknown dtype in input spec {text!r}")
-    dims_text = dims_text.strip()
-    dims = []
-    if dims_text and dims_text != "scalar":
-        for part in dims_text.lower().split("x"):
-            part = part.strip()
-            if part in ("?", "-1", "none"):
-                dims.append(None)
-            else:
-                dims.append(int(part))
-    return ("tensor", dims, dtype)
 
 
 def main(argv=None) -> int:
@@ -135,8 +105,17 @@ def main(argv=None) -> int:
         first = next((ln.strip() for ln in msg.splitlines() if ln.strip()), "")
         out["error_first_line"] = first or type(exc).__name__
         out["error"] = msg + "\n\n" + traceback.format_exc()
+        if out["stage"] == "setup" and isinstance(exc, ImportError):
+            out["error_type"] = "MindSporeMissing"
+            out["error_first_line"] = (f"MindSpore is not importable by {sys.executable} ({first}): install "
+                                       "msgraphlint[verify] or set MSGRAPHLINT_MINDSPORE_PYTHON")
+        elif out["stage"] in USAGE_STAGES:
+            out["usage_error"] = f"{USAGE_STAGES[out['stage']]}: {type(exc).__name__}: {first}"
     finally:
-        out["n_compiles"] = _count_validate(spec.get("ir_dir"))
+        if out.get("graph_compiles") is not None:
+            out["n_compiles"] = out["graph_compiles"]
+        else:
+            out["n_compiles"] = _count_validate(spec.get("ir_dir"))
         _copy_analyze_fail(spec, out)
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1, default=str)
@@ -177,9 +156,8 @@ def _load_module(path):
 
 
 def _run(spec, out):
-    import numpy as np
-
     import mindspore as ms
+    import numpy as np
     from mindspore import Tensor, nn
 
     out["mindspore_version"] = ms.__version__
@@ -211,6 +189,7 @@ def _run(spec, out):
 
     out["stage"] = "import"
     module = _load_module(spec["file"])
+    out["stage"] = "target"
     target_name = spec["target"]
     if not hasattr(module, target_name):
         raise AttributeError(f"{spec['file']} has no attribute {target_name!r}")
@@ -248,6 +227,7 @@ def _run(spec, out):
     else:
         raise TypeError(f"{target_name} is neither a Cell class nor a function")
 
+    out["stage"] = "inputs"
     first_entry = spec.get("inputs")
     if first_entry is None:
         first_entry = dict(spec.get("make_inputs_kwargs") or {})
@@ -337,6 +317,10 @@ def _run(spec, out):
             "input_shapes": [list(v.shape) if hasattr(v, "shape") else repr(v) for v in alt],
         })
 
+    # graph compiles only: what PyNative does next (its gradient graph under --train) also
+    # writes IR files, which are not compiles of the target
+    out["graph_compiles"] = _count_validate(ir_dir)
+    graph_files = set(glob.glob(os.path.join(ir_dir, "**", "*.ir"), recursive=True)) if ir_dir else set()
     if spec.get("compare_pynative"):
         out["stage"] = "pynative"
         ms.set_context(mode=ms.PYNATIVE_MODE)
@@ -363,6 +347,9 @@ def _run(spec, out):
         out["pynative_equal"] = bool(equal)
         out["max_abs_diff"] = max_diff
         ms.set_context(mode=ms.GRAPH_MODE)
+        if ir_dir:
+            for path in set(glob.glob(os.path.join(ir_dir, "**", "*.ir"), recursive=True)) - graph_files:
+                os.remove(path)
     out["stage"] = "done"
 
 

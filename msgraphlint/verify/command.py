@@ -22,9 +22,12 @@ import click
 
 from .. import __version__
 from . import evidence
+from . import inputs as inputs_mod
 from .compile import compile_target, mindspore_python
 from .crosscheck import DEFAULT_SLACK, crosscheck, extract_events
-from .ir import PARSER_VERSION, parse_ir_dir
+from .ir import PARSER_VERSION, is_library_path, parse_ir_dir
+from .reach import TargetError, check_target, import_closure, new_index, reach, sources_digest
+from .report import render_text  # noqa: F401 - part of this module's API
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -45,6 +48,8 @@ INFRA_ERRORS = ("CompileTimeout", "ChildCrashed", "MindSporeMissing", "ChildStar
 
 
 class VerifyError(click.ClickException):
+    """A usage error (bad target, inputs or options; MindSpore missing): exit 2, never cached."""
+
     exit_code = 2
 
 
@@ -61,69 +66,41 @@ def parse_target(target: Optional[str], train: bool) -> Tuple[str, str]:
     else:
         path, name = target, ""
     if not os.path.isfile(path):
-        raise click.BadParameter(f"no such file: {path}", param_hint="TARGET")
+        raise VerifyError(f"TARGET: no such file: {path}")
     if not name:
-        raise click.BadParameter("name the Cell class or function: path/to/file.py::ClassName",
-                                 param_hint="TARGET")
+        raise VerifyError("TARGET: name the Cell class or function: path/to/file.py::ClassName")
+    if not name.isidentifier():
+        raise VerifyError(f"TARGET: {name!r} is not a Python name (path/to/file.py::ClassName)")
     return os.path.abspath(path), name
 
 
 def parse_shapes(values: Sequence[str]) -> Dict[str, List[str]]:
     """``("seq=64,128,96",)`` -> ``{"seq": ["64", "128", "96"]}``."""
-    out: Dict[str, List[str]] = {}
-    for v in values or ():
-        if "=" not in v:
-            raise click.BadParameter(f"expected NAME=V1,V2,... , got {v!r}", param_hint="--shapes")
-        name, _, vals = v.partition("=")
-        items = [x.strip() for x in vals.split(",") if x.strip()]
-        if len(items) < 1:
-            raise click.BadParameter(f"no values in {v!r}", param_hint="--shapes")
-        out[name.strip()] = items
-    lengths = {len(x) for x in out.values()}
-    if len(lengths) > 1:
-        raise click.BadParameter("all --shapes names need the same number of values", param_hint="--shapes")
-    return out
-
-
-def _literal(text: str):
-    for conv in (int, float):
-        try:
-            return conv(text)
-        except ValueError:
-            pass
-    return text
-
-
-def _substitute(spec_items: Sequence[str], values: Dict[str, str]) -> List[str]:
-    """Replace symbolic dims (``2xSEQx256:float32`` with ``SEQ=64``)."""
-    out = []
-    for item in spec_items:
-        if item.startswith("py:") or ":" not in item and "x" not in item:
-            out.append(values.get(item[3:], item) if item.startswith("py:") else item)
-            continue
-        dims, sep, dtype = item.rpartition(":") if ":" in item else (item, "", "")
-        parts = [values.get(p, p) for p in dims.split("x")]
-        out.append("x".join(parts) + (sep + dtype if sep else ""))
-    return out
+    try:
+        return inputs_mod.parse_shapes(values)
+    except inputs_mod.InputError as exc:
+        raise VerifyError(str(exc)) from None
 
 
 def build_spec(path: str, name: str, inputs: Sequence[str], shapes: Dict[str, List[str]],
                train: bool, strict: bool, fusion: bool, pynative: bool) -> dict:
+    """The compile child's SPEC; a malformed --inputs/--shapes is a :class:`VerifyError`."""
     spec = {"file": path, "target": name, "train": train,
             "syntax_level": "strict" if strict else "default", "fusion": fusion,
             "compare_pynative": pynative}
     if inputs:
+        try:
+            variants = inputs_mod.input_variants(list(inputs), shapes)
+        except inputs_mod.InputError as exc:
+            raise VerifyError(str(exc)) from None
+        spec["inputs"] = variants[0]
         if shapes:
-            n = len(next(iter(shapes.values())))
-            variants = [_substitute(inputs, {k: v[i] for k, v in shapes.items()}) for i in range(n)]
-            spec["inputs"], spec["shapes"] = variants[0], variants[1:]
-        else:
-            spec["inputs"] = list(inputs)
+            spec["shapes"] = variants[1:]
     else:
         spec["inputs"] = None
         if shapes:
             n = len(next(iter(shapes.values())))
-            variants = [{k: _literal(v[i]) for k, v in shapes.items()} for i in range(n)]
+            variants = [{k: inputs_mod.literal(v[i]) for k, v in shapes.items()} for i in range(n)]
             spec["make_inputs_kwargs"], spec["shapes"] = variants[0], variants[1:]
     return spec
 
@@ -150,28 +127,24 @@ def _mindspore_version() -> str:
         return "absent"
 
 
-def _sources_digest(path: str) -> str:
-    """The target file and the Python files beside it (sibling imports)."""
-    h = hashlib.sha256()
-    target = Path(path)
-    h.update(target.read_bytes())
-    for sib in sorted(target.parent.glob("*.py")):
-        if sib != target:
-            h.update(sib.name.encode())
-            h.update(sib.read_bytes())
-    return h.hexdigest()
-
-
-def cache_key(spec: dict, ms_version: str) -> str:
+def cache_key(spec: dict, ms_version: str, sources: Optional[Sequence[str]] = None) -> str:
+    """The target, inputs and options, the MindSpore version and interpreter, msgraphlint's
+    parser version, and the bytes of every project module the target file imports,
+    transitively (``reach.import_closure``), as ``check``'s cache keys a file."""
+    sources = list(sources) if sources is not None else import_closure(spec["file"])
     payload = {k: v for k, v in spec.items() if k not in ("ir_dir", "file")}
-    payload.update(file=os.path.abspath(spec["file"]), sources=_sources_digest(spec["file"]),
+    payload.update(file=os.path.abspath(spec["file"]), sources=sources_digest(sources),
                    mindspore=ms_version, msgraphlint=__version__, parser=PARSER_VERSION,
                    python=mindspore_python())
     return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
 def default_cache_dir() -> str:
-    return os.environ.get("MSGRAPHLINT_CACHE_DIR") or os.path.join(os.getcwd(), ".msgraphlint_cache")
+    """Outside the user's tree, like ``check``'s: ``$MSGRAPHLINT_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/msgraphlint`` (``~/.cache/msgraphlint``); results go in ``verify/``."""
+    from ..cache import default_dir
+
+    return default_dir()
 
 
 # ----------------------------------------------------------------------------- running
@@ -184,7 +157,7 @@ def run_compile(spec: dict, timeout: float, keep_ir: Optional[str]) -> Tuple[dic
         ir_dir = os.path.join(tmp, "ir")
         out = compile_target(dict(spec, ir_dir=ir_dir), timeout=timeout)
         ir = None
-        if os.path.isdir(ir_dir) and out.get("error_type") not in INFRA_ERRORS:
+        if os.path.isdir(ir_dir) and out.get("error_type") not in INFRA_ERRORS and not out.get("usage_error"):
             report = parse_ir_dir(ir_dir, spec["file"])
             ir = report.to_dict()
         if keep_ir:
@@ -203,18 +176,45 @@ def run_compile(spec: dict, timeout: float, keep_ir: Optional[str]) -> Tuple[dic
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def _dynamic_cost_skip(spec: dict, out: dict, shape_map: dict) -> Optional[str]:
+    """Why the set_inputs measurement does not apply to this run, or None when it does."""
+    if spec.get("train"):
+        return "--train: it would compile the forward graph only, so its cost means nothing for a training step"
+    if not out.get("ok"):
+        return "the compile failed"
+    if out.get("target_kind") != "cell":
+        return "set_inputs needs a Cell target"
+    sigs = {_tensor_dims(out.get("input_shapes"))} | {_tensor_dims(r.get("input_shapes"))
+                                                      for r in out.get("shape_runs") or []}
+    if len(sigs) <= 1:
+        return "no tensor shape varies (only Python scalar arguments): set_inputs declares tensor dims only"
+    return None
+
+
+def _tensor_dims(shapes) -> tuple:
+    return tuple(tuple(s) for s in shapes or [] if isinstance(s, list))
+
+
 def verify(target: Optional[str] = None, *, inputs: Sequence[str] = (), shapes: Sequence[str] = (),
            train: bool = False, strict: bool = False, fusion: bool = True, pynative: bool = True,
            dynamic_cost: bool = True, static: bool = True, timeout: float = 300,
            use_cache: bool = True, cache_dir: Optional[str] = None, ir_dir: Optional[str] = None,
            slack: int = DEFAULT_SLACK, findings=None) -> dict:
-    """Run a verify and return its result dict (what ``--format json`` prints)."""
+    """Run a verify and return its result dict (what ``--format json`` prints). Usage
+    errors raise :class:`VerifyError` (exit 2) and are never cached."""
     path, name = parse_target(target, train)
     shape_map = parse_shapes(shapes)
     spec = build_spec(path, name, inputs, shape_map, train, strict, fusion, pynative)
+    try:
+        check_target(path, name, need_make_inputs=not inputs, shape_names=list(shape_map) if not inputs else ())
+        index = new_index(path)
+        reached = reach(path, name, index)
+        closure = import_closure(path, index)
+    except TargetError as exc:
+        raise VerifyError(str(exc)) from None
     t0 = time.perf_counter()
     ms_version = _mindspore_version()
-    key = cache_key(dict(spec, dynamic_cost=bool(shape_map and dynamic_cost)), ms_version)
+    key = cache_key(dict(spec, dynamic_cost=bool(shape_map and dynamic_cost)), ms_version, closure)
     cache_dir = cache_dir or default_cache_dir()
     cache_file = os.path.join(cache_dir, "verify", key + ".json")
     cached = None
@@ -230,12 +230,19 @@ def verify(target: Optional[str] = None, *, inputs: Sequence[str] = (), shapes: 
     else:
         from_cache = False
         out, ir = run_compile(spec, timeout, ir_dir)
+        if out.get("error_type") == "MindSporeMissing":
+            raise VerifyError(out.get("error_first_line") or "MindSpore is not importable")
+        if out.get("usage_error"):
+            raise VerifyError(f"{os.path.relpath(path)}::{name}: {out['usage_error']}")
         compiled = {"out": out, "ir": ir, "dynamic": None, "spec": spec}
-        if shape_map and dynamic_cost and out.get("ok") and compiled["ir"] is not None \
-                and out.get("target_kind") == "cell":
-            dspec = dict(spec, dynamic="auto", compare_pynative=False)
-            dout, dir_ = run_compile(dspec, timeout, None)
-            compiled["dynamic"] = {"out": dout, "ir": dir_}
+        if shape_map and dynamic_cost:
+            skip = _dynamic_cost_skip(spec, out, shape_map)
+            if skip:
+                compiled["dynamic"] = {"skipped": skip}
+            else:
+                dspec = dict(spec, dynamic="auto", compare_pynative=False)
+                dout, dir_ = run_compile(dspec, timeout, None)
+                compiled["dynamic"] = {"out": dout, "ir": dir_}
         if use_cache and out.get("error_type") not in INFRA_ERRORS:
             os.makedirs(os.path.dirname(cache_file), exist_ok=True)
             tmp = cache_file + f".{os.getpid()}.tmp"
@@ -248,25 +255,32 @@ def verify(target: Optional[str] = None, *, inputs: Sequence[str] = (), shapes: 
         "mode": "train" if train else "forward", "syntax_level": spec["syntax_level"],
         "inputs": spec.get("inputs") or spec.get("make_inputs_kwargs") or "make_inputs()",
         "shapes": {k: v for k, v in shape_map.items()}, "mindspore_version": out.get("mindspore_version") or ms_version,
-        "cached": from_cache, "cache_key": key, "evidence_version": evidence.EVIDENCE_VERSION, "compile": _public_out(out), "ir": ir,
+        "cached": from_cache, "cache_key": key, "evidence_version": evidence.EVIDENCE_VERSION,
+        "compile": _public_out(out), "ir": ir,
+        "compiled_code": [s.to_list() for s in reached.spans], "compiled_before_failure": None,
         "dynamic_cost": None, "static": None, "crosscheck": None, "errors": [],
     }
     if out.get("error_type") in INFRA_ERRORS:
         result["errors"].append(f"{out['error_type']}: {out.get('error_first_line')}")
-    if compiled.get("dynamic"):
-        d_ir = compiled["dynamic"]["ir"] or {}
+    if not out.get("ok") and out.get("error_type") not in INFRA_ERRORS:
+        result["compiled_before_failure"] = _compiled_before_failure(ir, reached)
+    dyn = compiled.get("dynamic")
+    if dyn and dyn.get("skipped"):
+        result["dynamic_cost"] = {"skipped": dyn["skipped"]}
+    elif dyn:
+        d_ir = dyn["ir"] or {}
         result["dynamic_cost"] = {
-            "ok": compiled["dynamic"]["out"].get("ok"),
-            "error": compiled["dynamic"]["out"].get("error_first_line"),
-            "dynamic_inputs": compiled["dynamic"]["out"].get("dynamic_inputs"),
-            "compiles": compiled["dynamic"]["out"].get("n_compiles"),
+            "ok": dyn["out"].get("ok"),
+            "error": dyn["out"].get("error_first_line"),
+            "dynamic_inputs": dyn["out"].get("dynamic_inputs"),
+            "compiles": dyn["out"].get("n_compiles"),
             "static": {"fused_kernels": (ir or {}).get("summary", {}).get("fused_kernels"),
                        "unfused_ops": (ir or {}).get("summary", {}).get("unfused_ops"),
                        "call_seconds": out.get("call_seconds")},
             "dynamic": {"fused_kernels": d_ir.get("summary", {}).get("fused_kernels"),
                         "unfused_ops": d_ir.get("summary", {}).get("unfused_ops"),
-                        "call_seconds": compiled["dynamic"]["out"].get("call_seconds"),
-                        "compile_seconds": compiled["dynamic"]["out"].get("compile_seconds")},
+                        "call_seconds": dyn["out"].get("call_seconds"),
+                        "compile_seconds": dyn["out"].get("compile_seconds")},
         }
     # fusion actually happened?
     fusion_ok = True
@@ -280,22 +294,47 @@ def verify(target: Optional[str] = None, *, inputs: Sequence[str] = (), shapes: 
                 f"{len(fusible_unfused)} fusible ops are there; is the AKG kernel compiler working "
                 "(pip install decorator) and MS_DEV_GRAPH_KERNEL_FLAGS honoured?")
     result["fusion_ok"] = fusion_ok
-    # static side
+    # static side: the files holding the compiled code
     if static:
         if findings is None:
-            findings = _static_findings(path)
+            findings = _static_findings(_static_files(path, reached, ir))
         result["static"] = [_finding_dict(f) for f in findings] if findings is not None else None
     events = extract_events(out, ir, path) if out.get("error_type") not in INFRA_ERRORS else []
+    compile_ok = bool(out.get("ok"))
     if static and findings is not None:
-        result["crosscheck"] = crosscheck(findings, events, ir, slack=slack)
+        result["crosscheck"] = crosscheck(findings, events, ir, slack=slack, reached=reached, compile_ok=compile_ok)
     else:
-        result["crosscheck"] = crosscheck([], events, ir, slack=slack)
+        result["crosscheck"] = crosscheck([], events, ir, slack=slack, reached=reached, compile_ok=compile_ok)
         if not static:
             result["crosscheck"]["disagreements"] = []
             result["crosscheck"]["agree"] = True
     result["seconds"] = round(time.perf_counter() - t0, 3)
     result["exit_code"] = 2 if result["errors"] else (0 if result["crosscheck"]["agree"] else 1)
     return result
+
+
+def _compiled_before_failure(ir: Optional[dict], reached) -> List[str]:
+    """The project functions the failed compile had parsed (analyze_fail.ir / IR def frames)."""
+    out = []
+    for r in (ir or {}).get("compiled_ranges") or []:
+        if len(r) != 3:
+            continue
+        p, a, b = r
+        name = next((s.name.split(".", 1)[-1] for s in reached.spans if s.path == os.path.abspath(p)
+                     and s.start <= a and b <= s.end and s.kind == "function"), None)
+        if name is None:
+            owner = next((s for s in reached.spans if s.path == os.path.abspath(p) and s.start <= a and b <= s.end), None)
+            name = owner.name.split(".", 1)[-1] + f" (lines {a}-{b})" if owner else f"lines {a}-{b}"
+        out.append(f"{os.path.relpath(p)}: {name}")
+    return sorted(set(out))
+
+
+def _static_files(path: str, reached, ir: Optional[dict]) -> List[str]:
+    files = {os.path.abspath(path)} | set(reached.files)
+    for r in (ir or {}).get("compiled_ranges") or []:
+        if len(r) == 3 and os.path.isfile(r[0]) and not is_library_path(r[0]):
+            files.add(os.path.abspath(r[0]))
+    return sorted(files)
 
 
 def _public_out(out: dict) -> dict:
@@ -305,13 +344,15 @@ def _public_out(out: dict) -> dict:
     return {k: out.get(k) for k in keep}
 
 
-def _static_findings(path: str):
+def _static_findings(paths):
     try:
         from ..api import check_paths
     except ImportError:
         return None
+    if isinstance(paths, str):
+        paths = [paths]
     try:
-        results = check_paths([path])
+        results = check_paths(list(paths))
     except Exception as exc:  # noqa: BLE001 - the static side must not hide the compile
         click.echo(f"msgraphlint verify: static check failed: {type(exc).__name__}: {exc}", err=True)
         return None
@@ -322,129 +363,9 @@ def _static_findings(path: str):
 
 
 def _finding_dict(f) -> dict:
-    return {"code": f.code, "name": getattr(f, "name", ""), "line": f.line,
+    return {"code": f.code, "name": getattr(f, "name", ""), "path": getattr(f, "path", None), "line": f.line,
             "end_line": getattr(f, "end_line", None), "message": f.message,
             "severity": getattr(getattr(f, "severity", None), "value", None)}
-
-
-# ----------------------------------------------------------------------------- text
-
-
-def render_text(result: dict, verbose: bool = False) -> str:
-    lines: List[str] = []
-    c = result["compile"]
-    ir = result["ir"] or {}
-    s = ir.get("summary") or {}
-    lines.append(f"msgraphlint verify {result['target']}  ({result['mode']}, syntax {result['syntax_level']}, "
-                 f"inputs {_fmt_inputs(result['inputs'])})")
-    timing = []
-    if c.get("compile_seconds") is not None:
-        timing.append(f"compile {c['compile_seconds']:.1f} s")
-    if c.get("call_seconds") is not None:
-        timing.append(f"call {c['call_seconds'] * 1000:.1f} ms")
-    timing.append(f"{c.get('n_compiles', 0)} compile(s)")
-    timing.append("cached" if result["cached"] else "fresh")
-    lines.append(f"MindSpore {result['mindspore_version']} · fusion on · " + " · ".join(timing))
-    for err in result["errors"]:
-        lines.append(f"ERROR: {err}")
-    if not c.get("ok"):
-        lines.append(f"Compile failed ({c.get('error_type')}): {c.get('error_first_line')}")
-    if ir:
-        lines.append("")
-        lines.append(f"Fusion: {s.get('fused_kernels', 0)} fused kernels ({s.get('fused_ops', 0)} ops), "
-                     f"{s.get('unfused_ops', 0)} ops unfused, {s.get('kernel_graphs', 0)} kernel graph(s), "
-                     f"{s.get('fallback_nodes', 0)} fallback node(s)"
-                     + (", dynamic shape" if s.get("dynamic_shape") else ""))
-        for k in ir.get("fused", []):
-            ops = " ".join(k["ops"]) if len(k["ops"]) <= 6 else " ".join(k["ops"][:6]) + f" … ({len(k['ops'])} ops)"
-            lines.append(f"  fused    {k['kind']:<40} lines {_fmt_lines(k['lines']):<12} {ops}")
-        for e in ir.get("unfused", []):
-            lines.append(f"  unfused  {e['op']:<40} line  {_fmt_lines([e['line']] if e['line'] else []):<12} {e['scope']}")
-        if ir.get("fallbacks"):
-            lines.append("Fallback nodes:")
-            for e in ir["fallbacks"]:
-                lines.append(f"  {e['op']:<12} line {e['line'] if e['line'] else '?'}")
-    if len(c.get("shape_runs") or []) or result["shapes"]:
-        lines.append("")
-        runs = c.get("shape_runs") or []
-        lines.append(f"Recompiles: {c.get('n_compiles', 0)} compile(s) for {1 + len(runs)} input set(s)")
-        lines.append(f"  first    {_fmt_shapes(c.get('input_shapes'))}")
-        for r in runs:
-            lines.append(f"  {('compile' if r['new_compiles'] else 'reuse'):<8} {_fmt_shapes(r.get('input_shapes'))} "
-                         f"({r['seconds']:.2f} s)")
-    d = result.get("dynamic_cost")
-    if d:
-        if d["ok"]:
-            lines.append(f"  set_inputs with dynamic dims {d['dynamic_inputs']}: {d['compiles']} compile(s), "
-                         f"{d['dynamic']['fused_kernels']} fused kernels (static: {d['static']['fused_kernels']}), "
-                         f"{d['dynamic']['unfused_ops']} unfused ops (static: {d['static']['unfused_ops']}), "
-                         f"call {_ms(d['dynamic']['call_seconds'])} (static: {_ms(d['static']['call_seconds'])})")
-        else:
-            lines.append(f"  set_inputs with dynamic dims: compile failed: {d['error']}")
-    if c.get("pynative_equal") is not None:
-        m = c.get("inputs_mutated") or {}
-        lines.append("")
-        lines.append(f"PyNative: outputs {'equal' if c['pynative_equal'] else 'DIFFER'} "
-                     f"(max |diff| {_g(c.get('max_abs_diff'))}); inputs mutated: graph "
-                     f"{_yn(m.get('graph'))}, PyNative {_yn(m.get('pynative'))}")
-    x = result.get("crosscheck") or {}
-    lines.append("")
-    if result.get("static") is None:
-        lines.append("Static findings: not available (static check skipped or failed)")
-    lines.append(f"Agreement (static findings vs IR, ±{x.get('slack', DEFAULT_SLACK)} line):")
-    if not x.get("findings"):
-        lines.append("  no static findings")
-    for r in x.get("findings", []):
-        ev = "; ".join(r["evidence"]) if r["evidence"] else "-"
-        lines.append(f"  {r['line']:>5}  {r['code']:<7} {r['status']:<14} {r['message'][:60]}")
-        lines.append(f"         evidence: {ev}")
-    lines.append("IR events:")
-    if not x.get("events"):
-        lines.append("  none")
-    for e in x.get("events", []):
-        by = ", ".join(e["explained_by"]) if e["explained_by"] else "-"
-        where = e["line"] if e["line"] is not None else "-"
-        lines.append(f"  {str(where):>5}  {e['kind']:<20} {e['status']:<12} {' '.join(sorted(set(e['ops'])))} "
-                     f"{e['detail']}".rstrip() + f"  [by {by}]")
-    dis = x.get("disagreements") or []
-    lines.append(f"Disagreements: {len(dis) if dis else 'none'}")
-    for d in dis:
-        if d["type"] == "finding_not_confirmed":
-            lines.append(f"  {d['code']} at line {d['line']}: the IR shows no effect there ({d['message'][:60]})")
-        else:
-            lines.append(f"  {d['kind']} at line {d['line'] if d['line'] is not None else '?'}: no static finding explains it")
-    lines.append(f"({result['seconds']:.2f} s)")
-    return "\n".join(lines)
-
-
-def _fmt_inputs(inputs) -> str:
-    if isinstance(inputs, list):
-        return ", ".join(inputs)
-    if isinstance(inputs, dict):
-        return "make_inputs(" + ", ".join(f"{k}={v}" for k, v in inputs.items()) + ")"
-    return str(inputs)
-
-
-def _fmt_lines(lines) -> str:
-    return ",".join(str(x) for x in lines) if lines else "?"
-
-
-def _fmt_shapes(shapes) -> str:
-    if not shapes:
-        return "?"
-    return ", ".join("x".join(str(d) for d in s) if isinstance(s, list) else str(s) for s in shapes)
-
-
-def _ms(seconds) -> str:
-    return f"{seconds * 1000:.1f} ms" if isinstance(seconds, (int, float)) else "?"
-
-
-def _g(v) -> str:
-    return f"{v:.2g}" if isinstance(v, (int, float)) else "?"
-
-
-def _yn(v) -> str:
-    return "?" if v is None else ("yes" if v else "no")
 
 
 # ----------------------------------------------------------------------------- click
@@ -464,7 +385,7 @@ def _yn(v) -> str:
 @click.option("--timeout", type=float, default=300, show_default=True, help="Seconds per compile.")
 @click.option("--no-cache", is_flag=True, help="Compile again even when a cached result exists.")
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
-              help="Default: .msgraphlint_cache/ in the current directory ($MSGRAPHLINT_CACHE_DIR).")
+              help="Default: $MSGRAPHLINT_CACHE_DIR, else ~/.cache/msgraphlint (as check's cache).")
 @click.option("--ir-dir", type=click.Path(file_okay=False), default=None,
               help="Keep the saved IR in this directory (implies a fresh compile).")
 @click.option("--no-pynative", is_flag=True, help="Skip the PyNative comparison.")

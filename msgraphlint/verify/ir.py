@@ -51,7 +51,7 @@ _EXPAND_RE = re.compile(r'expand_from: "([^"]+)"')
 _ARG_RE = re.compile(r"%(para\d+_[\w.]+|\d+)")
 _SEQ_RE = re.compile(r"_(\d+)\.ir$")
 _GRAPHID_RE = re.compile(r"(?:graph_build|hwopt_common_final_graph)_(\d+)_(\d+)\.ir$")
-PARSER_VERSION = 1
+PARSER_VERSION = 3
 
 _LIB_MARKERS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep,
                 os.sep + "lib" + os.sep + "python")
@@ -73,8 +73,23 @@ class SourceFrame:
     def is_def(self) -> bool:
         return self.end_line != self.line
 
+    @property
+    def is_function(self) -> bool:
+        """A function definition's range (a multi-line ``if``/``for`` statement is not)."""
+        return self.is_def and self.text.lstrip().startswith(("def ", "async def ", "class ", "@"))
+
     def to_dict(self) -> dict:
         return {"path": self.path, "line": self.line, "end_line": self.end_line, "text": self.text}
+
+
+def project_sites(frames: Sequence[SourceFrame]) -> List[Tuple[str, int]]:
+    out: List[Tuple[str, int]] = []
+    for fr in reversed(frames):
+        if fr.is_function or is_library_path(fr.path):
+            continue
+        if (fr.path, fr.line) not in out:
+            out.append((fr.path, fr.line))
+    return out
 
 
 def is_library_path(path: str) -> bool:
@@ -297,9 +312,15 @@ class OpEvent:
     path: Optional[str] = None
     frames: Tuple[SourceFrame, ...] = ()
 
+    @property
+    def sites(self) -> List[Tuple[str, int]]:
+        """(path, line) of every statement frame in project (non-library) code, innermost
+        first: the op's own line, then the calls that led to it."""
+        return project_sites(self.frames)
+
     def to_dict(self) -> dict:
         return {"op": self.op, "line": self.line, "path": self.path, "scope": self.scope,
-                "stage": self.stage, "graph_id": self.graph_id}
+                "stage": self.stage, "graph_id": self.graph_id, "sites": [list(s) for s in self.sites]}
 
 
 @dataclass
@@ -317,7 +338,7 @@ class CompileIR:
     validate_ops: List[OpEvent] = field(default_factory=list)
     dynamic_shape: bool = False
     first_dynamic: Optional[OpEvent] = None
-    compiled_ranges: set = field(default_factory=set)   # (start, end) of compiled defs in the source
+    compiled_ranges: set = field(default_factory=set)   # (path, start, end) of compiled project defs
 
     @property
     def n_kernel_graphs(self) -> int:
@@ -334,6 +355,7 @@ class IRReport:
     compiles: List[CompileIR] = field(default_factory=list)
     source_path: Optional[str] = None
     analyze_fail: Optional[str] = None
+    analyze_fail_sites: List[Tuple[str, int]] = field(default_factory=list)
 
     # the first compile is the one the report is about; later ones are recompiles
     @property
@@ -390,8 +412,9 @@ class IRReport:
             "unfused": [e.to_dict() for e in p.unfused],
             "fallbacks": [e.to_dict() for e in p.fallbacks],
             "control_flow": [e.to_dict() for e in p.control_flow],
-            "validate_ops": [[e.op, e.line] for e in p.validate_ops],
+            "validate_ops": [[e.op, e.line, e.path] for e in p.validate_ops],
             "compiled_ranges": sorted([list(r) for r in p.compiled_ranges]),
+            "analyze_fail_sites": [list(x) for x in self.analyze_fail_sites],
             "first_dynamic": p.first_dynamic.to_dict() if p.first_dynamic else None,
             "per_compile": [
                 {"index": c.index, "fused_kernels": len(c.fused), "unfused_ops": len(c.unfused),
@@ -425,8 +448,15 @@ def has_dynamic_dims(type_text: str) -> bool:
 
 
 def _event(node: IRNode, stage: str, graph_id, source_path) -> OpEvent:
-    fr = node.frame_in(source_path) if source_path else node.frame_in(None)
+    """An op with its line: its innermost statement in project code (a helper in another
+    module of the project included), else the innermost frame in ``source_path``."""
+    sites = project_sites(node.frames)
+    fr = None
+    if sites:
+        fr = next(f for f in reversed(node.frames) if (f.path, f.line) == sites[0] and not f.is_function)
     if fr is None and source_path:
+        fr = node.frame_in(source_path)
+    if fr is None:
         fr = node.frame_in(None)
     return OpEvent(op=node.op, line=fr.line if fr else None, scope=node.scope, stage=stage,
                    graph_id=graph_id, path=fr.path if fr else None, frames=node.frames)
@@ -445,6 +475,9 @@ def parse_ir_dir(path: str, source_path: Optional[str] = None) -> IRReport:
     report = IRReport(ir_dir=path, source_path=source_path)
     af = glob.glob(os.path.join(path, "**", "analyze_fail*.ir"), recursive=True)
     report.analyze_fail = af[0] if af else None
+    failed_ranges: set = set()
+    if report.analyze_fail:
+        report.analyze_fail_sites, failed_ranges = parse_analyze_fail(report.analyze_fail)
     validates = sorted((f for f in files if f.stage == "validate"), key=lambda f: f.seq)
     others = sorted((f for f in files if f.stage != "validate"), key=lambda f: f.seq)
     if validates:
@@ -460,7 +493,85 @@ def parse_ir_dir(path: str, source_path: Optional[str] = None) -> IRReport:
         (c.graph_build if f.stage == "graph_build" else c.hwopt).append(f)
     for c in report.compiles:
         _analyse_compile(c, source_path)
+    if failed_ranges:
+        if not report.compiles:
+            report.compiles = [CompileIR(index=0)]
+        report.compiles[-1 if validates else 0].compiled_ranges |= failed_ranges
+        report.compiles[0].compiled_ranges |= failed_ranges
     return report
+
+
+_AF_NODE_RE = re.compile(r"^  %\d+\(")
+
+
+def parse_analyze_fail(path: str) -> Tuple[List[Tuple[str, int]], set]:
+    """What ``analyze_fail.ir`` (written when a compile fails) says about the failure:
+    ``(sites, ranges)``. ``sites``: the (path, line) of the failing statement in project
+    code, most specific first: the project frame of the deepest node marked
+    ``------------------------>`` that has one, then those of shallower marked nodes, then
+    the last project statement before the first marked node in its graph (a failure
+    inside a library Cell, ``self.fc2(h)`` failing in ``Dense``, is located at the statement
+    the compile had reached). ``ranges``: the (path, start, end) of every project function
+    the compile had parsed (its ``def`` frames): what was compiled up to the failure."""
+    marked: List[List[Tuple[str, int]]] = []
+    before_first: Optional[Tuple[str, int]] = None
+    last_seen: Optional[Tuple[str, int]] = None
+    ranges: set = set()
+    in_ir = False
+    pending_mark = False
+    current: Optional[List[Tuple[str, int]]] = None
+    try:
+        f = open(path, encoding="utf-8", errors="replace")
+    except OSError:
+        return [], set()
+    with f:
+        for raw in f:
+            line = raw.rstrip("\n")
+            if line.startswith("# IR entry:"):
+                in_ir = True
+            if not in_ir:
+                continue
+            if line.startswith("subgraph @"):
+                last_seen = None
+            if line.startswith("#------------------------>"):
+                pending_mark = True
+                continue
+            if _AF_NODE_RE.match(line) or line.startswith("  Return("):
+                if pending_mark:
+                    current = []
+                    marked.append(current)
+                    if len(marked) == 1:
+                        before_first = last_seen
+                else:
+                    current = None
+                pending_mark = False
+                continue
+            stripped = line.strip()
+            if "In file " in stripped and stripped.startswith("#"):
+                fm = _FRAME_RE.search(stripped[stripped.index("In file"):].join(["# ", ""]))
+                if not fm:
+                    continue
+                fpath, start = fm.group(1), int(fm.group(2))
+                end = int(fm.group(3)) if fm.group(3) else start
+                if is_library_path(fpath):
+                    continue
+                if end != start and fm.group(6).lstrip().startswith(("def ", "async def ")):
+                    ranges.add((fpath, start, end))
+                    continue
+                if end != start:
+                    continue
+                if current is not None and (fpath, start) not in current:
+                    current.append((fpath, start))
+                if not marked:
+                    last_seen = (fpath, start)
+    sites: List[Tuple[str, int]] = []
+    for frames in reversed(marked):
+        for site in frames:
+            if site not in sites:
+                sites.append(site)
+    if before_first and before_first not in sites:
+        sites.append(before_first)
+    return sites, ranges
 
 
 def _analyse_compile(c: CompileIR, source_path: Optional[str]) -> None:
@@ -477,9 +588,8 @@ def _analyse_compile(c: CompileIR, source_path: Optional[str]) -> None:
                 if c.first_dynamic is None:
                     c.first_dynamic = _event(node, "validate", None, source_path)
             for fr in node.frames:
-                if fr.is_def and (source_path is None or _same_file(fr.path, source_path)) \
-                        and not is_library_path(fr.path):
-                    c.compiled_ranges.add((fr.line, fr.end_line))
+                if fr.is_function and not is_library_path(fr.path):
+                    c.compiled_ranges.add((fr.path, fr.line, fr.end_line))
     # latest hwopt dump per graph id (a graph is dumped once per compile)
     hwopt_by_id: Dict[Optional[int], IRFile] = {}
     for f in c.hwopt:
