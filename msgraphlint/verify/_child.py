@@ -323,6 +323,7 @@ def _run(spec, out):
     graph_files = set(glob.glob(os.path.join(ir_dir, "**", "*.ir"), recursive=True)) if ir_dir else set()
     if spec.get("compare_pynative"):
         out["stage"] = "pynative"
+        p0 = time.perf_counter()
         ms.set_context(mode=ms.PYNATIVE_MODE)
         fresh = [Tensor(h) if isinstance(h, np.ndarray) else h for h in host_copies]
         fresh = [v.astype(o.dtype) if isinstance(v, Tensor) and isinstance(o, Tensor) else v
@@ -347,6 +348,7 @@ def _run(spec, out):
         out["pynative_equal"] = bool(equal)
         out["max_abs_diff"] = max_diff
         ms.set_context(mode=ms.GRAPH_MODE)
+        out["pynative_seconds"] = round(time.perf_counter() - p0, 6)
         if ir_dir:
             for path in set(glob.glob(os.path.join(ir_dir, "**", "*.ir"), recursive=True)) - graph_files:
                 os.remove(path)

@@ -15,6 +15,7 @@ import shutil
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -224,12 +225,19 @@ def verify(target: Optional[str] = None, *, inputs: Sequence[str] = (), shapes: 
                 cached = json.load(f)
         except (OSError, ValueError):
             cached = None
+    early_files = sorted({path} | set(reached.files))
+    early_findings = None
     if cached is not None:
         compiled = cached
         from_cache = True
     else:
         from_cache = False
-        out, ir = run_compile(spec, timeout, ir_dir)
+        # the static check runs while the child compiles (the parent only waits on it)
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            job = pool.submit(run_compile, spec, timeout, ir_dir)
+            if static and findings is None:
+                early_findings = _static_findings(early_files)
+            out, ir = job.result()
         if out.get("error_type") == "MindSporeMissing":
             raise VerifyError(out.get("error_first_line") or "MindSpore is not importable")
         if out.get("usage_error"):
@@ -297,7 +305,12 @@ def verify(target: Optional[str] = None, *, inputs: Sequence[str] = (), shapes: 
     # static side: the files holding the compiled code
     if static:
         if findings is None:
-            findings = _static_findings(_static_files(path, reached, ir))
+            files = _static_files(path, reached, ir)
+            if early_findings is not None:
+                more = [f for f in files if f not in early_files]
+                findings = early_findings + ((_static_findings(more) or []) if more else [])
+            else:
+                findings = _static_findings(files)
         result["static"] = [_finding_dict(f) for f in findings] if findings is not None else None
     events = extract_events(out, ir, path) if out.get("error_type") not in INFRA_ERRORS else []
     compile_ok = bool(out.get("ok"))
@@ -340,7 +353,8 @@ def _static_files(path: str, reached, ir: Optional[dict]) -> List[str]:
 def _public_out(out: dict) -> dict:
     keep = ("ok", "error_type", "error_first_line", "error", "compile_seconds", "call_seconds",
             "n_compiles", "pynative_equal", "inputs_mutated", "ir_dir", "shape_runs", "outputs",
-            "max_abs_diff", "stage", "target_kind", "input_shapes", "wall_seconds", "analyze_fail")
+            "max_abs_diff", "stage", "target_kind", "input_shapes", "wall_seconds", "analyze_fail",
+            "pynative_seconds")
     return {k: out.get(k) for k in keep}
 
 
