@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from . import evidence
-from .ir import error_locations, match_line
+from .ir import error_locations, is_library_path, match_line, same_file
+
 
 DEFAULT_SLACK = 1
 
@@ -66,15 +67,7 @@ def _abs(path: Optional[str]) -> Optional[str]:
 
 
 def _same(a: Optional[str], b: Optional[str]) -> bool:
-    if not a or not b:
-        return False
-    a, b = _abs(a), _abs(b)
-    if a == b:
-        return True
-    try:
-        return os.path.realpath(a) == os.path.realpath(b)
-    except OSError:
-        return False
+    return bool(a and b) and same_file(_abs(a), _abs(b))
 
 
 def extract_events(out: dict, ir: Optional[dict], source_path: Optional[str] = None,
@@ -110,7 +103,7 @@ def extract_events(out: dict, ir: Optional[dict], source_path: Optional[str] = N
         if stage in ("compile", "shapes", "build", None) or out.get("error_type") not in (
                 "CompileTimeout", "ChildCrashed", "MindSporeMissing", "ChildStartError"):
             locs = error_locations(out.get("error") or "", None)
-            project = [(p, ln) for p, ln in locs if not _library(p) and not _ours(p)]
+            project = [(p, ln) for p, ln in locs if not is_library_path(p) and not _ours(p)]
             if not project and ir and ir.get("analyze_fail_sites"):
                 project = [tuple(s) for s in ir["analyze_fail_sites"]]
                 where = "analyze_fail.ir"
@@ -200,11 +193,6 @@ def _ours(path: str) -> bool:
     """A frame of msgraphlint itself (the compile child's traceback), not of the user's code."""
     path = os.path.abspath(path)
     return path.startswith(_PACKAGE_DIR + os.sep) or path.endswith(os.path.join("msgraphlint", "verify", "_child.py"))
-
-
-def _library(path: str) -> bool:
-    from .ir import is_library_path
-    return is_library_path(path)
 
 
 def _tensor_signature(shapes):

@@ -97,7 +97,8 @@ def is_library_path(path: str) -> bool:
     return any(m in p for m in _LIB_MARKERS) or (os.sep + "mindspore" + os.sep) in p
 
 
-def _same_file(a: str, b: str) -> bool:
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name the same file."""
     if a == b:
         return True
     try:
@@ -128,13 +129,13 @@ class IRNode:
             if path is None:
                 if not is_library_path(fr.path):
                     return fr.line
-            elif _same_file(fr.path, path):
+            elif same_file(fr.path, path):
                 return fr.line
         return None
 
     def frame_in(self, path: Optional[str] = None) -> Optional[SourceFrame]:
         for fr in reversed(self.frames):
-            if (path is None and not is_library_path(fr.path)) or (path is not None and _same_file(fr.path, path)):
+            if (path is None and not is_library_path(fr.path)) or (path is not None and same_file(fr.path, path)):
                 return fr
         return None
 
@@ -429,7 +430,7 @@ class IRReport:
         """line -> ops there, from the validate stage (for matching findings)."""
         out: Dict[int, List[str]] = {}
         for e in self.validate_ops:
-            if e.line is not None and (path is None or e.path is None or _same_file(e.path, path)):
+            if e.line is not None and (path is None or e.path is None or same_file(e.path, path)):
                 out.setdefault(e.line, []).append(e.op)
         return out
 
@@ -756,14 +757,14 @@ def error_locations(text: str, source_path: Optional[str] = None) -> List[Tuple[
         code = rest.split("/", 1)[1] if "/" in rest else next_line
         if end and int(end) != line and code.strip().startswith(("def ", "async def ", "class ")):
             continue  # the enclosing function, not the statement
-        if source_path and not _same_file(path, source_path):
+        if source_path and not same_file(path, source_path):
             continue
         if (path, line) not in out:
             out.append((path, line))
     # also ``File "x.py", line N`` traceback style
     for m in re.finditer(r'File "([^"]+)", line (\d+)', text or ""):
         path, line = m.group(1), int(m.group(2))
-        if source_path and not _same_file(path, source_path):
+        if source_path and not same_file(path, source_path):
             continue
         if (path, line) not in out:
             out.append((path, line))
