@@ -28,7 +28,8 @@ _CAST_BUILTINS = frozenset({"float", "int", "bool", "complex", "str"})
 _HOST_MODULES = ("numpy", "math", "random", "scipy", "time", "os", "sys", "re", "json", "logging")
 _CONST_ANNOTATIONS = frozenset({"int", "float", "bool", "str", "tuple", "list", "dict", "Tuple", "List", "Dict", "Optional[int]", "Optional[float]", "Optional[bool]", "Optional[str]"})
 # `self.<name> = ops.Shape()` / `ops.Rank()` (the conventional names): calls return Python ints
-_SHAPE_PRIMITIVE_ATTRS = frozenset({"shape", "get_shape", "_shape", "shape_op", "rank", "get_rank"})
+_SHAPE_PRIMITIVE_ATTRS = frozenset({"shape", "get_shape", "_shape", "shape_op", "rank", "get_rank",
+                                    "size", "get_size", "size_op"})
 _SEQ_ANNOTATIONS = frozenset({"List", "Tuple", "Sequence", "Dict", "Mapping", "Iterable", "list", "tuple", "dict"})
 
 
@@ -527,6 +528,11 @@ class ScopeValues:
                 return Kind.NONE
             return Kind.UNKNOWN
         k = self.kind(f)
+        if k is Kind.PRIMITIVE and isinstance(f, ast.Call):
+            dotted = self.imports.dotted(f.func)
+            cat = _catalog() if dotted else None
+            if cat is not None and cat.primitive_returns(dotted) == "const":
+                return Kind.CONST  # `P.Shape()(x)`, `P.Size()(x)`: folded at compile time
         if k in (Kind.PRIMITIVE, Kind.CELL):
             return Kind.TENSOR  # ops.MatMul()(a, b)
         return Kind.UNKNOWN

@@ -95,6 +95,63 @@ class DropoutKeepProb(Rule):
                                                   target.end_col_offset, f"p={new}"),), FixSafety.SAFE)
 
 
+def _is_flag(node: ast.AST) -> bool:
+    """``self.training``, ``is_training``, ``self.is_train``, ``config.training``: a mode flag."""
+    name = node.attr if isinstance(node, ast.Attribute) else (node.id if isinstance(node, ast.Name) else "")
+    return "train" in name.lower()
+
+
+def _flag_true(test: ast.AST) -> bool:
+    """The test holds only when the flag is true: ``flag``, ``flag and …``, ``flag is True``."""
+    if _is_flag(test):
+        return True
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_flag_true(v) for v in test.values)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and _is_flag(test.left) \
+            and isinstance(test.ops[0], (ast.Is, ast.Eq)) and isinstance(test.comparators[0], ast.Constant) \
+            and test.comparators[0].value is True:
+        return True
+    return False
+
+
+def _flag_false(test: ast.AST) -> bool:
+    """The test holds when the flag is false: ``not flag``, ``not flag or …``."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _flag_true(test.operand)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return any(_flag_false(v) for v in test.values)
+    return False
+
+
+def _exits(body) -> bool:
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
+
+
+def _guarded_by_training_flag(node: ast.AST, ctx) -> bool:
+    """The dropout only runs in training: under ``if self.training:`` / ``if is_training:``
+    (or the ``else`` of ``if not self.training``), in ``… if self.training else x``, or after
+    ``if not self.training: return x`` in the same block."""
+    prev: ast.AST = node
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, (ast.If, ast.IfExp)):
+            body = anc.body if isinstance(anc.body, list) else [anc.body]
+            orelse = anc.orelse if isinstance(anc.orelse, list) else [anc.orelse]
+            if any(prev is b for b in body) and _flag_true(anc.test):
+                return True
+            if any(prev is b for b in orelse) and _flag_false(anc.test):
+                return True
+        for field in ("body", "orelse"):
+            block = getattr(anc, field, None)
+            if isinstance(block, list) and any(prev is b for b in block):
+                for stmt in block[:block.index(prev)]:
+                    if isinstance(stmt, ast.If) and _flag_false(stmt.test) and _exits(stmt.body):
+                        return True
+        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            return False
+        prev = anc
+    return False
+
+
 class DropoutIgnoresMode(Rule):
     code = "MSG520"
     name = "dropout-ignores-mode"
@@ -139,6 +196,21 @@ class DropoutIgnoresMode(Rule):
             def augment(x):
                 return ops.dropout(x, p=0.1)  # not graph code
         """),
+        Valid("""
+            from mindspore import nn, ops
+
+            class Net(nn.Cell):
+                def __init__(self, is_training=True):
+                    super().__init__()
+                    self.is_training = is_training
+
+                def construct(self, x):
+                    if self.training:
+                        x = ops.dropout(x, p=0.1)
+                    if self.is_training and x.ndim > 1:
+                        x = ops.dropout(x, p=0.1)
+                    return x
+        """, note="already guarded by the mode flag (a compile-time constant)"),
     ]
     INVALID = [
         Invalid("""
@@ -162,6 +234,8 @@ class DropoutIgnoresMode(Rule):
             return
         if any(k.arg == "training" for k in node.keywords) or len(node.args) >= 3 or any(
                 k.arg is None for k in node.keywords):
+            return
+        if _guarded_by_training_flag(node, ctx):
             return
         fix = None
         if ctx.scope is not None and ctx.scope.class_name and node.end_lineno is not None:

@@ -292,12 +292,62 @@ class DataDependentShapeOp(Rule):
         return False
 
 
+_TENSOR_CTORS = ("mindspore.Tensor", "mindspore.tensor", "mindspore.common.tensor.Tensor")
+
+
+def _literal_number(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_literal_number(e) for e in node.elts)
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float, bool))
+
+
+def _const_primitive_call(ctx, call: ast.Call) -> bool:
+    """``self.<attr>(x)`` on a primitive whose result is a compile-time value (the catalog's
+    ``Shape``, ``Size``, ``Rank``, ``DType``), whatever the attribute is called."""
+    from ._primattrs import module_primitives
+    f = call.func
+    if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"):
+        return False
+    ctor = module_primitives(ctx).ctor(ctx.scope.class_name if ctx.scope is not None else None, f.attr)
+    cat = _catalog(ctx)
+    q = ctx.qualname(ctor.func) if ctor is not None else None
+    return bool(q and cat is not None and cat.primitive_returns(q) == "const")
+
+
+def _constant_tensor(ctx, expr: ast.AST, depth: int = 0) -> bool:
+    """A value MindSpore folds at compile time although it looks like tensor data:
+    ``Tensor(4, ms.int32)`` (a literal value; as a size, ``ops.range(Tensor(0), n,
+    Tensor(1))``, the shape stays static), the result of a ``Shape``/``Size`` primitive held
+    on self under any name (``self.shape_of(x)[0]``), arithmetic on those, or a local every
+    assignment of which is one."""
+    if depth > 4:
+        return False
+    if isinstance(expr, ast.Call):
+        if _const_primitive_call(ctx, expr):
+            return True
+        return (ctx.qualname(expr.func) in _TENSOR_CTORS and len(expr.args) >= 1
+                and _literal_number(expr.args[0]))
+    if isinstance(expr, ast.Subscript):
+        return _constant_tensor(ctx, expr.value, depth + 1)
+    if isinstance(expr, ast.BinOp):
+        parts = [p for p in (expr.left, expr.right) if not ctx.kind(p).constant]
+        return all(_constant_tensor(ctx, p, depth + 1) for p in parts)
+    if isinstance(expr, ast.Name):
+        vals = _USES.assigns(ctx).get(expr.id)
+        return bool(vals) and all(_constant_tensor(ctx, v, depth + 1) for v in vals)
+    return False
+
+
 def _tensor_valued(ctx, expr: ast.AST) -> Optional[ast.AST]:
     """A part of a size expression whose value comes from tensor data (not a bare parameter
-    without tensor use: MSG304 covers those)."""
+    without tensor use: MSG304 covers those; not a constant ``Tensor(4)``: folded)."""
     elts = expr.elts if isinstance(expr, (ast.Tuple, ast.List)) else [expr]
     for e in elts:
         e = e.value if isinstance(e, ast.Starred) else e
+        if _constant_tensor(ctx, e):
+            continue
         k = ctx.kind(e)
         if (k.tensor_like or k is Kind.HOST) and not _USES.grounded(ctx, e):
             continue  # only guessed names: a Python int parameter (MSG304) or `x, H, W = self.embed(x)`

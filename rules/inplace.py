@@ -25,6 +25,7 @@ from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
 from ._flow import OriginsCache, class_node, self_attr_values, statement_of
+from ._unrolled import rebound_on_every_path
 
 # In-place Tensor methods, by what MindSpore 2.10 on CPU measurably does with
 # `x.m_(...); return x * 1` (graph mode vs PyNative, caller's tensor and result compared):
@@ -70,6 +71,11 @@ _ATOMS = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Call)
 
 _HINT = ("build a new tensor instead: `x = x + y`, `ops.masked_fill`/`ops.select` for masked values, "
          "`ops.tensor_scatter_update` for an explicit scatter; keep state in a Parameter updated with `ops.assign`")
+
+
+def _text(ctx, node: ast.AST, limit: int = 40) -> str:
+    text = " ".join((ctx.segment(node) or ast.unparse(node)).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def method_class(ctx, name: str) -> Optional[str]:
@@ -209,6 +215,33 @@ def _keeps_dtype(stmt: ast.AugAssign) -> bool:
             and isinstance(stmt.op, (ast.Add, ast.Sub, ast.Mult)))
 
 
+def _graph_keeps_input(node: ast.AST, ctx, name: str) -> bool:
+    """``x += …`` on a name that the flow analysis says may hold an input, where graph mode
+    nevertheless leaves the caller's tensor alone (measured on MindSpore 2.10 CPU):
+
+    * every unrolled iteration that reaches it has rebound ``x`` first (``for i in range(3):
+      if i > 0: x += 1`` … ``x = f(x)``; see ``_unrolled``);
+    * it sits under an ``if`` on a tensor condition that does not read ``x`` (``if
+      y.sum() > 0: x += 1``): compiled into a Switch, the branch writes no input; with a
+      condition on ``x`` itself (``if x.sum() > 0``) the caller's tensor does change."""
+    stmt = statement_of(node, ctx)
+    func = ctx.values.func if ctx.values is not None else None
+    if stmt is None or func is None:
+        return False
+    if rebound_on_every_path(func, stmt, name):
+        return True
+    prev: ast.AST = stmt
+    for anc in ctx.ancestors(stmt):
+        if anc is func:
+            break
+        if isinstance(anc, ast.If) and any(prev is b for b in anc.body + anc.orelse) \
+                and ctx.kind(anc.test).tensor_like \
+                and not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(anc.test)):
+            return True
+        prev = anc
+    return False
+
+
 def _bytecode_capture(ctx) -> bool:
     """``jit(capture_mode="bytecode")``: MindSpore 2.10 keeps PyNative's semantics for
     in-place writes there (measured on CPU with `x += 1`, `x[0] = 5.0` and `x.add_(1)` on a
@@ -233,7 +266,17 @@ class InplaceWriteDiverges(Rule):
 
         * `x += y` / `x *= 3` on a `construct` input (also through `y = x`, and on the
           argument of a helper called with the input): graph mode overwrites the
-          caller's tensor, PyNative does not (it rebinds `x` to a new tensor).
+          caller's tensor, PyNative does not (it rebinds `x` to a new tensor). Exactly
+          when (measured): the write reaches the caller when `x` still holds the input
+          tensor where the `+=` runs — at the top level, in the first iteration of an
+          unrolled loop (`for _ in range(3): x += 1; x = x * 2` changes the caller's `x`),
+          or under an `if` on a tensor condition that reads `x` (`if x.sum() > 0: x += 1`).
+          It does not when every unrolled iteration reaching the `+=` has rebound `x`
+          first (`for i in range(3): if i > 0: x += 1` … `x = x * 2`; a rebinding in an
+          earlier unrolled loop), when the `+=` sits under an `if` on a tensor
+          condition that does not read `x` (`if y.sum() > 0: x += 1`: the branch is a
+          Switch and the caller's tensor is left alone), or under
+          `jit(capture_mode="bytecode")`. Those are not reported.
         * `z = y; z += 1; return y * 2` (and `z = y; y += 1; return z`): graph mode also
           changes the other name, PyNative does not — the returned values differ.
         * `x[:, 0] = 0`, `x[x < 0] = 0.0`, `x[0] += 1` (in an `@ms.jit` function) on an
@@ -247,7 +290,11 @@ class InplaceWriteDiverges(Rule):
           x * 2; y.add_(1.0); return y` differs the same way. Through a helper the
           caller's tensor is overwritten too.
 
-        Not flagged: writes to Parameters (`self.p += x`, `self.p[0] = v`,
+        * An in-place method on a Parameter: `self.p.add_(1.0)` updates the Parameter in
+          graph mode and leaves it unchanged in PyNative on CPU (measured: graph p = 1,
+          PyNative p = 0 after one call).
+
+        Not flagged: other writes to Parameters (`self.p += x`, `self.p[0] = v`,
         `ops.assign(self.p, v)`, `self.p.copy_(v)` all agree between the modes),
         `copy_`/`ops.assign` (MSG206: both modes write), `sub_` (dropped in both modes:
         the tensor never changes, the returned value is right), in-place methods that
@@ -322,6 +369,26 @@ class InplaceWriteDiverges(Rule):
                     n += 1
                     return x * n
         """, note="augmented assignment on a Python number"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    for i in range(3):
+                        if i > 0:
+                            x += 1
+                        x = x * 2
+                    return x
+        """, note="the first unrolled iteration rebinds x before any write (measured: caller unchanged)"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x, y):
+                    if y.sum() > 0:
+                        x += 1
+                    return x * 2
+        """, note="a tensor branch whose condition does not read x: no write-back (measured)"),
     ]
     INVALID = [
         Invalid("""
@@ -377,6 +444,31 @@ class InplaceWriteDiverges(Rule):
             def step(x):
                 return bump(x) * 2
         """, line=4, note="in a helper: the argument is the caller's tensor"),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    for _ in range(3):
+                        x += 1
+                        x = x * 2
+                    return x
+        """, line=6, note="the first unrolled iteration writes into the caller's x (measured)"),
+        Invalid("""
+            import numpy as np
+            import mindspore as ms
+            import mindspore.nn as nn
+            from mindspore import Tensor
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.p = ms.Parameter(Tensor(np.zeros(4, np.float32)), name="p")
+
+                def construct(self, x):
+                    self.p.add_(1.0)
+                    return x + self.p
+        """, line=12, note="graph mode updates the Parameter, PyNative on CPU does not (measured)"),
     ]
 
     def visit_AugAssign(self, node: ast.AugAssign, ctx) -> None:
@@ -388,6 +480,8 @@ class InplaceWriteDiverges(Rule):
         elif isinstance(t, ast.Name) and ctx.kind(t) is Kind.TENSOR:
             a = _analysis(node, ctx, t.id)
             fix = _aug_fix(node, ctx, FixSafety.UNSAFE)
+            if a.inputs and _graph_keeps_input(node, ctx, t.id):
+                return  # graph mode writes no input here either: results agree (MSG204's case)
             if a.inputs:
                 via = "" if a.inputs == [t.id] else f" (it holds {_whose(ctx, a.inputs)})"
                 ctx.report(node, what=f"`{t.id} {_OPS.get(type(node.op), '?')}= …` on {_whose(ctx, [t.id]) if a.inputs == [t.id] else f'`{t.id}`'}{via}",
@@ -430,6 +524,16 @@ class InplaceWriteDiverges(Rule):
         if _bytecode_capture(ctx):
             return
         f = node.func
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) \
+                and isinstance(f.value.value, ast.Name) and f.value.value.id == "self" \
+                and ctx.kind(f.value) is Kind.PARAMETER and method_class(ctx, f.attr) == "writes":
+            # measured on 2.10 CPU: `self.p.add_(1.0)` updates the Parameter in graph mode,
+            # PyNative leaves it unchanged (returns a new tensor)
+            ctx.report(node, what=f"in-place `{f.attr}()` on Parameter `self.{f.value.attr}`",
+                       effect="graph mode updates the Parameter, PyNative on CPU leaves it unchanged "
+                              "(it returns a new tensor)", hint="`ops.assign(self.p, self.p + v)` (or `self.p += v`) "
+                                                                "updates the Parameter in both modes")
+            return
         if not isinstance(f, ast.Attribute) or not isinstance(f.value, ast.Name):
             return
         if method_class(ctx, f.attr) != "writes":
@@ -738,7 +842,12 @@ class AssignToNonParameter(Rule):
         x)` on a local compiles to Assign + Depend and merely copies; `ops.assign_add` on
         a local or an input compiles to AssignAdd the same way; `x.copy_(y)` on an input
         overwrites the caller's tensor (InplaceCopy). Nothing persists between steps
-        unless the tensor is the caller's, which is then silently modified.
+        unless the tensor is the caller's, which is then silently modified. `y.copy_(x)`
+        into a local that is then only read is not reported (a buffer filled in place:
+        both modes compute the same value). `Tensor.assign_value(v)` does not compile in
+        graph mode at all (measured: "RuntimeError: Failed to compile in GRAPH_MODE
+        because the 'Tensor' object's method 'assign_value' is not supported in
+        'construct' or function with @jit decorator"; PyNative runs it).
     """
     VALID = [
         Valid("""
@@ -759,6 +868,16 @@ class AssignToNonParameter(Rule):
                     ops.assign_add(self.count, Tensor(1, ms.int32))
                     return x + 1
         """, note="assigning Parameters"),
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    buf = ops.zeros_like(x)
+                    buf.copy_(x * 2)
+                    return buf + 1
+        """, note="copy_ into a local buffer that is then only read: both modes agree"),
     ]
     INVALID = [
         Invalid("""
@@ -792,6 +911,15 @@ class AssignToNonParameter(Rule):
                     x.copy_(y)
                     return x + 1
         """, line=5),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = x * 2
+                    y.assign_value(x)
+                    return y
+        """, line=6, note="does not compile in graph mode (measured on 2.10)"),
     ]
 
     def _prims(self, ctx) -> dict:
@@ -812,6 +940,14 @@ class AssignToNonParameter(Rule):
     def visit_Call(self, node: ast.Call, ctx) -> None:
         f = node.func
         call = target = None
+        if isinstance(f, ast.Attribute) and f.attr == "assign_value":
+            # measured on 2.10 CPU: rejected by the graph compiler, whatever the receiver
+            ctx.report(node, call="`.assign_value()`", what=f"`{_text(ctx, f.value)}`",
+                       effect="graph mode does not compile it (MindSpore 2.10: \"RuntimeError: Failed to compile in "
+                              "GRAPH_MODE because the 'Tensor' object's method 'assign_value' is not supported in "
+                              "'construct' or function with @jit decorator\")",
+                       hint="use `ops.assign(param, value)` on a Parameter, or rebind the name")
+            return
         if isinstance(f, ast.Attribute) and f.attr in _ASSIGN_METHODS and isinstance(f.value, ast.Name):
             call, target = f"`.{f.attr}()`", f.value
         else:
@@ -834,6 +970,8 @@ class AssignToNonParameter(Rule):
             what = _whose(ctx, [target.id]) if a.inputs == [target.id] else \
                 f"`{target.id}` (it holds {_whose(ctx, a.inputs)})"
             effect = "it compiles without error and overwrites the caller's tensor; nothing is kept as state"
+        elif call == "`.copy_()`":
+            return  # copying into a local buffer that is then read: both modes compute the same thing
         else:
             what = f"`{target.id}`, a tensor that is not a Parameter"
             effect = "it compiles silently to an Assign-type kernel that only copies; nothing is kept as state"

@@ -129,6 +129,17 @@ class GraphModeNeverSet(Rule):
             def build(net, opt):
                 return nn.TrainOneStepCell(net, opt)  # a library module, not a script
         """),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            def main(args):
+                ms.set_context(mode=args.mode)
+                step = nn.TrainOneStepCell(net, opt)
+
+            if __name__ == "__main__":
+                main(parse_args())
+        """, note="the mode comes from the run config"),
     ]
     INVALID = [
         Invalid("""
@@ -146,12 +157,93 @@ class GraphModeNeverSet(Rule):
 
     def check_module(self, ctx) -> None:
         text = ctx.source.text
-        if "__main__" not in text or "GRAPH_MODE" in text or "jit" in text or "mode=0" in text:
+        if "__main__" not in text or _sets_mode(text):
             return
         tree = ctx.source.tree
         if not any(isinstance(n, ast.If) and "__main__" in ctx.segment(n.test) for n in tree.body):
             return
-        for node in walk(tree):
-            if isinstance(node, ast.Call) and ctx.qualname(node.func) in _TRAIN_CALLS:
-                ctx.report(node)
-                return
+        train = next((n for n in walk(tree) if isinstance(n, ast.Call) and ctx.qualname(n.func) in _TRAIN_CALLS), None)
+        if train is None or _mode_from_config(tree, ctx) or _imported_module_sets_mode(ctx):
+            return
+        ctx.report(train)
+
+
+_MODE_TEXT = re.compile(r"mode\s*=\s*0\b")
+
+
+def _sets_mode(text: str) -> bool:
+    return "GRAPH_MODE" in text or "jit" in text or bool(_MODE_TEXT.search(text))
+
+
+def _mode_from_config(tree: ast.Module, ctx) -> bool:
+    """The mode comes from the run's configuration: ``set_context(mode=args.mode)`` (any
+    value that is not a literal), ``set_context(**cfg)``, or a context builder that reads a
+    config (MindFormers' ``build_context(config)``, ``init_context(...)``)."""
+    for node in walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        q = ctx.qualname(node.func) or ""
+        last = q.rsplit(".", 1)[-1] if q else (node.func.attr if isinstance(node.func, ast.Attribute) else
+                                               getattr(node.func, "id", ""))
+        if last in ("set_context", "set_mode"):
+            for kw in node.keywords:
+                if kw.arg is None or (kw.arg == "mode" and not isinstance(kw.value, ast.Constant)
+                                      and "PYNATIVE" not in (ctx.segment(kw.value) or "")):
+                    return True
+        elif last in ("build_context", "init_context", "set_context_from_config", "init_env", "context_init") \
+                and (node.args or node.keywords):
+            return True
+    return False
+
+
+def _imported_module_sets_mode(ctx) -> bool:
+    """A project module this script imports sets GRAPH_MODE (or uses jit, or takes the mode
+    from a config): found next to the script or above it, one import level deep."""
+    import os
+    here = os.path.dirname(os.path.abspath(ctx.path))
+    roots = [here]
+    for _ in range(3):
+        parent = os.path.dirname(roots[-1])
+        if parent == roots[-1]:
+            break
+        roots.append(parent)
+    seen = set()
+    for dotted in ctx.imports.names.values():
+        if dotted.startswith(("mindspore", "numpy", "os", "sys")):
+            continue
+        parts = dotted.split(".")
+        for n in (len(parts), len(parts) - 1):  # `pkg.mod` or `pkg.mod.func`
+            if n < 1:
+                continue
+            rel = os.path.join(*parts[:n])
+            for root in roots:
+                for cand in (os.path.join(root, rel + ".py"), os.path.join(root, rel, "__init__.py")):
+                    if cand in seen or not os.path.isfile(cand):
+                        continue
+                    seen.add(cand)
+                    try:
+                        with open(cand, encoding="utf-8", errors="replace") as fh:
+                            other = fh.read()
+                    except OSError:
+                        continue
+                    if _sets_mode(other):
+                        return True
+                    if "set_context" in other or "context" in other:
+                        try:
+                            if _mode_from_config(ast.parse(other), _NameOnly()):
+                                return True
+                        except SyntaxError:
+                            pass
+    return False
+
+
+class _NameOnly:
+    """A stand-in context for another module: names are read as written."""
+
+    @staticmethod
+    def qualname(node):
+        return None
+
+    @staticmethod
+    def segment(node):
+        return ast.unparse(node)

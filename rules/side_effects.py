@@ -291,6 +291,22 @@ class GlobalRebind(Rule):
 
 
 # ------------------------------------------------------------------------------------ MSG209
+def _self_rebound_inside(node: ast.AST, func, ctx) -> bool:
+    """Between ``node`` and the scope function, a class body or a nested function that binds
+    its own ``self`` (a class defined inside ``construct``: its methods' ``self`` is not the
+    Cell; MindSpore rejects the class statement itself, MSG410)."""
+    for anc in ctx.ancestors(node):
+        if anc is func:
+            return False
+        if isinstance(anc, ast.ClassDef):
+            return True
+        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = anc.args
+            if any(p.arg == "self" for p in list(getattr(a, "posonlyargs", [])) + list(a.args) + list(a.kwonlyargs)):
+                return True
+    return False
+
+
 class SelfAttributeWrite(Rule):
     code = "MSG209"
     name = "self-attribute-write"
@@ -358,6 +374,18 @@ class SelfAttributeWrite(Rule):
                     return y + 1
         """, line=6, note="an attribute created in construct"),
     ]
+    VALID = VALID + [
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    class Box:
+                        def __init__(self, v):
+                            self.v = v
+                    return Box(x).v * 2
+        """, note="`self` of a class defined inside construct is not the Cell (the class statement is MSG410)"),
+    ]
 
     _KIND_WORDS = {Kind.CONST: "a plain Python value", Kind.NONE: "None in `__init__`", Kind.PYLIST: "a Python list",
                    Kind.PYDICT: "a Python dict/set", Kind.TENSOR: "a Tensor, not a Parameter"}
@@ -414,6 +442,8 @@ class SelfAttributeWrite(Rule):
             return
         from ._flow import scope_function
         func = scope_function(node, ctx)
+        if _self_rebound_inside(node, func, ctx):
+            return  # `self` here is another object: a class defined inside construct (MSG410), a nested def's own self
         for t in targets:
             if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
                 continue
