@@ -149,6 +149,24 @@ def _is_mask(index: ast.AST, ctx, func: Optional[ast.AST], depth: int = 0) -> bo
     return False
 
 
+def _write_ops(sub: ast.Subscript, stmt: ast.stmt, mask: bool) -> str:
+    """The kernels a subscript write compiles to (validate IR on MindSpore 2.10 CPU):
+    ``y[1:3] = v`` TensorCopySlices; ``y[0] = v`` TensorScatterUpdate; ``y[:, 0] = v`` and
+    ``y[..., 0] = v`` TensorScatterUpdate with Concat/ExpandDims; ``y[idx] = v`` with an
+    index tensor TensorScatterUpdate and Select; ``y[mask] = v`` Select (+BroadcastTo);
+    ``y[0] += v`` StridedSlice, InplaceAddsExt and TensorScatterUpdate."""
+    if isinstance(stmt, ast.AugAssign):
+        return "StridedSlice, an in-place op and TensorScatterUpdate"
+    if mask:
+        return "Select (with BroadcastTo)"
+    parts = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
+    if all(isinstance(p, ast.Slice) and p.step is None for p in parts):
+        return "TensorCopySlices"
+    if any(isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and p.value is Ellipsis) for p in parts):
+        return "TensorScatterUpdate (with Concat/ExpandDims)"
+    return "TensorScatterUpdate"
+
+
 def _whose(ctx, names: List[str]) -> str:
     scope = ctx.scope
     kind = scope.kind if scope is not None else "helper"
@@ -510,9 +528,11 @@ class InplaceWriteDiverges(Rule):
             if a.inputs:
                 via = "" if a.inputs == [root.id] else f" (it holds {_whose(ctx, a.inputs)})"
                 subject = _whose(ctx, [root.id]) if a.inputs == [root.id] else f"`{root.id}`"
+                func = ctx.values.func if ctx.values is not None else None
+                mask = sub.value is root and not isinstance(node, ast.AugAssign) and _is_mask(sub.slice, ctx, func)
                 ctx.report(node, what=f"subscript assignment to {subject}{via}",
                            effect="PyNative writes into the caller's tensor, graph mode does not "
-                                  "(it builds a new tensor with TensorScatterUpdate)" + _visible(ctx))
+                                  f"(it builds a new tensor with {_write_ops(sub, node, mask)})" + _visible(ctx))
             elif a.readers:
                 ctx.report(node, what=f"subscript assignment through `{root.id}`, which shares its tensor with "
                                       + ", ".join(f"`{r}`" for r in a.readers),
@@ -570,7 +590,11 @@ class TensorSubscriptAssign(Rule):
         tensor built by scatter kernels. Measured with MindSpore 2.10 CPU: `h[:, :, 0] = 0`
         inside an FFN block and `x[:, 0] = 0` compile to TensorScatterUpdate plus Concat
         (and StridedSlice/BroadcastTo for `y[0] += 1`) at that line, outside the fused
-        kernels; the result equals PyNative's when no other name holds the tensor.
+        kernels; the result equals PyNative's when no other name holds the tensor. The
+        kernel depends on the index (validate IR): `y[1:3] = v` is TensorCopySlices,
+        `y[0] = v` TensorScatterUpdate, `y[:, 0] = v` / `y[..., 0] = v`
+        TensorScatterUpdate with Concat/ExpandDims, `y[idx] = v` with an index tensor
+        TensorScatterUpdate with Select; the message names the one that applies.
 
         A boolean-mask write on a local (`y[x < 0] = 0.0`) is not flagged: it compiles to
         a static Select and nothing else (measured), the same kernel `ops.masked_fill`
@@ -651,9 +675,7 @@ class TensorSubscriptAssign(Rule):
                 func = scope_function(node, ctx)
             if sub.value is root and not isinstance(node, ast.AugAssign) and _is_mask(sub.slice, ctx, func):
                 continue
-            ops = ("StridedSlice, an in-place op and TensorScatterUpdate" if isinstance(node, ast.AugAssign)
-                   else "TensorScatterUpdate (plus Concat for slices)")
-            ctx.report(node, name=root.id, ops=ops)
+            ctx.report(node, name=root.id, ops=_write_ops(sub, node, mask=False))
             return
 
     def visit_Assign(self, node, ctx) -> None:

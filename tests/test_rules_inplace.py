@@ -320,10 +320,30 @@ def test_parameter_updates_through_aliases_and_primitives_are_fine(tmp_path):
                 p += x
                 self.assign_add(self.w, x)
                 ops.assign(p, x)
-                self.w.add_(1.0)
                 return x * 2
     """)
     assert found == []
+
+
+def test_inplace_method_on_a_parameter_diverges(tmp_path):
+    """Measured on 2.10 CPU (fixtures/labeled/inplace_pos_parameter_add_method): graph mode
+    applies `self.w.add_(1.0)`, PyNative leaves the Parameter unchanged."""
+    found = one(tmp_path, """
+        import numpy as np
+        import mindspore as ms
+        import mindspore.nn as nn
+        from mindspore import Tensor
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.w = ms.Parameter(Tensor(np.zeros((4, 8), np.float32)), name="w")
+
+            def construct(self, x):
+                self.w.add_(1.0)
+                return x * 2
+    """)
+    assert [(f.code, f.line) for f in found] == [("MSG202", 12)]
 
 
 def test_mask_bound_to_a_name_and_logical_combination(tmp_path):
