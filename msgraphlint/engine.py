@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .context import RuleContext
 from .findings import Finding
+from .paramkinds import CallerKinds
 from .project import ModuleSummary, ProjectIndex, all_functions, find_function
 from .scopes import CellResolver, GraphScope, _attr_method
 from .source import SourceFile
@@ -193,6 +194,8 @@ class ModuleEngine:
         self._returns: Dict[str, Kind] = {}
         self._in_progress: set = set()
         self._consts: Optional[Dict[str, Kind]] = None
+        self._from_callers: Dict[str, frozenset] = {}
+        self._prepass: Dict[str, Tuple[tuple, ScopeValues]] = {}
 
     def _sink(self, finding: Finding, scope, rule) -> None:
         self.findings.append((finding, scope, rule))
@@ -283,9 +286,59 @@ class ModuleEngine:
                 outer = self._funcs.get(line)
                 if outer is not None:
                     consts.update(closure_kinds(outer))
+        hints = self._hints.get(qualname)
+        key = self._values_key(qualname, is_root, enclosing)
+        cached = self._prepass.pop(qualname, None)
+        if cached is not None and cached[0] == key:
+            return cached[1]  # computed for the call-site pass with the same parameter kinds
         return ScopeValues(func, self.summary.imports if self.summary else None, self.summary,
-                           self.class_info(class_name), self._hints.get(qualname), is_root=is_root,
-                           module_consts=consts, helper_returns=self._helper_returns(class_name))
+                           self.class_info(class_name), hints, is_root=is_root,
+                           module_consts=consts, helper_returns=self._helper_returns(class_name),
+                           from_callers=self._from_callers.get(qualname, frozenset()))
+
+    def _values_key(self, qualname: str, is_root: bool, enclosing: Tuple[int, ...]) -> tuple:
+        hints = self._hints.get(qualname)
+        return (is_root, enclosing, tuple(sorted((k, v.value) for k, v in (hints or {}).items())))
+
+    def _caller_kinds(self, tree: ast.Module) -> None:
+        """Parameter kinds of this module's graph entries from the calls the module makes
+        (paramkinds.py): a training loop feeding dataset columns, a parent Cell passing a flag."""
+        if self.summary is None:
+            return
+        targets: Dict[str, Tuple[str, ast.AST]] = {}
+        graph_funcs: Dict[int, Tuple[str, Optional[str]]] = {}
+        by_name: Dict[str, GraphScope] = {}
+        for scope in self.scopes:
+            func = self._funcs.get(scope.lineno)
+            if func is None:
+                continue
+            graph_funcs[id(func)] = (scope.qualname, scope.class_key)
+            by_name[scope.qualname] = scope
+            if scope.chain:
+                continue
+            if scope.kind == "construct" and scope.class_name and func.name == "construct":
+                targets[scope.class_name] = (scope.qualname, func)
+            elif scope.kind == "jit" and not scope.class_name:
+                targets[func.name] = (scope.qualname, func)
+        if not targets:
+            return
+
+        def values_for(func, class_key, qualname):
+            scope = by_name[qualname]
+            v = self._values_for(func, class_key, qualname, not scope.chain, scope.enclosing)
+            self._prepass[qualname] = (self._values_key(qualname, not scope.chain, scope.enclosing), v)
+            return v
+
+        def self_attrs(class_name):
+            cls = self.summary.classes.get(class_name) if class_name else None
+            return cls.attrs if cls is not None else {}
+
+        found = CallerKinds(tree, self.summary.name, self.summary.imports, targets, graph_funcs,
+                            values_for, self_attrs).run()
+        for qualname, hints in found.items():
+            if hints and qualname not in self._hints:
+                self._hints[qualname] = dict(hints)
+                self._from_callers[qualname] = frozenset(hints)
 
     def _record_hints(self, func: ast.AST, values: ScopeValues, scope: GraphScope, local_helpers: Dict[str, ast.AST]) -> None:
         guarded = string_dispatched(func, values)
@@ -395,6 +448,7 @@ class ModuleEngine:
         d = self.dispatch.for_text(self.source.text)
         if d.graph or d.graph_leave:
             self._index_defs(tree)
+            self._caller_kinds(tree)
             ordered = sorted(self.scopes, key=lambda s: (len(s.chain), s.lineno))
             local = {s.qualname: self._funcs[s.lineno] for s in ordered if s.lineno in self._funcs and s.chain}
             for scope in ordered:

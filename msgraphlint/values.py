@@ -84,8 +84,9 @@ class ScopeValues:
     def __init__(self, func: ast.AST, imports: ImportMap, module: Optional[ModuleSummary] = None,
                  cls: Optional[ClassInfo] = None, param_kinds: Optional[Dict[str, Kind]] = None,
                  is_root: bool = True, module_consts: Optional[Dict[str, Kind]] = None,
-                 helper_returns=None) -> None:
+                 helper_returns=None, from_callers: frozenset = frozenset()) -> None:
         self.func = func
+        self.from_callers = from_callers  # parameters whose kinds come from the project's call sites (paramkinds.py)
         self.imports = imports
         self.module = module
         self.cls = cls

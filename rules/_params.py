@@ -480,6 +480,8 @@ class ScopeUses:
         """A name whose tensor kind is only a guess: weak, with no tensor use in the body."""
         if not isinstance(node, ast.Name):
             return False
+        if node.id in ctx.values.from_callers and ctx.values.params.get(node.id) is Kind.TENSOR:
+            return False  # the project's call sites pass a tensor (msgraphlint/paramkinds.py)
         uses, weak = self.get(ctx)
         use = uses.get(node.id)
         return node.id in weak and use is not None and use.tensor is None

@@ -32,7 +32,12 @@ def _where(ctx) -> str:
 
 
 def tensor_decider(ctx, test: ast.AST) -> Optional[ast.AST]:
-    """The part of a condition that makes it a run-time tensor decision, or None."""
+    """The part of a condition that makes it a run-time tensor decision, or None. ``bool(t)``
+    of a tensor is the same truth test (measured on 2.10: `if bool(x.sum() > 0):` compiles
+    to a Switch, labeled `control_flow_pos_bool_of_reduction`)."""
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "bool" \
+            and len(test.args) == 1 and not test.keywords and "bool" not in ctx.imports.names:
+        return test if tensor_decider(ctx, test.args[0]) is not None else None
     if not ctx.kind(test).tensor_like:
         return None
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
@@ -523,3 +528,153 @@ class TensorAssert(Rule):
         if _is_raise_guard(node) and tensor_decider(ctx, node.test) is not None:
             ctx.report(node.test, what=("elif " if _is_elif(ctx, node) else "if ") + _cond_text(ctx, node.test)
                        + ": raise", where=_where(ctx))
+
+
+def _entry_param(ctx, test: ast.AST) -> Optional[ast.Name]:
+    """The bare entry parameter a condition tests (`p`, `not p`, `p > 2`, `p == q`), when
+    nothing says what kind it is: no caller in the project, no annotation, no default, and no
+    use in the body as a tensor or as a Python value."""
+    values, scope = ctx.values, ctx.scope
+    if values is None or scope is None or scope.chain or scope.kind not in ("construct", "jit"):
+        return None
+    func = values.func
+    if getattr(func, "name", "") == "bprop":
+        return None
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if isinstance(test, ast.Compare):
+        if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in test.ops):
+            return None
+        sides = [test.left] + list(test.comparators)
+        names = [s for s in sides if isinstance(s, ast.Name)]
+        if len(names) != 1 or not all(s is names[0] or (isinstance(s, ast.Constant) and isinstance(s.value, (int, float))
+                                                        and not isinstance(s.value, bool)) for s in sides):
+            return None
+        test = names[0]
+    if not isinstance(test, ast.Name):
+        return None
+    name = test.id
+    args = func.args
+    positional = list(getattr(args, "posonlyargs", [])) + list(args.args)
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    pairs = list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults))
+    arg = next((a for a, d in pairs if a.arg == name and d is None and a.annotation is None), None)
+    if arg is None or arg.arg in ("self", "cls") or name in values.from_callers:
+        return None
+    if not ctx.kind(test).tensor_like:
+        return None  # rebound to something else before the test
+    uses, _ = _USES.get(ctx)
+    use = uses.get(name)
+    if use is None or use.tensor is not None or use.python_value() is not None:
+        return None  # MSG101 (a tensor) or MSG304 (a Python value) says which
+    if scope.class_name:
+        from .dynamic_shape import _used_as_subcell
+        if _used_as_subcell(ctx, scope.class_name):
+            return None  # a sub-cell: its parent passes the value (a constant of the parent's graph)
+    return test
+
+
+class EntryParameterBranch(Rule):
+    code = "MSG105"
+    name = "entry-parameter-branch"
+    summary = ("A branch on a parameter of a graph entry whose kind nothing in the project shows: a tensor "
+               "gives a Switch, a Python scalar a recompile per value.")
+    message = ("`{what} {cond}` branches on `{param}`, a parameter of {where} that no caller, annotation, default or "
+               "use in the body types: if callers pass a tensor, MindSpore compiles a Switch with branch subgraphs; "
+               "if they pass a Python scalar, the branch is folded but the graph is compiled again for every new value")
+    hint = ("a setting: fix it in `__init__` (or pass it to the constructor); a run-time value: pass a Tensor and "
+            "pick with `ops.select`/`ops.where`")
+    severity = Severity.INFO
+    rationale = """
+        A `construct` (or `jit` function) called from Python receives whatever the caller
+        passes, and the two kinds compile differently. Measured on MindSpore 2.10 CPU:
+
+        * a tensor: `if flag:`, `x * 2 if flag else x`, `if n > 0:` with a boolean or
+          scalar tensor argument each compiled to a `Switch` with 2-3 kernel graphs
+          (labeled `control_flow_pos_caller_bool_tensor_ifexp`,
+          `control_flow_pos_jit_scalar_tensor_compare`, `control_flow_pos_mutable_int_compare`:
+          an `ms.mutable(2)` int is a variable too);
+        * a Python scalar: the branch is folded (`control_flow_neg_caller_literal_flag`:
+          0 kernel graphs with a Switch, constant-folded), but the value is part of the
+          compile key: a bool flag with True, False, True compiled 2 graphs (MSG304's
+          measurement).
+
+        When the project shows what is passed (a training loop over
+        `create_tuple_iterator()`, `Tensor(...)`, `ms.mutable(...)`, a literal, a parent
+        Cell passing `self.use_bias`: `msgraphlint/paramkinds.py`), MSG101/MSG103 or
+        nothing reports it. This rule covers the rest: an entry whose callers are not in the
+        linted files, with a parameter the body does not use as a tensor (MSG101) or as a
+        size/mode (MSG304). It is informational, because the answer is in code the linter
+        does not see. A Cell built inside another class of the same module is a sub-cell
+        (its parent passes constants) and is skipped.
+    """
+    VALID = [
+        Valid("""
+            import mindspore.nn as nn
+
+            class Block(nn.Cell):
+                def construct(self, x, use_bias):
+                    if use_bias:
+                        return x + 1
+                    return x
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.block = Block()
+
+                def construct(self, x):
+                    return self.block(x, True)
+        """, note="a Python flag passed from a parent Cell"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x, mask=None, scale: float = 1.0):
+                    if mask is not None:
+                        x = x * mask
+                    if scale > 1:
+                        x = x * scale
+                    return x
+        """, note="defaults, annotations and `is None` say the kind"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x, use_bias):
+                    if use_bias:
+                        return x + 1
+                    return x
+        """, line=5),
+        Invalid("""
+            import mindspore as ms
+
+            @ms.jit
+            def step(x, n):
+                return x * 2 if n > 0 else x
+        """, line=5),
+    ]
+
+    def _check(self, ctx, test: ast.AST, what: str) -> None:
+        p = _entry_param(ctx, test)
+        if p is None:
+            return
+        seen = getattr(self, "_seen", None)  # one finding per parameter and scope walk
+        if seen is not None and seen[0] is ctx.values:
+            if p.id in seen[1]:
+                return
+            seen[1].add(p.id)
+        else:
+            self._seen = (ctx.values, {p.id})
+        ctx.report(test, what=what, cond=_cond_text(ctx, test), param=p.id, where=f"`{_where(ctx)}`")
+
+    def visit_If(self, node: ast.If, ctx) -> None:
+        self._check(ctx, node.test, "elif" if _is_elif(ctx, node) else "if")
+
+    def visit_While(self, node: ast.While, ctx) -> None:
+        self._check(ctx, node.test, "while")
+
+    def visit_IfExp(self, node: ast.IfExp, ctx) -> None:
+        self._check(ctx, node.test, "… if")

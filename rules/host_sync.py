@@ -215,6 +215,8 @@ class TensorToScalar(Rule):
         if "host" in used or "celllist" in used:
             return  # reported as MSG402 at the NumPy/math call, or as MSG405 at the Cell list index
         effects = sorted(used - {"celllist"})
+        if effects == ["condition"] and isinstance(node.func, ast.Name) and node.func.id == "bool":
+            return  # `if bool(t):` is a tensor truth test: MSG101/MSG102/MSG103 report the Switch
         effect = "; " + "; ".join(EFFECTS[e] for e in effects) if effects else ""
         ctx.report(node, expr=short(ctx, node), where=where(ctx), effect=effect)
 

@@ -1,0 +1,219 @@
+"""Evidence about the kinds of a graph entry's parameters, from the project's call sites.
+
+A ``construct`` or ``jit`` function does not say what its callers pass. The project often
+does: a training loop feeds dataset columns, a parent Cell passes ``self.use_bias`` or
+``x.sum() > 0``, a script calls ``net(x, ms.mutable(2))``. This module finds the calls of
+the module's own graph entries (Cells built in the module, ``jit`` functions defined in it)
+and gives each parameter the kind of its arguments, merged over every call site
+(``kinds.merge``: a tensor at one call and a literal at another stays unknown).
+
+What counts as evidence at a call site:
+
+* tensors: ``Tensor(...)``/``ms.tensor(...)``, MindSpore ops and ``mint`` results, the
+  loop variables of ``for ... in ds.create_tuple_iterator()`` / ``create_dict_iterator()``
+  (and their items), names bound to such values in the same function;
+* variables: ``ms.mutable(...)`` (a value MindSpore does not fold: branching on it
+  compiles to a Switch, like a tensor) counts as a tensor;
+* constants: literals, tuples of literals, ``None``, and whatever the calling graph scope's
+  own value analysis says is a compile-time value (``self.use_bias``, ``x.shape[-1]``);
+* inside a calling graph scope, a tensor whose kind is only a guess (a bare parameter of
+  the caller) is not evidence.
+
+Where no caller is visible, ``values.ScopeValues`` falls back on annotations, defaults and
+how the body uses the name (``rules/_params.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from .kinds import Kind, merge
+
+_ITERATORS = frozenset({"create_tuple_iterator", "create_dict_iterator", "create_iterator"})
+_TENSOR_MAKERS = frozenset({"mindspore.Tensor", "mindspore.tensor", "mindspore.Parameter"})
+
+
+def _params(func: ast.AST) -> List[str]:
+    args = func.args  # type: ignore[attr-defined]
+    names = [a.arg for a in list(getattr(args, "posonlyargs", [])) + list(args.args)]
+    return names[1:] if names and names[0] in ("self", "cls") else names
+
+
+class _Target:
+    __slots__ = ("qualname", "params", "kwonly")
+
+    def __init__(self, qualname: str, func: ast.AST) -> None:
+        self.qualname = qualname
+        self.params = _params(func)
+        self.kwonly = [a.arg for a in func.args.kwonlyargs]  # type: ignore[attr-defined]
+
+
+class CallerKinds:
+    """Parameter kinds of the module's graph entries, from the calls the module makes."""
+
+    def __init__(self, tree: ast.Module, modname: str, imports, targets: Dict[str, Tuple[str, ast.AST]],
+                 graph_funcs: Dict[int, Tuple[str, Optional[str]]],
+                 values_for: Callable[[ast.AST, Optional[str], str], object],
+                 self_attrs: Callable[[str], Dict[str, str]]) -> None:
+        """``targets``: local name (a Cell class or a jit function) -> (scope qualname, def);
+        ``graph_funcs``: id(def) -> (qualname, class name) of the module's graph scopes (their
+        own value analysis classifies the arguments they pass); ``self_attrs(class)`` the raw
+        attribute kinds of a class (``call:<dotted>`` for ``self.x = Block(...)``)."""
+        self.tree = tree
+        self.modname = modname
+        self.imports = imports
+        self.targets = {k: _Target(q, f) for k, (q, f) in targets.items()}
+        self.graph_funcs = graph_funcs
+        self.values_for = values_for
+        self.self_attrs = self_attrs
+        self.hints: Dict[str, Dict[str, Kind]] = {}
+        self.sites: Dict[str, int] = {}
+
+    # ------------------------------------------------------------------ the walk
+    def run(self) -> Dict[str, Dict[str, Kind]]:
+        if not self.targets:
+            return self.hints
+        self._scan_body(self.tree.body, None, None)
+        for node in self.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._scan_func(node, None)
+            elif isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self._scan_func(item, node.name)
+        return {q: {p: k for p, k in h.items() if k in (Kind.TENSOR, Kind.CONST, Kind.NONE)}
+                for q, h in self.hints.items()}
+
+    def _scan_func(self, func: ast.AST, class_name: Optional[str]) -> None:
+        self._scan_body(func.body, func, class_name)  # type: ignore[attr-defined]
+        for node in ast.walk(func):
+            if node is not func and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._scan_body(node.body, None, class_name)  # nested defs: plain Python callers
+
+    def _scan_body(self, body: Sequence[ast.stmt], func: Optional[ast.AST], class_name: Optional[str]) -> None:
+        env: Dict[str, object] = {}  # local name -> target key ("cls:Name") or a Kind
+        calls: List[Tuple[_Target, ast.Call]] = []
+        attrs = self.self_attrs(class_name) if class_name else {}
+        for stmt in body:
+            for node in _walk_no_defs(stmt):
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    v = node.value
+                    key = self._constructed(v)
+                    env[node.targets[0].id] = key if key is not None else self._plain_kind(v, env)
+                elif isinstance(node, (ast.For, ast.comprehension)) and self._is_dataset_iter(node.iter):
+                    for n in ast.walk(node.target):
+                        if isinstance(n, ast.Name):
+                            env[n.id] = Kind.TENSOR if not isinstance(node.target, ast.Name) else "batch"
+                elif isinstance(node, ast.Call):
+                    t = self._callee(node, env, attrs)
+                    if t is not None:
+                        calls.append((t, node))
+        if not calls:
+            return
+        values = None
+        if func is not None and id(func) in self.graph_funcs:
+            q, cname = self.graph_funcs[id(func)]
+            values = self.values_for(func, cname, q)
+        caller_params = set(_params(func)) if func is not None else set()
+        for target, call in calls:
+            self._record(target, call, env, values, caller_params)
+
+    # ------------------------------------------------------------------ call sites
+    def _constructed(self, v: ast.AST) -> Optional[str]:
+        """``Block(...)`` of a target Cell class -> its key."""
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in self.targets \
+                and self.targets[v.func.id].qualname.endswith(".construct"):
+            return v.func.id
+        return None
+
+    def _callee(self, node: ast.Call, env: Dict[str, object], attrs: Dict[str, str]) -> Optional[_Target]:
+        f = node.func
+        if isinstance(f, ast.Name):
+            t = self.targets.get(f.id)
+            if t is not None and not t.qualname.endswith(".construct"):
+                return t  # a jit function
+            key = env.get(f.id)
+            if isinstance(key, str) and key in self.targets:
+                return self.targets[key]  # net = Net(); net(x)
+            return None
+        if isinstance(f, ast.Call):
+            key = self._constructed(f)
+            return self.targets[key] if key is not None else None  # Net()(x)
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self":
+            raw = attrs.get(f.attr, "")
+            if raw.startswith("call:"):
+                dotted = raw[5:]
+                prefix = self.modname + "."
+                local = dotted[len(prefix):] if dotted.startswith(prefix) else None
+                if local in self.targets and self.targets[local].qualname.endswith(".construct"):
+                    return self.targets[local]  # self.block = Block(...); self.block(x, flag)
+        return None
+
+    def _is_dataset_iter(self, it: ast.AST) -> bool:
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" and it.args:
+            it = it.args[0]
+        return isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in _ITERATORS
+
+    def _plain_kind(self, e: ast.AST, env: Dict[str, object]) -> Kind:
+        """The kind of an argument written in plain Python code (a script, a training loop)."""
+        if isinstance(e, ast.Constant):
+            return Kind.NONE if e.value is None else Kind.CONST
+        if isinstance(e, (ast.Tuple, ast.List)) and e.elts and all(isinstance(x, ast.Constant) for x in e.elts):
+            return Kind.CONST
+        if isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant):
+            return Kind.CONST
+        if isinstance(e, ast.Name):
+            k = env.get(e.id)
+            return k if isinstance(k, Kind) else Kind.UNKNOWN
+        if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and env.get(e.value.id) in ("batch", Kind.TENSOR):
+            return Kind.TENSOR  # data["image"], batch[0] of a dataset iterator
+        if isinstance(e, ast.Call):
+            q = self.imports.dotted(e.func) if self.imports is not None else None
+            if q is None:
+                return Kind.UNKNOWN
+            if q in ("mindspore.mutable", "mindspore.graph.mutable"):
+                return Kind.TENSOR  # a variable: not folded, branching on it is a Switch
+            if q in _TENSOR_MAKERS or q.startswith(("mindspore.ops.", "mindspore.mint.", "mindspore.numpy.")):
+                return Kind.TENSOR
+        return Kind.UNKNOWN
+
+    def _record(self, target: _Target, call: ast.Call, env: Dict[str, object], values, caller_params) -> None:
+        hints = self.hints.setdefault(target.qualname, {})
+        self.sites[target.qualname] = self.sites.get(target.qualname, 0) + 1
+        bound: Dict[str, Kind] = {}
+        for i, a in enumerate(call.args):
+            if isinstance(a, ast.Starred) or i >= len(target.params):
+                break
+            bound[target.params[i]] = self._arg_kind(a, env, values, caller_params)
+        for kw in call.keywords:
+            if kw.arg is None:
+                continue
+            if kw.arg in target.params or kw.arg in target.kwonly:
+                bound[kw.arg] = self._arg_kind(kw.value, env, values, caller_params)
+        # a parameter not passed at this site takes its default: unknown here
+        for p in target.params + target.kwonly:
+            k = bound.get(p, Kind.UNKNOWN)
+            hints[p] = k if self.sites[target.qualname] == 1 else merge(hints.get(p, Kind.UNKNOWN), k)
+
+    def _arg_kind(self, a: ast.AST, env, values, caller_params) -> Kind:
+        if values is None:
+            return self._plain_kind(a, env)
+        k = values.kind(a)  # type: ignore[attr-defined]
+        if k.constant:
+            return k
+        if k.tensor_like:
+            if isinstance(a, ast.Name) and a.id in caller_params and a.id not in getattr(values, "from_callers", ()):
+                return Kind.UNKNOWN  # the caller's own parameter: its kind is a guess
+            return Kind.TENSOR
+        return Kind.UNKNOWN
+
+
+def _walk_no_defs(stmt: ast.AST):
+    stack = [stmt]
+    while stack:
+        n = stack.pop()
+        yield n
+        for c in ast.iter_child_nodes(n):
+            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                stack.append(c)
