@@ -14,7 +14,9 @@ from typing import Optional
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
-# MSG211 (logging-or-file-io-in-graph) already reports MindSpore's logger calls
+# MSG211 (logging-or-file-io-in-graph) already reports MindSpore's logger calls, and MSG206
+# (assign-to-non-parameter) every `.assign_value()` in graph code
+_OWNED_METHODS = frozenset({"assign_value"})
 _LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"})
 
 
@@ -65,7 +67,8 @@ class JitForbiddenApi(Rule):
         ... '<name>' is not supported in 'construct' or function with @jit decorator`
         (labeled fixtures `api_pos_*`). A class of a forbidden module used as a constant
         is fine: `self.pm == ParallelMode.DATA_PARALLEL` compiled, so only calls are
-        reported. MindSpore's logger (`mindspore.log`) is reported by MSG211.
+        reported. MindSpore's logger (`mindspore.log`) is reported by MSG211 and
+        `Tensor.assign_value` by MSG206, with the same measured error.
 
         What to do: read parameters, state dicts and context values in `__init__` (or
         before calling the network) and keep them as attributes; write a Parameter in the
@@ -153,7 +156,7 @@ class JitForbiddenApi(Rule):
                 table = dict(cat.jit_forbidden_methods("mindspore.Tensor")) if owner == "mindspore.Parameter" else {}
                 table.update(cat.jit_forbidden_methods(owner))
                 impl = table.get(f.attr)
-                if impl is not None:
+                if impl is not None and f.attr not in _OWNED_METHODS:
                     ctx.report(node, call=f"{ctx.segment(f)}()", where=_where(ctx), impl=impl,
                                advice=_ADVICE.get(f.attr, "keep the result as an attribute"))
                     return
