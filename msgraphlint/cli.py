@@ -272,7 +272,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
     overrides = None
     if stdin_filename or paths == ["-"]:
         name = stdin_filename or "<stdin>"
-        overrides = {name: sys.stdin.read()}
+        overrides = {name: sys.stdin.buffer.read()}  # bytes: decoded exactly like a file
         paths = [name]
     paths = paths or ["."]
     try:
@@ -403,22 +403,36 @@ def _fixable_enumeration(files, unsafe_fixes: bool) -> str:
 def _fix_stdin(result, overrides, fmt, unsafe_fixes, show_diff, exit_zero, quiet) -> None:
     """``--fix``/``--diff`` with ``--stdin-filename``: the fixed source (or the diff) on
     stdout, the findings that remain on stderr, as ruff does."""
-    from .fixes import FileFix, FixError
+    from .fixes import FileFix, FixError, encode_like
     from .reporters import render
     from .runner import fix_source
-    from .source import SourceFile
+    from .source import SourceError, SourceFile
 
-    (name, text), = overrides.items()
+    (name, data), = overrides.items()
     settings = result.settings_for(result.files[0].path) if result.files else result.settings
+    try:  # stdin is bytes, decoded like a file (BOM, coding cookie) and written back the same way
+        source = SourceFile.from_bytes(name, data) if isinstance(data, bytes) else SourceFile(name, data)
+    except SourceError:  # undecodable: nothing to fix; the MSG001 finding is the report
+        source = None
+    text = source.text if source is not None else ""
     try:
+        if source is None:
+            raise FixError("")
         fixed, remaining, applied = fix_source(text, name, settings, unsafe=unsafe_fixes)
     except FixError as exc:
-        _warn(str(exc))
+        if str(exc):
+            _warn(str(exc))
         fixed, remaining, applied = text, result.files[0], 0
     if show_diff:
-        click.echo(FileFix(name, text, fixed, applied, SourceFile(name, text)).diff(), nl=False)
+        click.echo(FileFix(name, text, fixed, applied, source or SourceFile(name, text)).diff(), nl=False)
+    elif source is None:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
     else:
-        click.echo(fixed, nl=False)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(encode_like(source, fixed))
+        sys.stdout.buffer.flush()
     if not quiet:
         report = render(fmt if fmt != "sarif" else "concise", [remaining], result.rules, unsafe_fixes=unsafe_fixes)
         click.echo(report, nl=False, err=True)

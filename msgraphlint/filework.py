@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
 
 from . import suppressions
 from .context import RuleContext
@@ -67,7 +67,15 @@ class Phase1:
     digest: str = ""
 
 
-def phase1(path: str, text: Optional[str] = None, keep_source: bool = True, cache=None,
+def in_memory_source(path: str, text: Union[str, bytes]) -> SourceFile:
+    """An editor buffer (str) or stdin (bytes: decoded exactly like a file on disk: BOM,
+    coding cookie, invalid bytes -> SourceError)."""
+    if isinstance(text, bytes):
+        return SourceFile.from_bytes(path, text)
+    return SourceFile(path, text)
+
+
+def phase1(path: str, text: Optional[Union[str, bytes]] = None, keep_source: bool = True, cache=None,
            eager_calls: bool = False, budget: Optional[float] = None) -> Phase1:
     """Read, pre-filter and summarise one file. Never raises: a failure is the file's
     MSG001 (it cannot be read or parsed) or MSG000 (anything else, or the budget)."""
@@ -80,12 +88,13 @@ def phase1(path: str, text: Optional[str] = None, keep_source: bool = True, cach
         return Phase1(path, None, internal_error(display_path(path), exc, "reading and summarising"), 0, False)
 
 
-def _phase1(path: str, text: Optional[str], keep_source: bool, cache, eager_calls: bool) -> Phase1:
+def _phase1(path: str, text: Optional[Union[str, bytes]], keep_source: bool, cache, eager_calls: bool) -> Phase1:
     disp = display_path(path)
     if path.endswith(YAML_SUFFIXES):
         return Phase1(path, None, None, 0, True)
     try:
-        data = text.encode("utf-8") if text is not None else read_bytes(path)
+        data = (text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")) if text is not None \
+            else read_bytes(path)
     except OSError as err:
         return Phase1(path, None, parse_error(disp, SourceError(f"cannot read: {err.strerror}"), None), 0, False)
     modname, _, is_package = module_name_for(path)
@@ -117,7 +126,7 @@ def read_bytes(path: str) -> bytes:
 
 def phase1_compute(path, disp, data, text, modname, is_package, eager_calls=False) -> Phase1:
     try:
-        source = SourceFile(disp, text) if text is not None else SourceFile.from_bytes(disp, data)
+        source = in_memory_source(disp, text) if text is not None else SourceFile.from_bytes(disp, data)
     except SourceError as err:
         return Phase1(path, None, parse_error(disp, err, None), 0, False)
     lines = source.text.count("\n") + 1 if source.text else 0
@@ -186,7 +195,7 @@ def _lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, s
     return Phase2(path, findings, callsite, sups)
 
 
-def lint_yaml(path: str, text: Optional[str], settings: Settings, dispatch: Dispatch) -> Phase2:
+def lint_yaml(path: str, text: Optional[Union[str, bytes]], settings: Settings, dispatch: Dispatch) -> Phase2:
     """Run the YAML rules on one run config. Never raises (see ``phase1``)."""
     from .budget import BudgetExceeded, file_budget
 
@@ -197,12 +206,12 @@ def lint_yaml(path: str, text: Optional[str], settings: Settings, dispatch: Disp
         return Phase2(path, [internal_error(display_path(path), exc, "checking")], [], None)
 
 
-def _lint_yaml(path: str, text: Optional[str], settings: Settings, dispatch: Dispatch) -> Phase2:
+def _lint_yaml(path: str, text: Optional[Union[str, bytes]], settings: Settings, dispatch: Dispatch) -> Phase2:
     disp = display_path(path)
     if not dispatch.yaml:
         return Phase2(path, [], [], None)
     try:
-        source = SourceFile(disp, text) if text is not None else SourceFile.read(path)
+        source = in_memory_source(disp, text) if text is not None else SourceFile.read(path)
     except (SourceError, OSError):
         return Phase2(path, [], [], None)
     try:

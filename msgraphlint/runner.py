@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type, Union
 
 from . import suppressions
 from .cachekeys import DepsKeys, settings_key
@@ -19,13 +19,13 @@ from .config import Config, ConfigError, validate_against_rules, validate_versio
 from .discovery import PY_SUFFIXES, YAML_SUFFIXES, discover, matches_any
 from .engine import Dispatch
 from .filework import (INTERNAL_ERROR_CODE, PARSE_ERROR_CODE, TREE_CACHE_LINES, Phase2, internal_error,
-                       is_internal_error, lint_python, lint_yaml, parse_error, phase1)
+                       in_memory_source, is_internal_error, lint_python, lint_yaml, parse_error, phase1)
 from .findings import FileResult, Finding
 from .project import ProjectIndex
 from .registry import default_codes, load_rules, resolve_selector, select_codes
 from .rule import Rule
 from .scopes import CellResolver, discover as discover_scopes
-from .source import SourceError, SourceFile, display_path
+from .source import display_path
 from .workers import Workers, no_cyclic_gc
 from .budget import FILE_CPU_BUDGET_S
 
@@ -246,7 +246,9 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
               overrides: Optional[Dict[str, str]] = None, cache: bool = False,
               cache_dir: Optional[str] = None, config_overrides=None, progress=None,
               resolver: Optional["SettingsResolver"] = None) -> RunResult:
-    """Lint paths. ``overrides`` maps a path to in-memory text (stdin, editor buffers).
+    """Lint paths. ``overrides`` maps a path to in-memory text (editor buffers) or bytes
+    (stdin, decoded like a file); such a path is Python whatever its name, unless it ends
+    in ``.yaml``/``.yml``.
     Each file gets the settings of its closest configuration file (``settings`` or
     ``config_file`` force one for all; ``config_overrides`` are ``--config KEY=VALUE``
     settings). A path that does not exist becomes an MSG001 finding for that path and is
@@ -422,7 +424,7 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
         for f in todo:
             src = by_path[f].source
             if src is None and f in overrides:
-                src = SourceFile(display_path(f), overrides[f])
+                src = in_memory_source(display_path(f), overrides[f])
             results[f] = lint_python(f, src, index, scopes.get(os.path.abspath(f), []), settings, dispatch, cells,
                                       scope_cache if f in overrides else None)
             if cache is not None and f in keys and not any(is_internal_error(x) for x in results[f].findings):
@@ -514,7 +516,7 @@ def fix_source(text: str, path: str, settings: Settings, *, unsafe: bool = False
     return current, remaining, total
 
 
-def run_source(text: str, path: str = "<stdin>", *, config_file: Optional[str] = None, select=None,
+def run_source(text: Union[str, bytes], path: str = "<stdin>", *, config_file: Optional[str] = None, select=None,
                ignore=None, settings: Optional[Settings] = None, scope_cache: Optional[dict] = None) -> FileResult:
     """Lint one in-memory text as if it were the file at ``path``. ``scope_cache`` (a dict the
     caller keeps per document, as the language server does) lets an edit re-run the rules
