@@ -25,7 +25,7 @@ from .project import ProjectIndex
 from .registry import default_codes, load_rules, resolve_selector, select_codes
 from .rule import Rule
 from .scopes import CellResolver, discover as discover_scopes
-from .source import display_path
+from .source import SourceError, SourceFile, display_path
 from .workers import Workers, no_cyclic_gc
 from .budget import FILE_CPU_BUDGET_S
 
