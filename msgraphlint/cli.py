@@ -238,7 +238,7 @@ def _show_settings(path: str, resolver, fmt: str) -> None:
               help="In SARIF output, describe every active rule, not only those with results.")
 @click.option("-q", "--quiet", is_flag=True, help="Print the findings only: no summary, warnings or progress.")
 @click.option("-v", "--verbose", is_flag=True, help="Also print the configuration per file group, skipped files and why, "
-                                                     "and the time of each phase (stderr).")
+                                                     "the time of each phase, and cache entries dropped (stderr).")
 @click.option("--show-files", is_flag=True, help="List the files that would be linted, and exit.")
 @click.option("--show-settings", is_flag=True, help="Print the resolved settings for the first path and the file they "
                                                     "come from, and exit.")
@@ -287,6 +287,8 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
                 _warn(f"path does not exist: {p}")
             sys.exit(2 if plan.missing else 0)
         progress = Progress(Progress.wanted(quiet) and overrides is None)
+        if verbose:  # the cache logs unusable entries it dropped (msgraphlint.cache)
+            _log_to_stderr("msgraphlint.cache")
         t0 = time.perf_counter()
         try:
             result = run_paths(paths, resolver=resolver, jobs=jobs, force_exclude=force_exclude,
@@ -438,6 +440,18 @@ def _fix_stdin(result, overrides, fmt, unsafe_fixes, show_diff, exit_zero, quiet
         click.echo(report, nl=False, err=True)
     failed = bool(remaining.findings or remaining.unused_suppressions) or (show_diff and fixed != text)
     sys.exit(0 if exit_zero or not failed else 1)
+
+
+def _log_to_stderr(name: str) -> None:
+    import logging
+
+    logger = logging.getLogger(name)
+    if not any(getattr(h, "_msgraphlint", False) for h in logger.handlers):
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("msgraphlint: %(message)s"))
+        handler._msgraphlint = True  # type: ignore[attr-defined]
+        logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
 
 
 def _verbose_report(result, seconds: float) -> None:

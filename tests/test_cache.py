@@ -213,3 +213,17 @@ def test_fuzz_corrupted_entries_are_misses(tmp_path):
         raw[len(raw) // 2] ^= 0xFF
         p.write_bytes(bytes(raw))
     assert findings(proj, cache) == cold
+
+
+def test_dropped_entries_are_reported_with_v(tmp_path):
+    proj, cache = tmp_path / "p", tmp_path / "c"
+    write_tree(proj, {"base.py": BASE, "model.py": MODEL})
+    findings(proj, cache)
+    victim = sorted(cache.rglob("p2/*/*.json"))[0]
+    victim.write_bytes(victim.read_bytes()[:-3])
+    cmd = [sys.executable, "-m", "msgraphlint", "check", "--format", "concise", "--cache-dir", str(cache), str(proj)]
+    proc = subprocess.run(cmd + ["-v"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1 and "model.py:4" in proc.stdout
+    assert "cache: dropped unusable entry" in proc.stderr and victim.name in proc.stderr
+    quiet = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    assert quiet.returncode == 1 and "cache" not in quiet.stderr
