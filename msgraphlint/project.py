@@ -65,6 +65,21 @@ class ModuleSummary:
     functions: Dict[str, FuncSummary] = field(default_factory=dict)
     graph_hint: bool = False  # mentions mindspore / construct / jit: can hold graph roots
     nested: bool = False      # holds definitions inside functions (keys "<outer>.<locals>.<name>")
+    pynative_only: bool = False  # sets PYNATIVE_MODE and never GRAPH_MODE nor jit: not graph code
+
+
+_PYNATIVE_SET = re.compile(r"\bmode\s*=\s*(?:[\w.]*\.)?PYNATIVE_MODE\b")
+
+
+def pynative_by_construction(text: str) -> bool:
+    """The module runs its Cells in PyNative by construction: it sets ``PYNATIVE_MODE``
+    (``set_context(mode=ms.PYNATIVE_MODE)``, ``context.set_context(mode=context.PYNATIVE_MODE)``)
+    and never mentions ``GRAPH_MODE``, ``jit`` (decorator, ``ms.jit(fn)``, ``jit_config``) nor
+    ``mode=0``. Decided from the module's own text, not from its folder name: a module that
+    switches modes, or jits anything, stays graph code."""
+    if "PYNATIVE_MODE" not in text or "GRAPH_MODE" in text or "jit" in text:
+        return False
+    return bool(_PYNATIVE_SET.search(text)) and not re.search(r"\bmode\s*=\s*0\b", text)
 
 
 def module_name_for(path: str) -> Tuple[str, str, bool]:
@@ -319,7 +334,8 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
     imports = ImportMap.from_tree(tree, modname, is_package)
     text = source.text
     summary = ModuleSummary(modname, source.path, is_package, imports,
-                            graph_hint=("mindspore" in text or "construct" in text or "jit" in text))
+                            graph_hint=("mindspore" in text or "construct" in text or "jit" in text),
+                            pynative_only=pynative_by_construction(text))
     # module-level definitions resolve to this module
     for node in tree.body:
         if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -166,8 +166,8 @@ def discover(index: ProjectIndex, extra_cell_bases: FrozenSet[str] = frozenset()
         queue.append((scope, func, mod, cls, depth))
 
     for mod in list(index.by_path.values()):
-        if not mod.graph_hint:
-            continue
+        if not mod.graph_hint or getattr(mod, "pynative_only", False):
+            continue  # no graph code, or PyNative by construction (project.pynative_by_construction)
         for key, cls in mod.classes.items():
             is_cell = cells.is_cell(cls)
             for name, fs in cls.methods.items():

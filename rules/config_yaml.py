@@ -411,6 +411,12 @@ def stage_layers(s: Spec) -> Tuple[Optional[List[List[int]]], Optional[Dict[str,
             f"({_name(s.vpp, 'pp_interleave_num')}); MindFormers raises ValueError (offset.shape[-2] must "
             f"equal pp_interleave_num): use e.g. {_suggest_offset(rem, pp, vpp)}"))
     osum = sum(sum(r) for r in rows)
+    mtp = _val(s.mtp) or 0
+    if osum != rem and mtp > 0 and osum == (layers + mtp) % total and off is not None:
+        # the offset places num_layers + MTP layers: the MindFormers research models
+        # (research/deepseek3) count the MTP layers in the split; accept either count
+        layers = layers + mtp
+        base, rem = divmod(layers, total)
     if osum != rem:
         if off is None or all(x == 0 for r in rows for x in r):
             detail = (f"{layers} = {total} × {base} + {rem} over {stages_desc}, so {rem} layer(s) are left over "
@@ -711,7 +717,7 @@ def analyse(s: Spec) -> List[Issue]:
     return out
 
 
-def analyse_document(doc, device_count: Optional[int] = None, comments: bool = True) -> List[Issue]:
+def analyse_document(doc, device_count: Optional[int] = None, comments: bool = False) -> List[Issue]:
     """All MSG6xx issues of a YamlDocument (empty for YAML that is not a MindFormers config).
     Memoised on the document, so each rule of the family reads the same result."""
     key = ("msgraphlint_rules.config_yaml", device_count, comments)
@@ -763,7 +769,7 @@ class _ConfigRule(Rule):
 
     def check_yaml(self, doc, ctx) -> None:
         opts = getattr(self, "opts", {}) or {}
-        for issue in analyse_document(doc, opts.get("device_count"), bool(opts.get("device_count_comments", True))):
+        for issue in analyse_document(doc, opts.get("device_count"), bool(opts.get("device_count_comments", False))):
             if issue.code != self.code:
                 continue
             line, col = doc.locate(*issue.path)
@@ -952,7 +958,10 @@ class PipelineLayerSplit(_ConfigRule):
         count that does not divide needs an offset), when `offset` does not have one
         entry per stage (and one row per interleave chunk), or when a stage ends up with
         no layers. `pp_interleave_num` counts only when `parallel.pipeline_config.
-        pipeline_interleave` is on. MTP layers are not part of `num_layers`. PyNative
+        pipeline_interleave` is on. MTP layers are not part of `num_layers` in 2.1.0's
+        own models (they go to the last stage); the research models (`research/deepseek3`)
+        count them in the split, so an `offset` that sums to `(num_layers + mtp_depth) %
+        stages` is accepted too (it is what those configs write). PyNative
         configs: with `pipeline_parallel_layers_per_stage: auto` the layer count must
         divide `pipeline_parallel × pipeline_parallel_interleave_num`; explicit ranges
         need one entry per stage and existing layer ids. Article 4.4: pipeline problems
@@ -961,6 +970,17 @@ class PipelineLayerSplit(_ConfigRule):
         output head).
     """
     VALID = [
+        Valid("""
+            model:
+              model_config:
+                num_layers: 61
+                mtp_depth: 1
+                offset: [1, 1, 0, 0]
+            parallel_config:
+              pipeline_stage: 4
+              micro_batch_num: 8
+        """, note="research/deepseek3 counts the MTP layer: 61 + 1 = 62 = 4 × 15 + 2, the offset sums to 2",
+              filename="run.yaml"),
         Valid("""
             model:
               model_config:
@@ -1185,7 +1205,7 @@ class DeviceCount(_ConfigRule):
     message = "{desc} = {product} devices, but {source} {count}: {detail}"
     hint = "the product of data_parallel, model_parallel, pipeline_stage and context_parallel is the world size"
     severity = Severity.WARNING
-    options = {"device_count": None, "device_count_comments": True}
+    options = {"device_count": None, "device_count_comments": False}
     option_types = {"device_count": int}
     rationale = """
         MindSpore Transformers 2.1.0 requires `data_parallel × model_parallel ×
@@ -1200,11 +1220,14 @@ class DeviceCount(_ConfigRule):
         world / (tensor × pipeline × context), which must divide exactly.
 
         The device count comes from, in this order: the rule option `device_count`
-        (`[tool.msgraphlint.rules.MSG608] device_count = 8`), `parallel.device_num`, or
-        the comment MindFormers puts right above `parallel_config:`
-        ("# default parallel of device num = 8 for Atlas 800T A2"; turn that off with
-        `device_count_comments = false`). Configs with `use_parallel: False` run on one
-        device and are not checked.
+        (`[tool.msgraphlint.rules.MSG608] device_count = 8`) or `parallel.device_num`.
+        The comment MindFormers copies above `parallel_config:` ("# default parallel of
+        device num = 8 for Atlas 800T A2") is not evidence by default: in every case an
+        outside review checked (26 of 26, MindFormers configs) and in the 2.1.0 wheel's
+        own configs (5 of 5: the READMEs train or serve them on 16, 32 or 256 cards) the
+        comment was the stale part, not the layout. `device_count_comments = true`
+        trusts it again. Configs with `use_parallel: False` run on one device and are
+        not checked.
     """
     VALID = [
         Valid("""
@@ -1217,6 +1240,14 @@ class DeviceCount(_ConfigRule):
               micro_batch_num: 2
         """, note="the MindFormers dense template", filename="run.yaml"),
         Valid("""
+            # default parallel of device num = 8 for Atlas 800T A2
+            parallel_config:
+              data_parallel: 1
+              model_parallel: 8
+              pipeline_stage: 2
+              micro_batch_num: 4
+        """, note="a copied boilerplate comment is not evidence (the README trains it on 16 cards)", filename="run.yaml"),
+        Valid("""
             use_parallel: False
             # default parallel of device num = 8 for Atlas 800T A2
             parallel_config:
@@ -1225,14 +1256,7 @@ class DeviceCount(_ConfigRule):
         """, note="single-device run", filename="run.yaml"),
     ]
     INVALID = [
-        Invalid("""
-            # parallel config for device num = 8
-            parallel_config:
-              data_parallel: 1
-              model_parallel: 8
-              pipeline_stage: 2
-              micro_batch_num: 4
-        """, line=2, filename="run.yaml"),
+
         Invalid("""
             parallel_config:
               data_parallel: 2

@@ -87,13 +87,29 @@ class GeneratorDatasetSingleWorker(Rule):
         The field report (6.1) gets its data loading out of the critical path with
         `num_parallel_workers` and prefetching. `mindspore.dataset.GeneratorDataset`
         runs the Python source with its default number of workers (1 in 2.10's
-        signature) unless told otherwise. Informational: a light source is fine.
+        signature) unless told otherwise. Informational (off by default): a light source
+        is fine, and the code rarely shows how heavy the source is. An outside review of
+        real code found most findings (702) in dataset unit tests on toy generators, which
+        is advice at best: sources already in memory (a list, a comprehension, `range`,
+        a NumPy array) and calls inside `test_*` functions or `Test*` classes are not
+        reported.
     """
     VALID = [
         Valid("""
             import mindspore.dataset as ds
             data = ds.GeneratorDataset(source, ["ids"], num_parallel_workers=8)
         """),
+        Valid("""
+            import numpy as np
+            import mindspore.dataset as ds
+
+            def test_batch():
+                def gen():
+                    for i in range(4):
+                        yield (np.array([i]),)
+                data = ds.GeneratorDataset(gen, ["x"]).batch(2)
+                assert data.get_dataset_size() == 2
+        """, note="a unit test of the pipeline on a toy generator"),
     ]
     INVALID = [
         Invalid("""
@@ -107,4 +123,34 @@ class GeneratorDatasetSingleWorker(Rule):
             return
         if any(k.arg in ("num_parallel_workers", None) for k in node.keywords) or len(node.args) >= 6:
             return
+        source = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "source"), None)
+        if source is not None and _in_memory(source, ctx):
+            return  # data already in memory: nothing for more workers to do
+        if _in_unit_test(node, ctx):
+            return  # a unit test of the pipeline on a toy source
         ctx.report(node, default=1)
+
+
+_IN_MEMORY_CALLS = ("numpy.", "range", "list", "zip")
+
+
+def _in_memory(source: ast.AST, ctx) -> bool:
+    """A literal, a comprehension, ``range``/``zip``/``list(...)``, or a NumPy array: the
+    items are already computed; the one worker only indexes them."""
+    if isinstance(source, (ast.List, ast.Tuple, ast.Dict, ast.ListComp, ast.DictComp, ast.Constant)):
+        return True
+    if isinstance(source, ast.Call):
+        q = ctx.qualname(source.func) or (source.func.id if isinstance(source.func, ast.Name) else "")
+        return q.startswith(_IN_MEMORY_CALLS)
+    return False
+
+
+def _in_unit_test(node: ast.AST, ctx) -> bool:
+    """Inside a pytest/unittest test function (``def test_…``) or a ``Test…`` class: the
+    evidence review found these build toy generators to test the pipeline itself."""
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)) and anc.name.startswith("test"):
+            return True
+        if isinstance(anc, ast.ClassDef) and anc.name.startswith("Test"):
+            return True
+    return False

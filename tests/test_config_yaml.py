@@ -9,16 +9,20 @@ Files with findings (each verified by hand against the file and its README in th
     ``pp_interleave_num: 1`` (pipeline_interleave is on, so 8 × 1 = 8 stages) and
     ``offset: 0``. 45 = 8 × 5 + 5, and MindFormers' LayerSetting._check_inputs requires
     the offsets to sum to 45 % 8 = 5: the model build raises ValueError.
-  - MSG608 (line 114, ``parallel_config:``): the comment on line 113 says "device num = 8"
-    but 4 (data) × 8 (model) × 8 (pipeline) = 256; the README in the wheel trains it on
-    256 cards, so the comment is the stale part.
-* ``telechat3/pretrain_telechat3_36b.yaml`` — MSG608 (line 90): comment on line 89 says 8,
+
+Stale "default parallel of device num = N" comments (not reported: MSG608 no longer trusts
+the copied comment by default; with ``device_count_comments = true`` these five come back):
+
+* ``telechat3_moe/pretrain_telechat3_105b_a4b_4k.yaml`` line 114: the comment on line 113 says
+  "device num = 8" but 4 (data) × 8 (model) × 8 (pipeline) = 256; the README in the wheel
+  trains it on 256 cards, so the comment is the stale part.
+* ``telechat3/pretrain_telechat3_36b.yaml`` (line 90): comment on line 89 says 8,
   1 × 8 × 2 = 16 (README: 16-card training on two Atlas 800T A2).
-* ``telechat3/predict_telechat3_36b.yaml`` — MSG608 (line 13): comment on line 12 says 8,
+* ``telechat3/predict_telechat3_36b.yaml`` (line 13): comment on line 12 says 8,
   1 × 2 = 2 (README: "2卡推理", model_parallel 2); use_parallel is True.
-* ``deepseek3/predict_deepseek3_671b.yaml`` — MSG608 (line 14): comment on line 13 says 8,
+* ``deepseek3/predict_deepseek3_671b.yaml`` (line 14): comment on line 13 says 8,
   1 × 32 = 32 (README launches it with model_parallel 32 = the card count).
-* ``deepseek3/finetune_deepseek3_12b_16p_pp16.yaml`` — MSG608 (line 94): comment on line 93
+* ``deepseek3/finetune_deepseek3_12b_16p_pp16.yaml`` (line 94): comment on line 93
   says "device num = 1024", 1 × 1 × 16 = 16 (the file name says 16p).
 
 Clean files and why (26):
@@ -80,11 +84,15 @@ CONFIGS = os.path.join(ROOT, "fixtures", "mindformers_configs")
 CODES = [f"MSG60{i}" for i in range(1, 10)]
 
 EXPECTED = {
+    "telechat3_moe/pretrain_telechat3_105b_a4b_4k.yaml": {("MSG604", 167)},
+}
+# with `device_count_comments = true` (the stale boilerplate comments, see above)
+STALE_COMMENTS = {
     "deepseek3/finetune_deepseek3_12b_16p_pp16.yaml": {("MSG608", 94)},
     "deepseek3/predict_deepseek3_671b.yaml": {("MSG608", 14)},
     "telechat3/predict_telechat3_36b.yaml": {("MSG608", 13)},
     "telechat3/pretrain_telechat3_36b.yaml": {("MSG608", 90)},
-    "telechat3_moe/pretrain_telechat3_105b_a4b_4k.yaml": {("MSG604", 167), ("MSG608", 114)},
+    "telechat3_moe/pretrain_telechat3_105b_a4b_4k.yaml": {("MSG608", 114)},
 }
 
 
@@ -157,14 +165,39 @@ def test_every_config_exact_findings_through_the_runner():
     assert set(_all_configs()) <= linted
 
 
+def test_stale_device_comments_only_with_the_option():
+    got = {}
+    for rel in _all_configs():
+        with open(os.path.join(CONFIGS, rel), encoding="utf-8") as fh:
+            doc = load_document(fh.read(), rel)
+        ctx = FakeCtx()
+        rule = cy.DeviceCount({"device_count_comments": True})
+        ctx.rule = rule
+        rule.check_yaml(doc, ctx)
+        if ctx.found:
+            got[rel] = {(code, line) for code, line, _, _ in ctx.found}
+    assert got == STALE_COMMENTS
+
+
 def test_messages_of_the_telechat3_moe_findings():
     found = _check_with_fake_ctx(os.path.join(CONFIGS, "telechat3_moe/pretrain_telechat3_105b_a4b_4k.yaml"))
+    doc_path = os.path.join(CONFIGS, "telechat3_moe/pretrain_telechat3_105b_a4b_4k.yaml")
+    with open(doc_path, encoding="utf-8") as fh:
+        found += [(c, l, col, t) for c, l, col, t in _comment_run(load_document(fh.read(), doc_path))]
     msgs = {code: text for code, _, _, text in found}
     assert msgs["MSG604"].startswith("model.model_config.num_hidden_layers = 45 layers do not split over 8 "
                                      "pipeline stage(s): 45 = 8 × 5 + 5")
     assert "e.g. model.model_config.offset: [0, 1, 1, 1, 1, 1, 0, 0]" in msgs["MSG604"]
     assert msgs["MSG608"].startswith("data_parallel × model_parallel × pipeline_stage = 4 × 8 × 8 = 256 devices, "
                                      "but the comment on line 113 says the layout is for 8")
+
+
+def _comment_run(doc):
+    ctx = FakeCtx()
+    rule = cy.DeviceCount({"device_count_comments": True})
+    ctx.rule = rule
+    rule.check_yaml(doc, ctx)
+    return ctx.found
 
 
 def test_the_suggested_offset_fixes_the_split(tmp_path):
@@ -174,7 +207,8 @@ def test_the_suggested_offset_fixes_the_split(tmp_path):
     fixed = text.replace("    offset: 0\n", "    offset: [0, 1, 1, 1, 1, 1, 0, 0]\n", 1)
     assert fixed != text
     issues = cy.analyse_document(parse_yaml(fixed))
-    assert [i.code for i in issues] == ["MSG608"]
+    assert [i.code for i in issues] == []
+    assert [i.code for i in cy.analyse_document(parse_yaml(fixed), comments=True)] == ["MSG608"]
 
 
 def test_device_count_option_and_comments_switch():
@@ -182,8 +216,8 @@ def test_device_count_option_and_comments_switch():
     with open(path, encoding="utf-8") as fh:
         doc = load_document(fh.read(), path)
     ctx = FakeCtx()
-    for opts, expected in (({"device_count": 16}, []), ({"device_count_comments": False}, []),
-                           ({"device_count": 32}, [90])):
+    for opts, expected in (({"device_count": 16}, []), ({"device_count_comments": False}, []), ({}, []),
+                           ({"device_count_comments": True}, [90]), ({"device_count": 32}, [90])):
         ctx.found = []
         rule = cy.DeviceCount(opts)
         ctx.rule = rule

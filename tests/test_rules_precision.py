@@ -97,3 +97,31 @@ class Block(nn.Cell):
         self.attn.softmax.shard(((dp, mp, 1, 1),))
 """})
     assert codes_at(lint([tmp_path / "m.py"], select=["MSG511"])) == [("m.py", 8, "MSG511")]
+
+
+PRINTING_CELL = """
+import mindspore as ms
+from mindspore import nn
+{setup}
+
+class Net(nn.Cell):
+    def construct(self, x):
+        print(x)
+        return x
+{extra}
+"""
+
+
+def test_pynative_by_construction_is_not_graph_code(tmp_path):
+    write_tree(tmp_path, {
+        "pyn.py": PRINTING_CELL.format(setup="ms.set_context(mode=ms.PYNATIVE_MODE)", extra=""),
+        "pyn_ctx.py": PRINTING_CELL.format(setup="from mindspore import context\n"
+                                                 "context.set_context(mode=context.PYNATIVE_MODE)", extra=""),
+        # evidence of graph code: a jit, a switch to GRAPH_MODE, a check of the mode only
+        "pyn_jit.py": PRINTING_CELL.format(setup="ms.set_context(mode=ms.PYNATIVE_MODE)",
+                                           extra="\n@ms.jit\ndef step(x):\n    return x * 2\n"),
+        "both.py": PRINTING_CELL.format(setup="ms.set_context(mode=ms.PYNATIVE_MODE)",
+                                        extra="\ndef main():\n    ms.set_context(mode=ms.GRAPH_MODE)\n"),
+        "check.py": PRINTING_CELL.format(setup="IS_PYNATIVE = ms.get_context('mode') == ms.PYNATIVE_MODE", extra=""),
+    })
+    assert sorted(p for p, _, _ in codes_at(lint([tmp_path], select=["MSG201"]))) == ["both.py", "check.py", "pyn_jit.py"]
