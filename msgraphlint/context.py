@@ -12,6 +12,12 @@ from .source import SourceFile
 from .values import Kind, ScopeValues
 
 
+# (rule code, path, line, reason) of every fix the contract withheld or demoted in this
+# process: a rule that relies on it has a bug (tests/test_fix_contract.py keeps it empty
+# over every rule example and fixture)
+CONTRACT_LOG: list = []
+
+
 class RuleContext:
     def __init__(self, source: SourceFile, imports: Optional[ImportMap], target_version: str,
                  sink: Callable[[Finding, Optional[GraphScope], Any], None]) -> None:
@@ -96,10 +102,13 @@ class RuleContext:
     def report_at(self, line: int, col: int = 0, message: Optional[str] = None, *,
                   end_line: Optional[int] = None, end_col: Optional[int] = None,
                   hint: Optional[str] = None, fix: Optional[Fix] = None, **fmt: Any) -> None:
+        """Report at a position: ``col``/``end_col`` are *character* columns (convert ast's
+        byte columns with :meth:`char_col`); a fix's edits are in ast's byte columns, as
+        for :meth:`report`."""
         self._emit(line, col, end_line, end_col, message, hint, fix, fmt)
 
-    def _char_col(self, line: int, col: Optional[int]) -> Optional[int]:
-        """ast columns are UTF-8 byte offsets; findings carry character offsets."""
+    def char_col(self, line: int, col: Optional[int]) -> Optional[int]:
+        """ast columns are UTF-8 byte offsets; findings and edits carry character offsets."""
         if col is None:
             return None
         text = self.source.line(line)
@@ -107,8 +116,26 @@ class RuleContext:
             return col
         return len(text.encode("utf-8")[:col].decode("utf-8", "replace"))
 
+    _char_col = char_col
+
+    def _checked_fix(self, fix: Optional[Fix]) -> Optional[Fix]:
+        """The rule's fix in character columns, held to the fix contract (``fixes.check_fix``):
+        withheld if it would drop text, demoted to unsafe if marked safe without a proof."""
+        if fix is None:
+            return None
+        from dataclasses import replace
+
+        from .fixes import check_fix
+        edits = tuple(replace(e, col=self.char_col(e.line, e.col), end_col=self.char_col(e.end_line, e.end_col))
+                      for e in fix.edits)
+        checked, why = check_fix(replace(fix, edits=edits), self.source.text)
+        if why is not None:
+            CONTRACT_LOG.append((getattr(self.rule, "code", "?"), self.path, edits[0].line if edits else 0, why))
+        return checked
+
     def _emit(self, line, col, end_line, end_col, message, hint, fix, fmt) -> None:
         rule = self.rule
+        fix = self._checked_fix(fix)
         text = (message or rule.message).format(**fmt) if fmt else (message or rule.message)
         hint_text = hint if hint is not None else rule.hint
         if hint_text and fmt:

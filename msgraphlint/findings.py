@@ -26,7 +26,9 @@ class FixSafety(str, enum.Enum):
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace the text between two 1-based-line / 0-based-column positions."""
+    """Replace the text between two positions: 1-based lines (ast's numbering), 0-based
+    character columns (rules may build edits from ast's byte columns: ``RuleContext``
+    converts them when the finding is reported)."""
 
     line: int
     col: int
@@ -37,9 +39,16 @@ class Edit:
 
 @dataclass(frozen=True)
 class Fix:
+    """A rewrite offered with a finding. ``proof``: what the rule proved to mark it safe
+    (required for ``SAFE``, else the fix is demoted to unsafe); ``drops``: tokens of the
+    replaced text the replacement intentionally loses (``print`` for ``print`` →
+    ``ops.print_``); anything else dropped withholds the fix (``msgraphlint.fixes``)."""
+
     description: str
     edits: Tuple[Edit, ...]
     safety: FixSafety = FixSafety.SAFE
+    proof: str = ""
+    drops: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,26 @@
-"""Applying fixes: text edits from rules, checked, written atomically.
+"""Applying fixes to a text, and the contract every fix must keep.
 
-Edits use ast's coordinates (1-based lines, UTF-8 byte columns) so rules can build
-them straight from node positions. ``apply`` splices non-overlapping edits into the
-original text — keeping its encoding, BOM and line endings — and refuses a result
-that no longer parses (checked with the stdlib parser, then with libcst, which is
-imported only here, lazily, for files that actually change).
+Positions: ``Edit`` lines are ast's (1-based; only ``\\n``, ``\\r\\n`` and ``\\r`` end a
+line: ``source.split_lines``), columns are 0-based *character* offsets, the same unit as
+``Finding.col`` and as every output format (JSON, SARIF). Rules build edits from ast
+node positions (UTF-8 byte columns); ``RuleContext`` converts them once, when the
+finding is reported, and checks the contract there (:func:`check_fix`).
+
+The contract, checked for every fix (``check_fix``):
+
+* **a fix never drops text**: every name, number, string word, comment and ``*``/``**``
+  of the replaced text appears in the replacement, except the tokens the fix declares
+  in ``Fix.drops`` (``print`` → ``ops.print_`` drops ``print``). A fix that would drop
+  anything else (an argument, ``**kwargs``, a comment) is withheld.
+* **a safe fix carries its proof**: ``Fix.proof`` names what the rule proved (for MSG204:
+  the name has no alias, and the literal cannot change the dtype). A fix marked safe
+  without one is demoted to unsafe.
+
+``apply_edits`` splices non-overlapping edits into the original text, keeping its
+encoding, BOM and line endings; ``fix_text`` refuses a result that no longer parses
+(checked with the stdlib parser, then with libcst, imported only here, lazily, for files
+that actually change). The semantic harness (tests/test_fix_semantics.py) compiles and
+runs every safe fix before and after on MindSpore, in graph mode and PyNative.
 """
 
 from __future__ import annotations
@@ -12,11 +28,13 @@ from __future__ import annotations
 import ast
 import codecs
 import difflib
-from dataclasses import dataclass
-from typing import Iterable, List, Sequence, Tuple
+import re
+from collections import Counter
+from dataclasses import dataclass, replace
+from typing import Iterable, List, Optional, Sequence, Tuple
 
-from .findings import Edit, Finding, FixSafety
-from .source import SourceFile
+from .findings import Edit, Finding, Fix, FixSafety
+from .source import SourceFile, split_lines
 
 
 class FixError(Exception):
@@ -27,38 +45,80 @@ def eligible(finding: Finding, unsafe: bool) -> bool:
     return finding.fix is not None and (unsafe or finding.fix.safety is FixSafety.SAFE)
 
 
-def _offsets(lines: List[str]) -> List[int]:
+def _line_starts(text: str) -> List[int]:
     out = [0]
-    for line in lines:
-        out.append(out[-1] + len(line.encode("utf-8")))
+    for line in split_lines(text, keepends=True):
+        out.append(out[-1] + len(line))
     return out
+
+
+def _offset(starts: List[int], size: int, line: int, col: int) -> int:
+    if line - 1 >= len(starts) - 1:
+        return size
+    return min(starts[line - 1] + col, starts[line] if line < len(starts) else size)
 
 
 def apply_edits(text: str, edit_groups: Sequence[Sequence[Edit]]) -> Tuple[str, int]:
     """Apply groups of edits (one group per fix, all-or-nothing); a group that overlaps
-    an already accepted one is skipped. Returns (new text, groups applied)."""
-    data = text.encode("utf-8")
-    lines = text.splitlines(keepends=True)
-    starts = _offsets(lines)
-
-    def pos(line: int, col: int) -> int:
-        if line - 1 >= len(starts) - 1:
-            return len(data)
-        return starts[line - 1] + col
-
-    accepted: List[Tuple[int, int, bytes]] = []
+    an already accepted one is skipped. Columns are character offsets. Returns (new
+    text, groups applied)."""
+    starts = _line_starts(text)
+    size = len(text)
+    accepted: List[Tuple[int, int, str]] = []
     applied = 0
     for group in edit_groups:
-        spans = [(pos(e.line, e.col), pos(e.end_line, e.end_col), e.text.encode("utf-8")) for e in group]
+        spans = [(_offset(starts, size, e.line, e.col), _offset(starts, size, e.end_line, e.end_col), e.text)
+                 for e in group]
         if any(a > b for a, b, _ in spans):
             continue
         if any(not (b <= s or a >= t) or (a == b == s == t) for a, b, _ in spans for s, t, _ in accepted):
             continue
         accepted.extend(spans)
         applied += 1
+    out = text
     for a, b, new in sorted(accepted, key=lambda x: (x[0], x[1]), reverse=True):
-        data = data[:a] + new + data[b:]
-    return data.decode("utf-8"), applied
+        out = out[:a] + new + out[b:]
+    return out, applied
+
+
+def replaced_text(text: str, edit: Edit) -> str:
+    """The text an edit replaces (character columns)."""
+    starts = _line_starts(text)
+    a = _offset(starts, len(text), edit.line, edit.col)
+    b = _offset(starts, len(text), edit.end_line, edit.end_col)
+    return text[a:b]
+
+
+# the contract ---------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"#[^\r\n]*|\.?\d[\w.]*|\w+|\*\*|\*")
+
+
+def tokens(text: str) -> Counter:
+    """Names, numbers, words (also inside strings), comments and stars of a piece of code."""
+    return Counter(m.group().rstrip() for m in _TOKEN.finditer(text))
+
+
+def dropped(fix: Fix, text: str) -> List[str]:
+    """Tokens of the replaced text that the replacement loses and the fix does not declare."""
+    old: Counter = Counter()
+    new: Counter = Counter()
+    for e in fix.edits:
+        old += tokens(replaced_text(text, e))
+        new += tokens(e.text)
+    lost = old - new - Counter(fix.drops)
+    return sorted(lost)
+
+
+def check_fix(fix: Fix, text: str) -> Tuple[Optional[Fix], Optional[str]]:
+    """Hold a fix (character columns, for ``text``) to the contract: (the fix to offer,
+    or None to withhold it; why it was changed, or None)."""
+    lost = dropped(fix, text)
+    if lost:
+        return None, "it would drop " + ", ".join(f"`{t}`" for t in lost)
+    if fix.safety is FixSafety.SAFE and not fix.proof:
+        return replace(fix, safety=FixSafety.UNSAFE), "marked safe without a proof"
+    return fix, None
 
 
 def check_parses(text: str, path: str) -> None:
@@ -94,7 +154,7 @@ class FileFix:
         return self.fixed != self.original
 
     def diff(self) -> str:
-        return "".join(difflib.unified_diff(self.original.splitlines(keepends=True), self.fixed.splitlines(keepends=True),
+        return "".join(difflib.unified_diff(split_lines(self.original, keepends=True), split_lines(self.fixed, keepends=True),
                                             fromfile=f"a/{self.path}", tofile=f"b/{self.path}"))
 
 

@@ -129,8 +129,8 @@ class MsGraphLintServer(LanguageServer):
         for e in finding.fix.edits:
             a = lines[e.line - 1] if 0 < e.line <= len(lines) else ""
             b = lines[e.end_line - 1] if 0 < e.end_line <= len(lines) else ""
-            out.append(lsp.TextEdit(lsp.Range(lsp.Position(e.line - 1, byte_to_utf16(a, e.col)),
-                                              lsp.Position(e.end_line - 1, byte_to_utf16(b, e.end_col))), e.text))
+            out.append(lsp.TextEdit(lsp.Range(lsp.Position(e.line - 1, utf16_col(a, e.col)),
+                                              lsp.Position(e.end_line - 1, utf16_col(b, e.end_col))), e.text))
         return out
 
     def code_actions(self, params: lsp.CodeActionParams) -> List[lsp.CodeAction]:

@@ -16,6 +16,27 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 _CODING_RE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str, keepends: bool = False) -> List[str]:
+    """Lines as Python's parser (``ast``, ``tokenize``) numbers them: only ``\\n``,
+    ``\\r\\n`` and ``\\r`` end a line. ``str.splitlines()`` also splits at form feeds
+    (``\\x0c``), vertical tabs, ``\\x1c``-``\\x1e``, ``\\x85``, U+2028 and U+2029, which
+    would shift every later line against ast's numbering: never use it on source text."""
+    if not keepends:
+        out = _LINE_END.split(text)
+        if out and out[-1] == "":
+            out.pop()
+        return out
+    out = []
+    start = 0
+    for m in _LINE_END.finditer(text):
+        out.append(text[start:m.end()])
+        start = m.end()
+    if start < len(text):
+        out.append(text[start:])
+    return out
 
 
 def display_path(path: str) -> str:
@@ -80,7 +101,7 @@ class SourceFile:
     @property
     def lines(self) -> List[str]:
         if self._lines is None:
-            self._lines = self.text.splitlines()
+            self._lines = split_lines(self.text)
         return self._lines
 
     def line(self, lineno: int) -> str:
@@ -113,7 +134,7 @@ class SourceFile:
         if end_lineno is None or end_col is None:
             return ""
         if self._keepends is None:
-            self._keepends = self.text.splitlines(keepends=True)
+            self._keepends = split_lines(self.text, keepends=True)
         lines = self._keepends[lineno - 1:end_lineno]
         if not lines:
             return ""

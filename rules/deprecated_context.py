@@ -26,7 +26,7 @@ class DeprecatedContextKey(Rule):
     severity = Severity.WARNING
     scope = "module"
     mindspore = ">=2.6"
-    fix_safety = FixSafety.SAFE
+    fix_safety = FixSafety.UNSAFE
     rationale = """
         The table of keys is generated from MindSpore 2.10 itself
         (`scripts/gen_context_deprecations.py` reads `mindspore.context`'s own
@@ -42,9 +42,17 @@ class DeprecatedContextKey(Rule):
         IR); `MS_DEV_GRAPH_KERNEL_FLAGS="--opt_level=2"` does. The message gives the
         advice for the device the script sets, or both when it does not say.
 
-        Fix (safe): `ms.set_context(device_target=..., device_id=...)` with no other key
-        becomes `ms.set_device(target[, id])` (offered only when the call goes through
-        the `mindspore` module: `mindspore.context` has no `set_device`).
+        Fix (unsafe): `ms.set_context(device_target=..., device_id=...)` with no other
+        argument becomes `ms.set_device(target[, id])` (offered only when the call goes
+        through the `mindspore` module: `mindspore.context` has no `set_device`; never
+        when the call has other keys or `**kwargs`, which the rewrite would drop). It is
+        unsafe because the two calls have different preconditions. Measured on
+        MindSpore 2.10 CPU: once the runtime is initialised (a kernel has run, or
+        `communication.init()` was called), `set_device("CPU")` raises `RuntimeError:
+        The runtime has been initialized, please set it before the kernel is executed`,
+        where `set_context(device_target="CPU")` was accepted
+        (tests/test_fix_semantics.py::test_set_device_precondition_differs). Move the
+        call to the top of the script, before anything runs a kernel.
     """
     VALID = [
         Valid("""
@@ -69,6 +77,11 @@ class DeprecatedContextKey(Rule):
             from mindspore import context
             context.set_context(device_target="Ascend")
         """, line=2, note="no fix: mindspore.context has no set_device"),
+        Invalid("""
+            import mindspore as ms
+            extra = {"mode": ms.GRAPH_MODE}
+            ms.set_context(device_target="CPU", **extra)
+        """, line=3, note="no fix: the rewrite would drop **extra"),
         Invalid("""
             import mindspore
             mindspore.set_context(save_graphs=True, save_graphs_path="./ir")
@@ -120,6 +133,8 @@ class DeprecatedContextKey(Rule):
     def _fix(node: ast.Call, kws, ctx):
         if set(kws) - {"device_target", "device_id"} or node.args or not isinstance(node.func, ast.Attribute):
             return None
+        if any(k.arg is None for k in node.keywords):  # **kwargs: set_device would drop them
+            return None
         if ctx.qualname(node.func.value) != "mindspore":  # mindspore.context has no set_device
             return None
         target = ctx.segment(kws["device_target"].value)
@@ -127,4 +142,4 @@ class DeprecatedContextKey(Rule):
         prefix = ctx.segment(node.func.value)
         text = f"{prefix}.set_device({args})"
         return Fix("replace with set_device", (Edit(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, text),),
-                   FixSafety.SAFE)
+                   FixSafety.UNSAFE, drops=("set_context", "device_target", "device_id"))

@@ -86,13 +86,17 @@ class DropoutKeepProb(Rule):
 
     @staticmethod
     def _fix(target, value, ctx, keyword: bool):
+        drops = ("keep_prob",) if keyword else ()
         if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
             new = repr(round(1 - float(value.value), 10))
+            drops += (ctx.segment(value),)  # the literal is folded
         else:
             seg = ctx.segment(value)
             new = f"1 - {seg}" if isinstance(value, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) else f"1 - ({seg})"
         return Fix("use p = 1 - keep_prob", (Edit(target.lineno, target.col_offset, target.end_lineno,
-                                                  target.end_col_offset, f"p={new}"),), FixSafety.SAFE)
+                                                  target.end_col_offset, f"p={new}"),), FixSafety.SAFE,
+                   proof="MindSpore 2.10's Dropout computes p = 1 - keep_prob when p is not given (the same mask rate)",
+                   drops=drops)
 
 
 def _is_flag(node: ast.AST) -> bool:

@@ -205,14 +205,11 @@ def _analysis(node, ctx, name, include_self=False) -> _Analysis:
     return _Analysis(_CACHE, node, ctx, name, include_self)
 
 
-def _aug_fix(stmt: ast.AugAssign, ctx, safety: FixSafety) -> Optional[Fix]:
+def _aug_fix(stmt: ast.AugAssign, ctx, safety: FixSafety, proof: str = "") -> Optional[Fix]:
     op = _OPS.get(type(stmt.op))
     target = stmt.target
     if op is None or not isinstance(target, ast.Name) or stmt.end_lineno is None:
         return None
-    first, last = ctx.source.line(stmt.lineno), ctx.source.line(stmt.end_lineno)
-    if not (first.isascii() and last.isascii()):
-        return None  # ast columns are byte offsets: offer no fix rather than a wrong one
     value = ctx.segment(stmt.value)
     if not value or "\n" in value:
         return None
@@ -220,7 +217,7 @@ def _aug_fix(stmt: ast.AugAssign, ctx, safety: FixSafety) -> Optional[Fix]:
         value = f"({value})"
     text = f"{target.id} = {target.id} {op} {value}"
     return Fix(f"rewrite as `{text}`", (Edit(stmt.lineno, stmt.col_offset, stmt.end_lineno,
-                                                  stmt.end_col_offset, text),), safety)
+                                                  stmt.end_col_offset, text),), safety, proof=proof)
 
 
 def _keeps_dtype(stmt: ast.AugAssign) -> bool:
@@ -258,6 +255,148 @@ def _graph_keeps_input(node: ast.AST, ctx, name: str) -> bool:
             return True
         prev = anc
     return False
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+           ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_METADATA = frozenset({"shape", "dtype", "ndim"})
+
+
+class _Uses:
+    """Every use of every name in one scope function, with its parent (built once)."""
+
+    def __init__(self, func: ast.AST) -> None:
+        self.func = func
+        self.parent: dict = {}
+        self.loads: dict = {}      # name -> [Name nodes]
+        self.binds: dict = {}      # name -> [binding statements / nodes]
+        self.nested: set = set()   # names used inside a nested function, lambda, class or comprehension
+        self.declared: set = set()  # global / nonlocal names
+        stack = [(func, False)]
+        while stack:
+            node, inside = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                self.parent[id(child)] = node
+                child_inside = inside or isinstance(child, _NESTED)
+                if isinstance(child, ast.Name):
+                    if child_inside:
+                        self.nested.add(child.id)
+                    elif isinstance(child.ctx, ast.Load):
+                        self.loads.setdefault(child.id, []).append(child)
+                    else:
+                        self.binds.setdefault(child.id, []).append(node)
+                elif isinstance(child, (ast.Global, ast.Nonlocal)):
+                    self.declared.update(child.names)
+                stack.append((child, child_inside))
+
+    def outermost_loop(self, node: ast.AST) -> Optional[ast.AST]:
+        found = None
+        p = self.parent.get(id(node))
+        while p is not None and p is not self.func:
+            if isinstance(p, _LOOPS):
+                found = p
+            p = self.parent.get(id(p))
+        return found
+
+
+class _UsesCache:
+    def __init__(self) -> None:
+        self._func = None
+        self._uses: Optional[_Uses] = None
+
+    def get(self, func: ast.AST) -> _Uses:
+        if self._func is not func:
+            self._func, self._uses = func, _Uses(func)
+        return self._uses  # type: ignore[return-value]
+
+
+_USES = _UsesCache()
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    start = (outer.lineno, outer.col_offset)
+    end = (outer.end_lineno or outer.lineno, outer.end_col_offset or 0)
+    return start <= (node.lineno, node.col_offset) < end
+
+
+# functional ops that always compute a new tensor: never a view of an operand (reshape,
+# transpose, squeeze, narrow, split, broadcast_to, ... are views in MindSpore 2.x) and never
+# an operand itself (identity, depend, stop_gradient, cast, dropout in evaluation, ...)
+_FRESH_OPS = frozenset({
+    "relu", "relu6", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "softplus", "elu",
+    "exp", "log", "abs", "sqrt", "rsqrt", "square", "neg", "sin", "cos", "erf", "pow",
+    "add", "sub", "mul", "div", "matmul", "bmm", "maximum", "minimum", "clamp",
+    "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "arange",
+    "sum", "mean", "cumsum", "layer_norm", "masked_fill", "where",
+})
+_FRESH_NAMESPACES = ("mindspore.ops.", "mindspore.mint.", "mindspore.mint.nn.functional.", "mindspore.ops.function.")
+
+
+def _fresh(value: Optional[ast.AST], ctx) -> bool:
+    """An expression that always makes a new tensor, never one another name holds:
+    arithmetic, or a functional op from ``_FRESH_OPS``."""
+    if isinstance(value, (ast.BinOp, ast.UnaryOp)):
+        return True
+    if isinstance(value, ast.Call):
+        q = ctx.qualname(value.func) or ""
+        return any(q.startswith(ns) and q[len(ns):] in _FRESH_OPS for ns in _FRESH_NAMESPACES)
+    return False
+
+
+def no_alias_proof(stmt: ast.AugAssign, ctx) -> Optional[str]:
+    """Proof that no other reference sees the in-place write of ``y op= v`` (so rewriting
+    it as ``y = y op v`` changes nothing in graph mode), or None when it cannot be proved.
+
+    Graph mode writes ``y op= v`` into y's tensor and every alias sees it (measured on
+    MindSpore 2.10: through a tuple, list, dict or a closure; ``t = (y,); y += 1; return
+    t[0] * 4`` gives 12 on ``ones((2, 2)) * 2``, ``y = y + 1`` gives 8). Proved when:
+
+    * every binding of ``y`` in the scope function is ``y = <arithmetic>`` or ``y =
+      ops.<op>(...)`` for an op that always computes a new tensor (``_FRESH_OPS``: never
+      a view, never an operand itself), or an augmented assignment;
+    * ``y`` is not global/nonlocal and not used inside a nested function, lambda, class or
+      comprehension (a closure);
+    * every read of ``y`` that can run before the write (earlier in the function, or
+      anywhere in a loop around it: the next iteration) is an operand of arithmetic or
+      a comparison, or ``y.shape``/``y.dtype``/``y.ndim``, none of which keeps a reference.
+    """
+    from ._flow import scope_function
+
+    target = stmt.target
+    if not isinstance(target, ast.Name):
+        return None
+    func = scope_function(stmt, ctx)
+    if func is None:
+        return None
+    uses = _USES.get(func)
+    name = target.id
+    if name in uses.declared or name in uses.nested:
+        return None
+    for b in uses.binds.get(name, []):
+        if isinstance(b, ast.AugAssign) and b.target.__class__ is ast.Name:
+            continue
+        if isinstance(b, ast.Assign) and len(b.targets) == 1 and isinstance(b.targets[0], ast.Name) \
+                and _fresh(b.value, ctx):
+            continue
+        if isinstance(b, ast.AnnAssign) and isinstance(b.target, ast.Name) and _fresh(b.value, ctx):
+            continue
+        return None
+    loop = uses.outermost_loop(stmt)
+    here = (stmt.lineno, stmt.col_offset)
+    for load in uses.loads.get(name, []):
+        if _inside(load, stmt):
+            continue  # the statement's own operand: `y += y` is `y = y + y`
+        if (load.lineno, load.col_offset) > here and not (loop is not None and _inside(load, loop)):
+            continue  # runs after the write: it sees the written value in both forms
+        parent = uses.parent.get(id(load))
+        if isinstance(parent, (ast.BinOp, ast.UnaryOp, ast.Compare)):
+            continue
+        if isinstance(parent, ast.Attribute) and parent.attr in _METADATA:
+            continue
+        return None
+    return (f"`{name}` holds a tensor made by arithmetic or a fresh op, and nothing keeps a reference to it "
+            f"before the write (no alias, container, closure or call argument)")
 
 
 def _bytecode_capture(ctx) -> bool:
@@ -706,11 +845,18 @@ class TensorAugmentedAssign(Rule):
         `y = y + 1` is one Add that can join a fused kernel); the result equals PyNative's
         (PyNative rebinds `y` to a new tensor).
 
-        The fix rewrites `y += v` to `y = y + v`. It is offered as safe when the right
-        side is an integer literal and the operator is `+`, `-` or `*`; otherwise it is
-        unsafe, because measured: `y += 1.5` on an int32 tensor keeps int32 in graph mode
-        (in-place keeps the dtype) while `y = y + 1.5` promotes to float32 (as PyNative's
-        `+=` does). On a `construct` input or a tensor another name still reads, `+=` is
+        The fix rewrites `y += v` to `y = y + v`. It is offered as safe only with a proof
+        of two things; otherwise it is unsafe. (1) The right side is an integer literal
+        and the operator is `+`, `-` or `*`: measured, `y += 1.5` on an int32 tensor keeps
+        int32 in graph mode (in-place keeps the dtype) while `y = y + 1.5` promotes to
+        float32 (as PyNative's `+=` does). (2) Nothing else holds `y`'s tensor: graph mode
+        writes `y += 1` into the tensor and every alias sees it — measured on MindSpore
+        2.10, `y = x * 2; t = (y,); y += 1; return t[0] * 4` returns 12 on `ones((2, 2))`
+        where `y = y + 1` returns 8, and the same through a list, a dict or a closure. The
+        proof (`no_alias_proof`): `y` is only ever bound to arithmetic or to an op that
+        always computes a new tensor, is not used in a closure, and every read of `y`
+        that can run before the write (earlier, or in a loop around it) is an operand of
+        arithmetic or a comparison, or `.shape`/`.dtype`/`.ndim`. On a `construct` input or a tensor another name still reads, `+=` is
         silently different between the modes: that is MSG202. Parameters (`self.acc +=
         x`) are state updates and not flagged.
     """
@@ -777,8 +923,10 @@ class TensorAugmentedAssign(Rule):
             return  # MSG202
         op = _OPS.get(type(node.op), "?")
         kernel = {"+": "InplaceAddExt/InplaceAddsExt", "*": "InplaceMul/InplaceMuls"}.get(op, "an Inplace* kernel")
-        safety = FixSafety.SAFE if _keeps_dtype(node) else FixSafety.UNSAFE
-        ctx.report(node, name=t.id, op=op, kernel=kernel, fix=_aug_fix(node, ctx, safety))
+        proof = no_alias_proof(node, ctx) if _keeps_dtype(node) else None
+        safety = FixSafety.SAFE if proof else FixSafety.UNSAFE
+        ctx.report(node, name=t.id, op=op, kernel=kernel,
+                   fix=_aug_fix(node, ctx, safety, proof=f"integer literal (no dtype change); {proof}" if proof else ""))
 
 
 # ------------------------------------------------------------------------------------ MSG205

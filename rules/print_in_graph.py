@@ -167,4 +167,4 @@ class PrintInGraph(Rule):
         f = node.func
         return Fix(f"replace print with {alias}.print_",
                    (Edit(f.lineno, f.col_offset, f.end_lineno, f.end_col_offset, f"{alias}.print_"),),
-                   FixSafety.UNSAFE)
+                   FixSafety.UNSAFE, drops=("print",))

@@ -321,7 +321,8 @@ class UnsupportedSyntax(Rule):
         if end is not None:  # a compound statement: underline its header, not the whole block
             ctx.report(node, end_node=end, hint=hint, what=what, where=_where(ctx), error=error)
         elif isinstance(node, (ast.Try, ast.With, ast.AsyncWith, ast.ClassDef) + _MATCH):
-            ctx.report_at(node.lineno, node.col_offset, hint=hint, what=what, where=_where(ctx), error=error)
+            ctx.report_at(node.lineno, ctx.char_col(node.lineno, node.col_offset), hint=hint, what=what,
+                          where=_where(ctx), error=error)
         else:
             ctx.report(node, hint=hint, what=what, where=_where(ctx), error=error)
 

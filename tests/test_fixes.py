@@ -102,11 +102,11 @@ def test_overlapping_edits_are_applied_once():
     assert (new, n) == ("xyz = 1\n", 1)
 
 
-def test_edits_use_byte_columns_on_non_ascii_lines():
-    text = "s = 'é'; print(s)\n"
-    col = text.encode().index(b"print")
+def test_edits_use_character_columns_on_non_ascii_lines():
+    text = "s = 'é中'; print(s)\n"
+    col = text.index("print")  # 11 characters, 14 bytes
     new, n = apply_edits(text, [(Edit(1, col, 1, col + 5, "ops.print_"),)])
-    assert new == "s = 'é'; ops.print_(s)\n"
+    assert new == "s = 'é中'; ops.print_(s)\n"
 
 
 def test_a_fix_that_breaks_the_file_is_refused():
