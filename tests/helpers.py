@@ -25,3 +25,11 @@ def lint(paths, **kw) -> List:
 
 def codes_at(findings) -> List[tuple]:
     return sorted((os.path.basename(f.path), f.line, f.code) for f in findings)
+
+
+def run_cli(*args, **kw):
+    """``msgraphlint ARGS`` in-process (click's runner); exceptions propagate."""
+    from click.testing import CliRunner
+
+    from msgraphlint.cli import cli
+    return CliRunner().invoke(cli, list(args), catch_exceptions=False, **kw)

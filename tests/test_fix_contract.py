@@ -9,12 +9,11 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from helpers import run_cli
 
 from msgraphlint import context
 from msgraphlint import fixes
 from msgraphlint import source
-from msgraphlint.cli import cli
 from msgraphlint.findings import Edit, Fix, FixSafety
 from msgraphlint.fixes import apply_edits
 from msgraphlint.registry import load_rules
@@ -23,8 +22,7 @@ from msgraphlint.runner import run_paths
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(*args):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+run = run_cli
 
 
 @pytest.fixture

@@ -12,9 +12,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from helpers import run_cli
 
-from msgraphlint.cli import cli
 from msgraphlint.fix_files import fix_paths
 from msgraphlint.runner import run_paths
 
@@ -57,8 +56,7 @@ RACE = textwrap.dedent("""\
 RACE_FIXED = RACE.replace("y += 1", "y = y + 1").replace("z -= 2", "z = z - 2")
 
 
-def run(*args):
-    return CliRunner().invoke(cli, list(args), catch_exceptions=False)
+run = run_cli
 
 
 @pytest.fixture
