@@ -912,6 +912,29 @@ class TensorAugmentedAssign(Rule):
                     h *= 0.5
                     return h
         """, line=10),
+        Invalid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    h = ops.relu(x)
+                    s = h + 1
+                    if h.shape[0] > 1:
+                        h *= 2  # 乘二
+                    return h - s
+        """, line=9, note="reads before the write are arithmetic and metadata: no alias", expected_fix="""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    h = ops.relu(x)
+                    s = h + 1
+                    if h.shape[0] > 1:
+                        h = h * 2  # 乘二
+                    return h - s
+        """),
     ]
 
     def visit_AugAssign(self, node: ast.AugAssign, ctx) -> None:
