@@ -97,6 +97,49 @@ def module_name_for(path: str) -> Tuple[str, str, bool]:
     return ".".join(parts) or stem, directory, is_package
 
 
+PROJECT_MARKERS = ("pyproject.toml", "setup.py", ".git")
+
+
+def project_root(path: str, top: str, memo: Optional[Dict[str, str]] = None) -> str:
+    """The project a file belongs to: the nearest folder above it holding
+    ``pyproject.toml``, ``setup.py`` or ``.git``, else ``top`` (the top of the linted
+    paths). Each project gets its own index, so same-named packages in sibling projects
+    (two copies of one project, monorepos) stay distinct."""
+    memo = {} if memo is None else memo
+    start = os.path.dirname(os.path.abspath(path))
+    seen = []
+    d = start
+    while True:
+        if d in memo:
+            found = memo[d]
+            break
+        seen.append(d)
+        if any(os.path.exists(os.path.join(d, m)) for m in PROJECT_MARKERS):
+            found = d
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            found = top
+            break
+        d = parent
+    for x in seen:
+        memo[x] = found
+    return found
+
+
+def linted_top(paths) -> str:
+    """The deepest folder holding every linted path (the project root of files that have
+    no project marker above them)."""
+    dirs = []
+    for p in paths:
+        ap = os.path.abspath(p)
+        dirs.append(ap if os.path.isdir(ap) else os.path.dirname(ap))
+    try:
+        return os.path.commonpath(dirs) if dirs else os.path.abspath(".")
+    except ValueError:  # different drives (Windows)
+        return dirs[0]
+
+
 def _calls_in(func: ast.AST, imports: ImportMap) -> List[CallEdge]:
     edges: List[CallEdge] = []
     for node in walk(func):

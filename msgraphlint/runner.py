@@ -21,7 +21,7 @@ from .engine import Dispatch
 from .filework import (INTERNAL_ERROR_CODE, PARSE_ERROR_CODE, TREE_CACHE_LINES, Phase2, internal_error,
                        in_memory_source, is_internal_error, lint_python, lint_yaml, parse_error, phase1)
 from .findings import FileResult, Finding
-from .project import ProjectIndex
+from .project import ProjectIndex, linted_top, project_root
 from .registry import default_codes, load_rules, resolve_selector, select_codes
 from .rule import Rule
 from .scopes import CellResolver, discover as discover_scopes
@@ -273,7 +273,7 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
         return sum(1 if f.endswith(YAML_SUFFIXES) else 2 for f in group)
 
     grand_total, offset = sum(units(g) for _, g in plan.groups), 0
-    for s, group in plan.groups:
+    for s, group in _by_project(plan.groups, paths, overrides):
         result_cache = None
         if cache:
             from .cache import ResultCache, default_dir
@@ -295,6 +295,21 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
     return RunResult(ordered, first, warnings=plan.warnings, missing=plan.missing, skipped=plan.skipped,
                      groups=[s for s, _ in plan.groups] or [first], settings_by_path=settings_by_path,
                      timings=timings)
+
+def _by_project(groups, paths: Sequence[str], overrides) -> List[Tuple[Settings, List[str]]]:
+    """Split each settings group by project root (project.project_root): every project is
+    linted with its own index, so its module names never collide with another's."""
+    top = linted_top([p for p in paths if os.path.exists(p)] or ["."])
+    memo: Dict[str, str] = {}
+    out: List[Tuple[Settings, List[str]]] = []
+    for s, group in groups:
+        parts: Dict[str, List[str]] = {}
+        for f in group:
+            root = top if overrides and f in overrides and not os.path.exists(f) else project_root(f, top, memo)
+            parts.setdefault(root, []).append(f)
+        out.extend((s, files) for files in parts.values())
+    return out
+
 
 class RunHooks:
     """Optional observers of a run: ``progress(done, total)`` after each file of a phase

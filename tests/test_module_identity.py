@@ -1,0 +1,75 @@
+"""Module identity by project: same-named packages in sibling projects (two copies of
+one project, monorepos with many `src` packages) stay distinct; each resolves its own
+helpers and base classes."""
+
+from __future__ import annotations
+
+from helpers import write_tree
+from msgraphlint.runner import run_paths
+
+HELPERS = """
+def helper(x):
+    print(x)
+    return x
+"""
+MODEL = """
+import mindspore.nn as nn
+from pkg.helpers import helper
+from pkg.layers import Base
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return helper(x)
+
+
+class Other(Base):
+    def construct(self, x):
+        print(x)
+        return x
+"""
+CELL_BASE = "import mindspore.nn as nn\n\n\nclass Base(nn.Cell):\n    pass\n"
+PLAIN_BASE = "class Base:\n    pass\n"
+
+
+def _project(layers: str):
+    return {"pyproject.toml": "[project]\nname = 'x'\n", "pkg/__init__.py": "", "pkg/helpers.py": HELPERS,
+            "pkg/model.py": MODEL, "pkg/layers.py": layers}
+
+
+def _found(root, *paths):
+    res = run_paths([str(root / p) for p in paths] if paths else [str(root)])
+    return sorted((f.path.split("mono/", 1)[1], f.line, f.code) for f in res.findings if f.code == "MSG201")
+
+
+def test_two_copies_of_one_project(tmp_path):
+    mono = tmp_path / "mono"
+    write_tree(mono, {**{"a/" + k: v for k, v in _project(CELL_BASE).items()},
+                      **{"b/" + k: v for k, v in _project(CELL_BASE).items()}})
+    expected = [("a/pkg/helpers.py", 2, "MSG201"), ("a/pkg/model.py", 13, "MSG201"),
+                ("b/pkg/helpers.py", 2, "MSG201"), ("b/pkg/model.py", 13, "MSG201")]
+    assert _found(mono) == expected
+    assert _found(mono, "b", "a") == expected
+
+
+def test_sibling_projects_do_not_borrow_each_others_classes(tmp_path):
+    """Project b's `Base` is a plain class: its `Other` is not a Cell, whatever project a says."""
+    mono = tmp_path / "mono"
+    write_tree(mono, {**{"a/" + k: v for k, v in _project(CELL_BASE).items()},
+                      **{"b/" + k: v for k, v in _project(PLAIN_BASE).items()}})
+    got = _found(mono)
+    assert ("a/pkg/model.py", 13, "MSG201") in got and ("b/pkg/model.py", 13, "MSG201") not in got
+    assert ("b/pkg/helpers.py", 2, "MSG201") in got  # b's own helper is still reached from b's Net
+    write_tree(mono, {"a/pkg/layers.py": PLAIN_BASE, "b/pkg/layers.py": CELL_BASE})
+    got = _found(mono)
+    assert ("a/pkg/model.py", 13, "MSG201") not in got and ("b/pkg/model.py", 13, "MSG201") in got
+
+
+def test_without_project_markers_the_linted_paths_are_one_project(tmp_path):
+    """Files named one by one, with no pyproject.toml/setup.py/.git above them, still see each other."""
+    write_tree(tmp_path, {"helpers.py": HELPERS,
+                          "model.py": "import mindspore.nn as nn\nfrom helpers import helper\n\n\n"
+                                      "class Net(nn.Cell):\n    def construct(self, x):\n        return helper(x)\n"})
+    res = run_paths([str(tmp_path / "model.py"), str(tmp_path / "helpers.py")])
+    assert sorted((f.path.rsplit("/", 1)[-1], f.line, f.code) for f in res.findings) == \
+        [("helpers.py", 2, "MSG201")]
