@@ -1,0 +1,171 @@
+"""Findings → LSP: diagnostics, code actions (quick fix, suppress, fix all) and hover.
+
+Everything here works on one :class:`~msgraphlint.lsp.analysis.Outcome` — findings
+computed for exactly one text at one version — and a :class:`Document` holding that
+same text, so positions and edits can never mix two versions. The server only calls
+these when the document's current version and text are the outcome's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import List, Optional
+
+from lsprotocol import types as lsp
+
+from ..findings import Finding, FixSafety, Severity
+from .documents import Document
+
+FIX_ALL_KIND = "source.fixAll.msgraphlint"
+BUDGET_CODE = "time-budget"
+_NOQA_CODE = re.compile(r"#\s*(?:noqa:|msgraphlint:\s*ignore\[)[^\n]*")
+_CODE = re.compile(r"\b([A-Z]{2,8}[0-9]{3,4})\b")
+_SEVERITY = {Severity.ERROR: lsp.DiagnosticSeverity.Error, Severity.WARNING: lsp.DiagnosticSeverity.Warning,
+             Severity.INFO: lsp.DiagnosticSeverity.Information}
+
+
+def _rules():
+    from ..registry import load_rules
+    return load_rules()
+
+
+def _range(doc: Document, a, b) -> lsp.Range:
+    return lsp.Range(lsp.Position(*a), lsp.Position(*b))
+
+
+def diagnostic(f: Finding, doc: Document, encoding: str) -> lsp.Diagnostic:
+    end_line = f.end_line or f.line
+    end_col = f.end_col if f.end_col is not None else len(doc.line(end_line - 1))
+    rule = _rules().get(f.code)
+    message = f.message + (f"\nhelp: {f.hint}" if f.hint else "") + "".join(f"\nnote: {c}" for c in f.chain)
+    return lsp.Diagnostic(
+        range=_range(doc, doc.lsp_position(f.line, f.col, encoding), doc.lsp_position(end_line, end_col, encoding)),
+        message=message, severity=_SEVERITY.get(f.severity, lsp.DiagnosticSeverity.Warning),
+        code=f.code, source="msgraphlint",
+        code_description=lsp.CodeDescription(href=rule.help_uri()) if rule else None,
+        data={"code": f.code, "line": f.line, "col": f.col},
+    )
+
+
+def budget_diagnostic(seconds: float) -> lsp.Diagnostic:
+    return lsp.Diagnostic(
+        range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)),
+        message=(f"msgraphlint stopped analysing this file after {seconds:g} s (the per-file time budget); "
+                 "no findings are shown for this version. Raise `budget_ms` in the server's "
+                 "initializationOptions, or run `msgraphlint check` on the file."),
+        severity=lsp.DiagnosticSeverity.Information, code=BUDGET_CODE, source="msgraphlint")
+
+
+def _edit(uri: str, version: Optional[int], edits: List[lsp.TextEdit], document_changes: bool) -> lsp.WorkspaceEdit:
+    """A WorkspaceEdit pinned to the version it was computed for (documentChanges), or
+    a plain ``changes`` map for clients that do not support versioned edits."""
+    if document_changes:
+        return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
+            text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version), edits=edits)])
+    return lsp.WorkspaceEdit(changes={uri: edits})
+
+
+def fix_edits(f: Finding, doc: Document, encoding: str) -> List[lsp.TextEdit]:
+    """A finding's fix as LSP edits (fix edits carry ast lines and character columns)."""
+    return [lsp.TextEdit(_range(doc, doc.lsp_edit_position(e.line, e.col, encoding),
+                                doc.lsp_edit_position(e.end_line, e.end_col, encoding)), e.text)
+            for e in f.fix.edits]
+
+
+def suppress_edit(f: Finding, doc: Document, encoding: str) -> lsp.TextEdit:
+    text = doc.line(f.line - 1)
+    m = re.search(r"#\s*noqa:\s*([A-Z0-9, ]+)", text)
+    if m:
+        codes = [c.strip() for c in m.group(1).split(",") if c.strip()]
+        new_text = text if f.code in codes else text[:m.start(1)] + ", ".join(codes + [f.code]) + text[m.end(1):].rstrip()
+    else:
+        new_text = text.rstrip() + f"  # noqa: {f.code}"
+    return lsp.TextEdit(_range(doc, (f.line - 1, 0), doc.lsp_position(f.line, len(text), encoding)), new_text)
+
+
+def minimal_edit(doc: Document, new: str, encoding: str) -> Optional[lsp.TextEdit]:
+    """One edit that turns the document's text into ``new`` (common prefix and suffix kept)."""
+    old = doc.text
+    if old == new:
+        return None
+    a = 0
+    limit = min(len(old), len(new))
+    while a < limit and old[a] == new[a]:
+        a += 1
+    b = 0
+    while b < limit - a and old[len(old) - 1 - b] == new[len(new) - 1 - b]:
+        b += 1
+    # never split a \r\n pair: an LSP position cannot point between its two characters
+    if 0 < a < len(old) and old[a - 1] == "\r" and old[a] == "\n":
+        a -= 1
+    end = len(old) - b
+    if 0 < end < len(old) and old[end - 1] == "\r" and old[end] == "\n":
+        b -= 1
+    return lsp.TextEdit(_range(doc, doc.position_of(a, encoding), doc.position_of(len(old) - b, encoding)),
+                        new[a:len(new) - b])
+
+
+def fix_all_text(doc: Document, path: str, findings: List[Finding]) -> Optional[str]:
+    """The text with every safe fix applied (checked to parse), or None."""
+    from ..fixes import FixError, fix_text
+    from ..source import SourceFile
+
+    fixable = [f for f in findings if f.fix is not None and f.fix.safety is FixSafety.SAFE]
+    if not fixable:
+        return None
+    try:
+        result = fix_text(SourceFile(path, doc.text), fixable)
+    except FixError:
+        return None
+    return result.fixed if result.fixed != doc.text else None
+
+
+def code_actions(params: lsp.CodeActionParams, doc: Document, path: str, findings: List[Finding], encoding: str,
+                 document_changes: bool) -> List[lsp.CodeAction]:
+    uri = params.text_document.uri
+    wanted = {d.data.get("line") for d in params.context.diagnostics if isinstance(d.data, dict)}
+    first, last = params.range.start.line + 1, params.range.end.line + 1
+    only = [str(getattr(k, "value", k)) for k in params.context.only or []]
+
+    def wanted_kind(kind: str) -> bool:  # "source" asks for "source.fixAll.msgraphlint" too (a prefix match)
+        return not only or any(kind == k or kind.startswith(k + ".") for k in only)
+
+    want_fix_all = wanted_kind(FIX_ALL_KIND)
+    want_quick = wanted_kind(lsp.CodeActionKind.QuickFix.value)
+    actions: List[lsp.CodeAction] = []
+    if want_quick:
+        for f in findings:
+            if not (first <= f.line <= last or f.line in wanted):
+                continue
+            if f.fix is not None:
+                actions.append(lsp.CodeAction(
+                    title=f"{f.code}: {f.fix.description}" + (" (unsafe)" if f.fix.safety is FixSafety.UNSAFE else ""),
+                    kind=lsp.CodeActionKind.QuickFix, is_preferred=f.fix.safety is FixSafety.SAFE,
+                    edit=_edit(uri, doc.version, fix_edits(f, doc, encoding), document_changes)))
+            actions.append(lsp.CodeAction(title=f"{f.code}: suppress on this line", kind=lsp.CodeActionKind.QuickFix,
+                                          edit=_edit(uri, doc.version, [suppress_edit(f, doc, encoding)],
+                                                     document_changes)))
+    if want_fix_all:
+        new = fix_all_text(doc, path, findings)
+        if new is not None:
+            edit = minimal_edit(doc, new, encoding)
+            actions.append(lsp.CodeAction(title="msgraphlint: fix all safe fixes in file", kind=FIX_ALL_KIND,
+                                          edit=_edit(uri, doc.version, [edit], document_changes)))
+    return actions
+
+
+def hover(doc: Document, position: lsp.Position, findings: List[Finding], encoding: str) -> Optional[lsp.Hover]:
+    rules = _rules()
+    text = doc.line(position.line)
+    col = doc.char_col(position.line, position.character, encoding)
+    m = _NOQA_CODE.search(text)
+    if m:
+        for cm in _CODE.finditer(text, m.start()):
+            if cm.start() <= col <= cm.end() and cm.group(1) in rules:
+                return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, rules[cm.group(1)].docs()))
+    for f in findings:
+        if f.line - 1 == position.line and f.code in rules:
+            end = f.end_col if f.end_col is not None and (f.end_line or f.line) == f.line else len(text)
+            if f.col <= col <= end:
+                return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, f"**{f.message}**\n\n" + rules[f.code].docs()))
+    return None

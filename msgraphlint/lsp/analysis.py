@@ -1,0 +1,168 @@
+"""Analysis off the message loop, with a per-file time budget and cancellation.
+
+Each analysis runs on its own thread, so the message loop keeps answering hover,
+code actions and other documents while a big module is linted (the GIL is shared, so
+a slow document slows the others, but never blocks them). A newer version of a
+document interrupts the analysis of the older one, and an analysis that runs past
+the time budget is interrupted too; the server then publishes a diagnostic that
+says the budget was hit instead of stale findings.
+
+Interruption raises an exception inside the analysis thread
+(``PyThreadState_SetAsyncExc``), which CPython delivers at the next bytecode
+boundary: the linter is pure Python, so that is within milliseconds (a long C call
+such as ``ast.parse`` finishes first). The per-document scope cache stays valid: an
+entry is stored in a single assignment, after its findings are complete.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, List, Optional
+
+log = logging.getLogger("msgraphlint.lsp")
+
+#: The language server's per-file time budget in seconds: the one place it is defined
+#: (``initializationOptions.budget_ms`` overrides it per session).
+TIME_BUDGET_S = 10.0
+
+
+class Interrupted(BaseException):
+    """Raised inside an analysis thread to stop it (BaseException: no ``except
+    Exception`` in the linter swallows it)."""
+
+
+class Cancelled(Interrupted):
+    pass
+
+
+class BudgetExceeded(Interrupted):
+    pass
+
+
+@dataclass
+class Outcome:
+    """What one analysis produced: findings for exactly ``text`` at ``version``."""
+
+    uri: str
+    version: Optional[int]
+    text: str
+    findings: list = field(default_factory=list)
+    error: Optional[str] = None          # the analysis crashed (message for the log)
+    budget_hit: bool = False
+    cancelled: bool = False
+    seconds: float = 0.0
+
+
+class Job:
+    def __init__(self, uri: str, version: Optional[int], text: str, work: Callable[[], list],
+                 previous: Optional["Job"], loop: asyncio.AbstractEventLoop) -> None:
+        self.uri, self.version, self.text = uri, version, text
+        self.work = work
+        self.previous = previous
+        self.future: asyncio.Future = loop.create_future()
+        self._lock = threading.Lock()
+        self._running = False
+        self._stop = None              # an interrupt that came before the work started
+        self.thread: Optional[threading.Thread] = None
+
+    def interrupt(self, kind) -> bool:
+        """Raise ``kind`` in the job's thread if it is still analysing."""
+        if not self._lock.acquire(timeout=0.5):
+            return False
+        try:
+            if not self._running or self.thread is None or self.thread.ident is None:
+                if self._stop is None and not self.future.done():
+                    self._stop = kind
+                    return True
+                return False
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread.ident), ctypes.py_object(kind))
+            return True
+        finally:
+            self._lock.release()
+
+    def run(self, deliver: Callable[["Job", Outcome], None]) -> None:
+        outcome = Outcome(self.uri, self.version, self.text)
+        started = time.perf_counter()
+        try:
+            try:
+                if self.previous is not None and self.previous.thread is not None:
+                    self.previous.thread.join()  # one analysis per document at a time (its scope cache)
+                    self.previous = None
+                with self._lock:
+                    if self._stop is not None:
+                        raise self._stop()
+                    self._running = True
+                try:
+                    outcome.findings = self.work()
+                finally:
+                    with self._lock:
+                        self._running = False
+            except BudgetExceeded:
+                outcome.budget_hit = True
+            except Cancelled:
+                outcome.cancelled = True
+            except Exception as exc:  # one bad document must not kill the server
+                import traceback
+                outcome.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+        except Interrupted:  # landed just after the work finished: the outcome is complete
+            pass
+        outcome.seconds = time.perf_counter() - started
+        deliver(self, outcome)
+
+
+class Scheduler:
+    """Starts analyses, interrupts superseded and over-budget ones, and hands each
+    outcome back to the message loop (``on_done(outcome)`` runs on the loop)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, on_done: Callable[[Outcome], None],
+                 budget_s: float = TIME_BUDGET_S) -> None:
+        self.loop = loop
+        self.on_done = on_done
+        self.budget_s = budget_s
+        self.jobs: dict = {}        # uri -> the newest Job
+        self.timings: List[float] = []
+
+    def start(self, uri: str, version: Optional[int], text: str, work: Callable[[], list]) -> Job:
+        old = self.jobs.get(uri)
+        if old is not None and not old.future.done():
+            if old.version == version and old.text == text:
+                return old  # already analysing exactly this
+            old.interrupt(Cancelled)
+        job = Job(uri, version, text, work, old, self.loop)
+        self.jobs[uri] = job
+        job.thread = threading.Thread(target=job.run, args=(self._deliver,), name=f"msgraphlint-analysis {uri}",
+                                      daemon=True)
+        job.thread.start()
+        if self.budget_s > 0:
+            self.loop.call_later(self.budget_s, self._expire, job)
+        return job
+
+    def cancel(self, uri: str) -> None:
+        job = self.jobs.pop(uri, None)
+        if job is not None and not job.future.done():
+            job.interrupt(Cancelled)
+
+    def _expire(self, job: Job) -> None:
+        if not job.future.done() and job.interrupt(BudgetExceeded):
+            log.warning("msgraphlint lsp: analysis of %s (version %s) hit the %.1f s budget", job.uri, job.version,
+                        self.budget_s)
+
+    def _deliver(self, job: Job, outcome: Outcome) -> None:  # analysis thread
+        try:
+            self.loop.call_soon_threadsafe(self._finish, job, outcome)
+        except RuntimeError:  # the loop is closed: the server is exiting
+            pass
+
+    def _finish(self, job: Job, outcome: Outcome) -> None:  # message loop
+        if not outcome.cancelled and not outcome.budget_hit and outcome.error is None:
+            self.timings.append(outcome.seconds)
+        if not job.future.done():
+            job.future.set_result(outcome)
+        if self.jobs.get(job.uri) is job:
+            del self.jobs[job.uri]
+        self.on_done(outcome)

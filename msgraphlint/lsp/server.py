@@ -1,0 +1,317 @@
+"""The server: document state, scheduling, and the LSP features wired to them."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import sys
+from typing import Dict, Optional
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types as lsp
+from pygls.server import LanguageServer, StdOutTransportAdapter
+
+from .. import __version__
+from . import actions
+from .analysis import TIME_BUDGET_S, Job, Outcome, Scheduler
+from .documents import UTF16, Document, negotiate_encoding
+from .guard import GuardedProtocol
+
+log = logging.getLogger("msgraphlint.lsp")
+PY_SUFFIXES = (".py", ".pyi")
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def uri_to_path(uri: str) -> Optional[str]:
+    """The file-system path of a ``file:`` URI, else None (``untitled:`` and the like)."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        return None
+    from pygls.uris import to_fs_path
+    return to_fs_path(uri) or unquote(parsed.path)
+
+
+class MsGraphLintServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("msgraphlint", __version__, protocol_cls=GuardedProtocol)
+        self.debounce = 0.05
+        self.budget_s = TIME_BUDGET_S
+        self.encoding = UTF16
+        self.document_changes = False
+        self.documents: Dict[str, Document] = {}
+        self.outcomes: Dict[str, Outcome] = {}
+        self.scope_caches: Dict[tuple, dict] = {}
+        self._pending: Dict[str, asyncio.TimerHandle] = {}
+        self._settings: Dict[Optional[str], tuple] = {}
+        self._scheduler: Optional[Scheduler] = None
+
+    @property
+    def scheduler(self) -> Scheduler:
+        if self._scheduler is None:
+            self._scheduler = Scheduler(self.loop, self._on_outcome, self.budget_s)
+        return self._scheduler
+
+    def log_line(self, message: str, kind: lsp.MessageType = lsp.MessageType.Info) -> None:
+        log.info("msgraphlint lsp: %s", message)
+        try:
+            self.show_message_log(f"msgraphlint: {message}", kind)
+        except Exception:
+            pass
+
+    # stdio: read raw chunks and let the guard frame them ---------------------------------
+    def start_io(self, stdin=None, stdout=None) -> None:
+        import threading
+
+        rfile = stdin or sys.stdin.buffer
+        self._stop_event = threading.Event()
+        self.lsp.connection_made(StdOutTransportAdapter(rfile, stdout or sys.stdout.buffer))
+        read = getattr(rfile, "read1", None) or (lambda n: rfile.read(1))
+
+        async def pump() -> None:
+            while not self._stop_event.is_set():
+                chunk = await self.loop.run_in_executor(self.thread_pool_executor, read, 65536)
+                if not chunk:
+                    break
+                self.lsp.data_received(chunk)
+
+        try:
+            self.loop.run_until_complete(pump())
+        except BrokenPipeError:
+            log.error("msgraphlint lsp: the client went away")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    # configuration ----------------------------------------------------------------------
+    def root_path(self) -> str:
+        try:
+            root = self.workspace.root_path
+        except RuntimeError:
+            root = None
+        return root or os.getcwd()
+
+    def lint_path(self, doc: Document) -> Optional[str]:
+        """The path a document is linted as; None when it is not Python (or YAML config).
+
+        ``untitled:`` buffers and Python files without a ``.py`` name (``languageId``
+        python) are linted as a ``.py`` file in the workspace root / next to themselves,
+        so they get the workspace's settings."""
+        path = uri_to_path(doc.uri)
+        if path is not None and path.endswith(PY_SUFFIXES + YAML_SUFFIXES):
+            return path
+        if doc.language_id != "python":
+            return None
+        if path is not None:
+            return path + ".py"
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", doc.uri.split(":", 1)[-1]).strip("_.")[:80] or "untitled"
+        return os.path.join(self.root_path(), f"{name}.py")
+
+    def settings_for(self, path: str):
+        from ..config import find_pyproject
+        from ..runner import prepare
+
+        folder = os.path.dirname(path)
+        start = path if os.path.isdir(folder or ".") else self.root_path()
+        cfg_path = find_pyproject(start)
+        mtime = os.path.getmtime(cfg_path) if cfg_path else 0.0
+        cached = self._settings.get(cfg_path)
+        if cached is None or cached[0] != mtime:
+            cached = (mtime, prepare([start], cfg_path))
+            self._settings[cfg_path] = cached
+        return cached[1]
+
+    # documents --------------------------------------------------------------------------
+    def open(self, params: lsp.DidOpenTextDocumentParams) -> None:
+        item = params.text_document
+        self.documents[item.uri] = Document(item.uri, item.text, item.version, item.language_id or "")
+        self.outcomes.pop(item.uri, None)
+        self.schedule(item.uri, delay=0)
+
+    def change(self, params: lsp.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        doc = self.documents.get(uri)
+        if doc is None:
+            self.log_line(f"didChange for {uri}, which is not open: ignored", lsp.MessageType.Warning)
+            return
+        for change in params.content_changes:
+            rng = getattr(change, "range", None)
+            note = doc.apply_change(rng, change.text, self.encoding)
+            if note:
+                self.log_line(f"{uri}: an edit outside the document was clamped to it ({note}); "
+                              "if the editor's buffer disagrees, reopen the file", lsp.MessageType.Warning)
+        doc.version = params.text_document.version
+        job = self.scheduler.jobs.get(uri)
+        if job is not None and job.version != doc.version:
+            from .analysis import Cancelled
+            job.interrupt(Cancelled)  # a newer version supersedes it now, not after the debounce
+        self.schedule(uri)
+
+    def close(self, params: lsp.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        handle = self._pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+        self.scheduler.cancel(uri)
+        self.documents.pop(uri, None)
+        self.outcomes.pop(uri, None)
+        for key in [k for k in self.scope_caches if k[0] == uri]:
+            del self.scope_caches[key]
+        self.publish_diagnostics(uri, [])
+
+    # analysis ---------------------------------------------------------------------------
+    def schedule(self, uri: str, delay: Optional[float] = None) -> None:
+        handle = self._pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+        self._pending[uri] = self.loop.call_later(self.debounce if delay is None else delay, self.start_analysis, uri)
+
+    def start_analysis(self, uri: str) -> Optional[Job]:
+        handle = self._pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+        doc = self.documents.get(uri)
+        if doc is None:
+            return None
+        path = self.lint_path(doc)
+        if path is None:
+            return None
+        text = doc.text
+
+        def work() -> list:
+            from ..runner import run_source
+
+            settings = self.settings_for(path)
+            cache = self.scope_caches.setdefault((uri, id(settings)), {})
+            result = run_source(text, path, settings=settings, scope_cache=cache)
+            return list(result.findings) + list(result.unused_suppressions)
+
+        return self.scheduler.start(uri, doc.version, text, work)
+
+    def _is_current(self, outcome: Optional[Outcome]) -> bool:
+        doc = self.documents.get(outcome.uri) if outcome is not None else None
+        return doc is not None and outcome.version == doc.version and outcome.text == doc.text
+
+    def _on_outcome(self, outcome: Outcome) -> None:
+        if outcome.cancelled or not self._is_current(outcome):
+            return  # superseded or closed: a newer analysis publishes
+        doc = Document(outcome.uri, outcome.text, outcome.version)
+        if outcome.error is not None:
+            self.log_line(f"analysis of {outcome.uri} failed: {outcome.error}", lsp.MessageType.Error)
+            return
+        self.outcomes[outcome.uri] = outcome
+        if outcome.budget_hit:
+            self.log_line(f"{outcome.uri}: analysis stopped at the {self.budget_s:g} s budget", lsp.MessageType.Warning)
+            diagnostics = [actions.budget_diagnostic(self.budget_s)]
+        else:
+            diagnostics = [actions.diagnostic(f, doc, self.encoding) for f in outcome.findings]
+        self.publish_diagnostics(outcome.uri, diagnostics, version=outcome.version)
+
+    async def current_outcome(self, uri: str) -> Optional[Outcome]:
+        """The findings of the document's current text, analysing it now if needed;
+        None when that cannot be had (closed, changed meanwhile, budget hit, crashed)."""
+        outcome = self.outcomes.get(uri)
+        if self._is_current(outcome):
+            return outcome
+        doc = self.documents.get(uri)
+        if doc is None:
+            return None
+        job = self.scheduler.jobs.get(uri)
+        if job is None or job.version != doc.version or job.text != doc.text:
+            job = self.start_analysis(uri)
+            if job is None:
+                return None
+        try:
+            outcome = await asyncio.wait_for(asyncio.shield(job.future), self.budget_s + 1.0)
+        except asyncio.TimeoutError:
+            return None
+        if outcome.cancelled or outcome.budget_hit or outcome.error is not None or not self._is_current(outcome):
+            return None
+        return outcome
+
+    def on_shutdown(self) -> None:
+        for handle in self._pending.values():
+            handle.cancel()
+        self._pending.clear()
+        if self._scheduler is not None:
+            for uri in list(self._scheduler.jobs):
+                self._scheduler.cancel(uri)
+
+
+def create_server() -> MsGraphLintServer:
+    server = MsGraphLintServer()
+
+    @server.feature(lsp.INITIALIZE)
+    def initialize(ls: MsGraphLintServer, params: lsp.InitializeParams):
+        general = params.capabilities.general if params.capabilities else None
+        ls.encoding = negotiate_encoding(general.position_encodings if general else None)
+        ls.lsp.server_capabilities.position_encoding = ls.encoding
+        ws = params.capabilities.workspace if params.capabilities else None
+        ls.document_changes = bool(ws and ws.workspace_edit and ws.workspace_edit.document_changes)
+        opts = params.initialization_options
+        if isinstance(opts, dict):
+            for key, attr in (("debounce_ms", "debounce"), ("budget_ms", "budget_s")):
+                value = opts.get(key)
+                if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+                    setattr(ls, attr, float(value) / 1000.0)
+                elif value is not None:
+                    log.warning("msgraphlint lsp: initializationOptions.%s must be a number >= 0, not %r", key, value)
+            if ls._scheduler is not None:
+                ls._scheduler.budget_s = ls.budget_s
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: MsGraphLintServer, params: lsp.DidOpenTextDocumentParams):
+        ls.open(params)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: MsGraphLintServer, params: lsp.DidChangeTextDocumentParams):
+        ls.change(params)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: MsGraphLintServer, params: lsp.DidSaveTextDocumentParams):
+        if params.text_document.uri in ls.documents:
+            ls.schedule(params.text_document.uri, delay=0)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: MsGraphLintServer, params: lsp.DidCloseTextDocumentParams):
+        ls.close(params)
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+                    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, actions.FIX_ALL_KIND]))
+    async def code_action(ls: MsGraphLintServer, params: lsp.CodeActionParams):
+        uri = params.text_document.uri
+        outcome = await ls.current_outcome(uri)
+        if outcome is None:
+            return []
+        doc = ls.documents[uri]  # the outcome's version and text (checked, nothing awaited since)
+        path = ls.lint_path(doc) or uri
+        try:
+            return actions.code_actions(params, doc, path, outcome.findings, ls.encoding, ls.document_changes)
+        except Exception as exc:
+            ls.log_line(f"code actions failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
+            return []
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    def hover(ls: MsGraphLintServer, params: lsp.HoverParams):
+        doc = ls.documents.get(params.text_document.uri)
+        if doc is None:
+            return None
+        outcome = ls.outcomes.get(doc.uri)
+        findings = outcome.findings if ls._is_current(outcome) else []
+        try:
+            return actions.hover(doc, params.position, findings, ls.encoding)
+        except Exception as exc:
+            ls.log_line(f"hover failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
+            return None
+
+    @server.command("msgraphlint.timings")
+    def timings(ls: MsGraphLintServer, *args):
+        return [round(t * 1000, 3) for t in ls.scheduler.timings]
+
+    return server
+
+
+def main() -> None:
+    create_server().start_io()
