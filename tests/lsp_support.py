@@ -106,10 +106,12 @@ async def wait_diagnostics_for(client, uri: str, version: int, timeout: float = 
 def track_versions(client) -> None:
     """Remember the version of the last publishDiagnostics per uri (client.protocol_versions)."""
     client.protocol_versions = {}
+    client.published = {}  # uri -> [version of every publishDiagnostics]
     original = client.protocol.fm.features[lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
 
     def publish(params: lsp.PublishDiagnosticsParams):
         client.protocol_versions[params.uri] = params.version
+        client.published.setdefault(params.uri, []).append(params.version)
         return original(params)
 
     client.protocol.fm.features[lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
@@ -155,3 +157,35 @@ def workspace_edits(edit: lsp.WorkspaceEdit, uri: str):
         assert change.text_document.uri == uri
         return change.text_document.version, change.edits
     return None, edit.changes[uri]
+
+
+BLOCK = """
+class Block{i}(nn.Cell):
+    def __init__(self, hidden=64):
+        super().__init__()
+        self.fc1 = nn.Dense(hidden, 4 * hidden)
+        self.fc2 = nn.Dense(4 * hidden, hidden)
+        self.act = nn.GELU()
+        self.norm = nn.LayerNorm((hidden,))
+
+    def construct(self, x, mask=None):
+        y = self.norm(x)
+        if mask is not None:
+            y = y + mask
+        y = self.fc2(self.act(self.fc1(y)))
+        return x + y
+"""
+
+
+def big_module(lines: int, finding: bool = True) -> str:
+    """A module of about ``lines`` lines of Cells; with one MSG201 in its last Cell."""
+    parts = ["import mindspore.nn as nn\nfrom mindspore import ops\n"]
+    count, i = 2, 0
+    while count < lines - 16:
+        block = BLOCK.format(i=i)
+        parts.append(block)
+        count += block.count("\n")
+        i += 1
+    if finding:
+        parts.append("\nclass Last(nn.Cell):\n    def construct(self, x):\n        print(x)\n        return x\n")
+    return "".join(parts)

@@ -50,9 +50,9 @@ def diagnostic(f: Finding, doc: Document, encoding: str) -> lsp.Diagnostic:
 def budget_diagnostic(seconds: float) -> lsp.Diagnostic:
     return lsp.Diagnostic(
         range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)),
-        message=(f"msgraphlint stopped analysing this file after {seconds:g} s (the per-file time budget); "
-                 "no findings are shown for this version. Raise `budget_ms` in the server's "
-                 "initializationOptions, or run `msgraphlint check` on the file."),
+        message=(f"msgraphlint stopped analysing this file after {seconds:g} s of CPU time (the per-file "
+                 "time budget, as for `msgraphlint check`); no findings are shown for this version. "
+                 "Raise `budget_ms` in the server's initializationOptions, or split the file."),
         severity=lsp.DiagnosticSeverity.Information, code=BUDGET_CODE, source="msgraphlint")
 
 

@@ -19,16 +19,32 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional
 
+from ..budget import FILE_CPU_BUDGET_S
+
 log = logging.getLogger("msgraphlint.lsp")
 
-#: The language server's per-file time budget in seconds: the one place it is defined
-#: (``initializationOptions.budget_ms`` overrides it per session).
-TIME_BUDGET_S = 10.0
+#: The language server's per-file time budget: ``check``'s (``msgraphlint.budget``), CPU
+#: seconds of the analysis thread; ``initializationOptions.budget_ms`` overrides it.
+TIME_BUDGET_S = FILE_CPU_BUDGET_S
+WATCH_EVERY_S = 0.1
+
+
+def thread_cpu_seconds(native_id: Optional[int]) -> Optional[float]:
+    """CPU time used by one thread of this process (Linux /proc); None where unknown."""
+    if native_id is None:
+        return None
+    try:
+        with open(f"/proc/self/task/{native_id}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
 
 
 class Interrupted(BaseException):
@@ -69,6 +85,7 @@ class Job:
         self._running = False
         self._stop = None              # an interrupt that came before the work started
         self.thread: Optional[threading.Thread] = None
+        self.started = 0.0
 
     def interrupt(self, kind) -> bool:
         """Raise ``kind`` in the job's thread if it is still analysing."""
@@ -138,8 +155,9 @@ class Scheduler:
         job.thread = threading.Thread(target=job.run, args=(self._deliver,), name=f"msgraphlint-analysis {uri}",
                                       daemon=True)
         job.thread.start()
+        job.started = time.monotonic()
         if self.budget_s > 0:
-            self.loop.call_later(self.budget_s, self._expire, job)
+            self.loop.call_later(WATCH_EVERY_S, self._watch, job)
         return job
 
     def cancel(self, uri: str) -> None:
@@ -147,10 +165,21 @@ class Scheduler:
         if job is not None and not job.future.done():
             job.interrupt(Cancelled)
 
-    def _expire(self, job: Job) -> None:
-        if not job.future.done() and job.interrupt(BudgetExceeded):
-            log.warning("msgraphlint lsp: analysis of %s (version %s) hit the %.1f s budget", job.uri, job.version,
+    def _watch(self, job: Job) -> None:
+        """Interrupt the job once its thread has used its CPU budget (wall time where the
+        thread's CPU time cannot be read)."""
+        if job.future.done():
+            return
+        used = thread_cpu_seconds(job.thread.native_id if job.thread is not None else None)
+        if used is None:
+            used = time.monotonic() - job.started
+        if used < self.budget_s:
+            self.loop.call_later(WATCH_EVERY_S, self._watch, job)
+        elif job.interrupt(BudgetExceeded):
+            log.warning("msgraphlint lsp: analysis of %s (version %s) hit the %g s budget", job.uri, job.version,
                         self.budget_s)
+        else:
+            self.loop.call_later(WATCH_EVERY_S, self._watch, job)  # not started yet (waiting for the older one)
 
     def _deliver(self, job: Job, outcome: Outcome) -> None:  # analysis thread
         try:

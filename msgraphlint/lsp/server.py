@@ -11,7 +11,7 @@ from typing import Dict, Optional
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
-from pygls.server import LanguageServer, StdOutTransportAdapter
+from pygls.server import LanguageServer
 
 from .. import __version__
 from . import actions
@@ -22,6 +22,24 @@ from .guard import GuardedProtocol
 log = logging.getLogger("msgraphlint.lsp")
 PY_SUFFIXES = (".py", ".pyi")
 YAML_SUFFIXES = (".yaml", ".yml")
+
+
+class _StdioTransport:
+    """Writes framed messages to stdout; ``close`` (the exit notification) only flushes, so
+    the process can still flush and close its own streams on the way out."""
+
+    def __init__(self, wfile) -> None:
+        self.wfile = wfile
+
+    def write(self, data: bytes) -> None:
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def close(self) -> None:
+        try:
+            self.wfile.flush()
+        except (OSError, ValueError):
+            pass
 
 
 def uri_to_path(uri: str) -> Optional[str]:
@@ -60,30 +78,51 @@ class MsGraphLintServer(LanguageServer):
         except Exception:
             pass
 
-    # stdio: read raw chunks and let the guard frame them ---------------------------------
+    # stdio: a daemon thread reads raw chunks, the guard frames them on the loop ----------
     def start_io(self, stdin=None, stdout=None) -> None:
         import threading
 
         rfile = stdin or sys.stdin.buffer
+        wfile = stdout or sys.stdout.buffer
         self._stop_event = threading.Event()
-        self.lsp.connection_made(StdOutTransportAdapter(rfile, stdout or sys.stdout.buffer))
-        read = getattr(rfile, "read1", None) or (lambda n: rfile.read(1))
+        self.lsp.connection_made(_StdioTransport(wfile))
+        try:  # the raw descriptor: a daemon thread must not hold the buffered reader's lock at exit
+            fd = rfile.fileno()
+            read = lambda n: os.read(fd, n)  # noqa: E731
+        except (AttributeError, OSError, ValueError):
+            read = getattr(rfile, "read1", None) or rfile.readline
+        done = self.loop.create_future()
 
-        async def pump() -> None:
-            while not self._stop_event.is_set():
-                chunk = await self.loop.run_in_executor(self.thread_pool_executor, read, 65536)
-                if not chunk:
-                    break
-                self.lsp.data_received(chunk)
+        def reader() -> None:
+            try:
+                while not self._stop_event.is_set():
+                    chunk = read(65536)
+                    if not chunk:
+                        break
+                    self.loop.call_soon_threadsafe(self.lsp.data_received, chunk)
+            except (OSError, ValueError):  # stdin closed
+                pass
+            finally:
+                try:
+                    self.loop.call_soon_threadsafe(lambda: done.done() or done.set_result(None))
+                except RuntimeError:  # the loop is closed: the server has exited
+                    pass
 
+        threading.Thread(target=reader, name="msgraphlint-lsp-stdin", daemon=True).start()
+        code = 0
         try:
-            self.loop.run_until_complete(pump())
+            self.loop.run_until_complete(done)  # EOF on stdin without exit: the client went away
         except BrokenPipeError:
             log.error("msgraphlint lsp: the client went away")
-        except (KeyboardInterrupt, SystemExit):
+        except KeyboardInterrupt:
             pass
+        except SystemExit as exc:  # the exit notification: 0 after shutdown, else 1 (the spec)
+            code = exc.code if isinstance(exc.code, int) else 0
         finally:
+            self._stop_event.set()
             self.shutdown()
+        if code:
+            sys.exit(code)
 
     # configuration ----------------------------------------------------------------------
     def root_path(self) -> str:
@@ -195,7 +234,11 @@ class MsGraphLintServer(LanguageServer):
         return doc is not None and outcome.version == doc.version and outcome.text == doc.text
 
     def _on_outcome(self, outcome: Outcome) -> None:
-        if outcome.cancelled or not self._is_current(outcome):
+        if outcome.cancelled:
+            self.log_line(f"analysis of {outcome.uri} version {outcome.version} interrupted after "
+                          f"{outcome.seconds:.2f} s (a newer version or the document closed)", lsp.MessageType.Log)
+            return
+        if not self._is_current(outcome):
             return  # superseded or closed: a newer analysis publishes
         doc = Document(outcome.uri, outcome.text, outcome.version)
         if outcome.error is not None:
