@@ -495,3 +495,23 @@ def test_strict_compile_error_and_what_was_compiled_before_it():
     assert ir["compiled_ranges"] == [[f"{VERIFY_SRC}/compile_errors.py", 16, 19]]
     events = extract_events(out_json("strict_asnumpy"), ir, r.source_path)
     assert [(e.kind, e.line) for e in events] == [("compile_error", 18)]
+
+
+def test_host_sync_under_set_inputs_is_a_knock_on_of_the_dynamic_shape():
+    """`h * (x.shape[0] / 4)`: folded with static shapes; with set_inputs declaring the batch
+    dynamic, ScalarDiv/ScalarToTensor run on the host at that line. Only the dynamic shape
+    is a claim to judge (MSG305's, at the set_inputs call); the host sync follows from it."""
+    r = verify_report("set_inputs_host_sync", "scalar_and_set_inputs.py")
+    ir = r.to_dict()
+    events = extract_events(out_json("set_inputs_host_sync"), ir, r.source_path)
+    assert sorted((e.kind, e.line) for e in events if e.line is not None) == [("host_sync", 31)]
+    assert {e.kind for e in events} == {"host_sync", "dynamic_shape"}
+    reach_ = reached("scalar_and_set_inputs", "DynMLP", "verify")
+    x = crosscheck([vfinding("MSG305", 27, "scalar_and_set_inputs.py")], events, ir, reached=reach_)
+    assert x["agree"], x["disagreements"]
+    [hs] = by_kind(x, "host_sync")
+    assert hs["status"] == "knock_on" and hs["caused_by"].startswith("dynamic_shape")
+    assert by_kind(x, "dynamic_shape")[0]["status"] == "explained"
+    # no set_inputs finding: the dynamic shape is the one disagreement, not the host sync
+    x = crosscheck([], events, ir, reached=reach_)
+    assert [d["kind"] for d in x["disagreements"]] == ["dynamic_shape"]

@@ -99,7 +99,7 @@ CASES = {
     "set_inputs class itself": (
         ["scalar_and_set_inputs.py::DynMLP", "--inputs", X], 0,
         {SET_INPUTS + ("MSG305",): "confirmed"},
-        [("dynamic_shape", "explained")]),
+        [("dynamic_shape", "explained"), ("host_sync", "knock_on")]),
     # a fallback with downstream effects: Switch nodes at the later Dense calls
     "fallback with knock-on effects": (
         ["fallback_mlp.py::FallbackMLP"], 0,
