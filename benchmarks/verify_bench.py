@@ -85,7 +85,7 @@ def _plain_once(mode: str) -> float:
 
 def bench(mode: str, repeat: int) -> dict:
     args = ["--train"] if mode == "train" else []
-    cold, cached, compile_s, call_s, plain = [], [], [], [], []
+    cold, cached, compile_s, call_s, plain, pynative_s = [], [], [], [], [], []
     summary = None
     for _ in range(repeat):
         plain.append(_plain_once(mode))
@@ -95,6 +95,7 @@ def bench(mode: str, repeat: int) -> dict:
             cold.append(wall)
             compile_s.append(data["compile"]["compile_seconds"] or 0.0)
             call_s.append(data["compile"]["call_seconds"] or 0.0)
+            pynative_s.append(data["compile"].get("pynative_seconds") or 0.0)
             summary = data["ir"]["summary"] if data.get("ir") else None
             wall2, data2 = _verify_once(args, cache)
             assert data2["cached"] is True
@@ -107,6 +108,7 @@ def bench(mode: str, repeat: int) -> dict:
         "ratio": round(statistics.median(cold) / statistics.median(plain), 3),
         "compile_s": round(statistics.median(compile_s), 3),
         "call_ms": round(1000 * statistics.median(call_s), 3),
+        "pynative_s": round(statistics.median(pynative_s), 3),
         "summary": summary,
     }
 
@@ -122,12 +124,12 @@ def main(argv=None) -> int:
         print(json.dumps(rows, indent=2))
     else:
         print(f"{'mode':<8} {'cold verify':>12} {'cached verify':>14} {'plain script':>13} {'ratio':>6} "
-              f"{'compile':>9} {'call':>9}  fused/unfused/graphs")
+              f"{'compile':>9} {'call':>9} {'PyNative':>9}  fused/unfused/graphs")
         for r in rows:
             s = r["summary"] or {}
             print(f"{r['mode']:<8} {r['cold_s']:>10.2f} s {r['cached_s']:>12.2f} s {r['plain_s']:>11.2f} s "
                   f"{r['ratio']:>5.2f}x {r['compile_s']:>7.2f} s "
-                  f"{r['call_ms']:>6.1f} ms  {s.get('fused_kernels')}/{s.get('unfused_ops')}/{s.get('kernel_graphs')}")
+                  f"{r['call_ms']:>6.1f} ms {r['pynative_s']:>7.2f} s  {s.get('fused_kernels')}/{s.get('unfused_ops')}/{s.get('kernel_graphs')}")
     return 0
 
 

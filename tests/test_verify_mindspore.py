@@ -179,6 +179,7 @@ def test_static_blind_defect_is_an_unexplained_ir_event(name, seeded):
     r = seeded(name)
     unexplained = [d for d in r["crosscheck"]["disagreements"] if d["type"] == "event_unexplained"]
     assert [d["kind"] for d in unexplained] == [STATIC_BLIND[name]], r["crosscheck"]["disagreements"]
+    assert r["crosscheck"]["findings"] == []
     assert r["exit_code"] == 1
 
 
@@ -192,6 +193,9 @@ def test_seeded_static_finding_confirmed(name, seeded):
             if f["code"].startswith(family) and abs(f["line"] - line) <= 1]
     assert rows, f"no {family}xx finding at line {line}; static findings: {r['static']}"
     assert any(f["status"] == "confirmed" for f in rows), rows
+    # every finding of the fixture (python_helper: the helper's line and its call site) is confirmed
+    assert {f["status"] for f in r["crosscheck"]["findings"]} == {"confirmed"}, r["crosscheck"]["findings"]
+    assert {e["status"] for e in r["crosscheck"]["events"]} <= {"explained", "knock_on"}, r["crosscheck"]["events"]
     assert r["crosscheck"]["disagreements"] == [], r["crosscheck"]["disagreements"]
     assert r["exit_code"] == 0
 
