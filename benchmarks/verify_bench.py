@@ -51,7 +51,7 @@ import sys, importlib.util
 import mindspore as ms
 ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
 spec = importlib.util.spec_from_file_location("layer", sys.argv[1])
-mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+mod = importlib.util.module_from_spec(spec); sys.modules["layer"] = mod; spec.loader.exec_module(mod)
 net = getattr(mod, sys.argv[2])()
 net.set_train(sys.argv[3] == "train")
 inputs = mod.make_inputs()

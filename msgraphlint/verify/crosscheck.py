@@ -103,7 +103,7 @@ def extract_events(out: dict, ir: Optional[dict], source_path: Optional[str] = N
         if stage in ("compile", "shapes", "build", None) or out.get("error_type") not in (
                 "CompileTimeout", "ChildCrashed", "MindSporeMissing", "ChildStartError"):
             locs = error_locations(out.get("error") or "", None)
-            project = [(p, ln) for p, ln in locs if not is_library_path(p) and not _ours(p)]
+            project = [(p, ln) for p, ln in locs if not is_library_path(p)]
             if not project and ir and ir.get("analyze_fail_sites"):
                 project = [tuple(s) for s in ir["analyze_fail_sites"]]
                 where = "analyze_fail.ir"
@@ -184,15 +184,6 @@ def extract_events(out: dict, ir: Optional[dict], source_path: Optional[str] = N
     if out.get("pynative_equal") is False:
         add("numeric_divergence", None, detail=f"max |diff| {out.get('max_abs_diff')}")
     return list(events.values())
-
-
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def _ours(path: str) -> bool:
-    """A frame of msgraphlint itself (the compile child's traceback), not of the user's code."""
-    path = os.path.abspath(path)
-    return path.startswith(_PACKAGE_DIR + os.sep) or path.endswith(os.path.join("msgraphlint", "verify", "_child.py"))
 
 
 def _tensor_signature(shapes):

@@ -92,9 +92,17 @@ def project_sites(frames: Sequence[SourceFrame]) -> List[Tuple[str, int]]:
     return out
 
 
+#: msgraphlint itself: the compile child's wrappers (``train_step`` under ``--train``) and
+#: traceback frames are not the user's code
+_OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_CHILD_SUFFIX = os.sep + os.path.join("msgraphlint", "verify", "_child.py")
+
+
 def is_library_path(path: str) -> bool:
+    """Installed code (site-packages, MindSpore) or msgraphlint's own: not the user's project."""
     p = os.path.normpath(path)
-    return any(m in p for m in _LIB_MARKERS) or (os.sep + "mindspore" + os.sep) in p
+    return any(m in p for m in _LIB_MARKERS) or (os.sep + "mindspore" + os.sep) in p \
+        or p.startswith(_OWN_DIR + os.sep) or p.endswith(_CHILD_SUFFIX)
 
 
 def same_file(a: str, b: str) -> bool:
