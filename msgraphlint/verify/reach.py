@@ -200,9 +200,38 @@ def reach(path: str, name: str, index: Optional[ProjectIndex] = None) -> Reach:
                         push("class", m2.classes[fs2.class_name], m2, depth + 1)
                     else:
                         push("function", fs2, m2, depth + 1)
+    _add_discovered_helpers(out, index, sources)
     out.files = sorted({s.path for s in out.spans})
     _collect_natives(out, index, sources)
     return out
+
+
+def _add_discovered_helpers(out: Reach, index: ProjectIndex, sources: _Sources) -> None:
+    """The helpers ``check``'s scope discovery (``scopes.discover``) reaches from a compiled
+    root (helpers through ``self.<attr>`` objects, nested definitions...), as spans."""
+    from ..scopes import discover
+
+    roots = {s.name for s in out.spans}
+    try:
+        found = discover(index)
+    except Exception:  # noqa: BLE001 - discovery is best effort here; the spans above stand
+        return
+    for scopes_ in found.values():
+        for scope in scopes_:
+            if not scope.root_site:
+                continue
+            root = scope.root_site[3]
+            if not any(root == r or root.startswith(r + ".") for r in roots):
+                continue
+            tree = sources.tree(scope.path)
+            node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                         and n.lineno == scope.lineno), None) if tree is not None else None
+            if node is None:
+                continue
+            span = Span(os.path.abspath(scope.path), node.lineno, node.end_lineno or node.lineno, scope.qualname,
+                        "function")
+            if not out.contains(span.path, span.start):
+                out.spans.append(span)
 
 
 # ----------------------------------------------------------------------------- natives
