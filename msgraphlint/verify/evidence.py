@@ -5,9 +5,12 @@ does not: an interpreter-fallback node, a control-flow kernel graph, a side-effe
 an elementwise op that did not fuse, a dynamic-shape graph, a recompile for inputs of
 unchanged shapes, a compile error, or an input mutated differently in graph mode and
 PyNative. ``EVENT_KINDS`` says, for each kind, what in the IR produces it and which rule
-families (code prefixes) explain it. A static finding is *confirmed* when an event of a
-kind its family explains is present at its line (within ``slack`` lines), or is an
-unlocated event (the IR gives it no source line: TensorMove, a recompile...).
+families (code prefixes) explain it. A static finding (in the compiled code) is
+*confirmed* when an event of a kind its family explains is present at its line (within
+``slack`` lines), or when an event the IR gives no line (TensorMove, a recompile...) is
+one its rule predicts (``UNLOCATED``). ``KNOCK_ON`` says which events follow from an
+earlier one (attributed to it, never unexplained), ``EXPECTED_NATIVE`` which ops the rules'
+own advice puts in the graph.
 
 Edit the tables, not the code in ``crosscheck.py``, to teach the cross-check a new effect.
 """
