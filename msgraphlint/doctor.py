@@ -3,7 +3,7 @@
 Article sections 4.1 (MindSpore, CANN and Python versions must match; a pip-installed
 MindSpore that does not match the CANN toolkit core-dumps) and 8 (pin the MindSpore
 version, versions behave differently), plus what MindSpore 2.10 on CPU needs in
-practice (``../shared/docs/MINDSPORE_FACTS.md``: NumPy < 2, the ``decorator`` package
+practice (measured on MindSpore 2.10: NumPy < 2, the ``decorator`` package
 for the AKG kernel compiler).
 
 The linter's own process never imports MindSpore. Versions and files come from
@@ -613,7 +613,7 @@ def check_decorator(facts: Dict[str, Any]) -> Check:
                      "(the AKG kernel compiler imports it)")
     return Check("decorator", FAIL, "the `decorator` package is not installed, and MindSpore's bundled AKG kernel "
                  "compiler imports it (akg/tvm/target.py): graph-kernel compiles fail (`RuntimeError: Response is "
-                 "empty`, MINDSPORE_FACTS.md)", "pip install decorator")
+                 "empty`)", "pip install decorator")
 
 
 def check_graph_kernel(facts: Dict[str, Any], akg: Optional[Dict[str, Any]],

@@ -132,6 +132,26 @@ class Rule:
     def fixable(cls) -> bool:
         return cls.fix_safety is not None
 
+    @staticmethod
+    def template_for_docs(text: str) -> str:
+        """A message or hint template as docs show it: ``{name}`` fields (filled per finding)
+        become ``<name>``, ``{{``/``}}`` become braces."""
+        import re
+        import string
+        out = []
+        try:
+            parts = list(string.Formatter().parse(text))
+        except ValueError:
+            return text
+        names = [name for _lit, name, _spec, _conv in parts if name is not None]
+        if not names or not all(re.fullmatch(r"[A-Za-z_]\w*", n) for n in names):
+            return text  # literal braces (a dict display), not a template
+        for literal, name, _spec, _conv in parts:
+            out.append(literal)
+            if name is not None:
+                out.append(f"<{name}>")
+        return "".join(out)
+
     @classmethod
     def docs(cls) -> str:
         """Markdown docs built from the metadata (``msgraphlint explain``)."""
@@ -141,7 +161,7 @@ class Rule:
         if cls.rationale:
             out += [textwrap.dedent(cls.rationale).strip(), ""]
         if cls.hint:
-            out += ["## Use instead", "", cls.hint, ""]
+            out += ["## Use instead", "", cls.template_for_docs(cls.hint), ""]
         if cls.INVALID:
             out += ["## Flagged", ""]
             for ex in cls.INVALID[:2]:
@@ -156,8 +176,8 @@ class Rule:
 
     @classmethod
     def help_uri(cls) -> str:
-        """The rule's page (docs/rules/CODE.md, generated from this metadata). The base is
+        """The rule's page (docs/rules/CODE.md, generated from this metadata): the
+        ``Documentation`` URL declared in pyproject.toml's ``[project.urls]``, or
         ``MSGRAPHLINT_DOCS_URL`` when set, so a fork can point code scanning at its own host."""
-        import os
-        base = os.environ.get("MSGRAPHLINT_DOCS_URL", "https://github.com/msgraphlint/msgraphlint/blob/main/docs/rules/")
-        return f"{base.rstrip('/')}/{cls.code}.md"
+        from .ruledocs import docs_base_url
+        return f"{docs_base_url()}{cls.code}.md"

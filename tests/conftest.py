@@ -33,7 +33,7 @@ def _check_mindspore() -> None:
         return
     if os.environ.get("CI", "").lower() == "true":
         pytest.fail("MindSpore is not importable, and CI=true: the cross-check tests must run in CI")
-    pytest.skip("MindSpore is not installed (pip install msgraphlint[verify])")
+    pytest.skip("MindSpore is not installed (pip install \".[verify]\" from the checkout)")
 
 
 @pytest.fixture
