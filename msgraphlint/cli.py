@@ -560,6 +560,8 @@ def explain(code: str) -> None:
 def _forward(command: click.Command, args: List[str], prog_name: str):
     """Run a subcommand defined in its own module, with ``-h`` as well as ``--help``."""
     command.context_settings = {**(command.context_settings or {}), "help_option_names": ["-h", "--help"]}
+    if getattr(command, "_help_option", None) is not None:  # click >= 8.2 caches the option it made first
+        command._help_option = None
     return command.main(args=args, prog_name=prog_name, standalone_mode=True)
 
 
