@@ -1,6 +1,6 @@
 """Findings per 100 ``construct`` methods per rule on the real corpora, plus a judged sample.
 
-    .venv/bin/python benchmarks/corpus_findings.py                          # all four corpora
+    .venv/bin/python benchmarks/corpus_findings.py                          # all six corpora
     .venv/bin/python benchmarks/corpus_findings.py --corpus mindcv --corpus mindyolo
     .venv/bin/python benchmarks/corpus_findings.py --sample 30 --seed 0 \\
         --json benchmarks/results/corpus_findings.json
@@ -185,6 +185,26 @@ def format_table(rows: List[dict], corpora: Sequence[str], scopes: Dict[str, dic
     return "\n".join(lines)
 
 
+def compare_table(before: dict, findings: List[dict], scopes: Dict[str, dict], corpora: Sequence[str]) -> str:
+    """Findings per 100 ``construct`` methods per corpus: an earlier dump against this run."""
+    old = Counter(f["corpus"] for f in before["findings"] if f["code"] not in ENGINE_CODES)
+    new = Counter(f["corpus"] for f in findings if f["code"] not in ENGINE_CODES)
+    bmeta = before.get("meta", {})
+    lines = [f"before: {bmeta.get('git', '?')} (selection {', '.join(bmeta.get('select', ['ALL (then the default)']))})",
+             "| corpus | constructs (before / after) | findings before | per 100 before | findings after | per 100 after |",
+             "|---|---:|---:|---:|---:|---:|"]
+    tot_c = tot_oc = tot_o = tot_n = 0
+    for c in corpora:
+        if c not in before["scopes"]:
+            continue
+        n_c, o_c = scopes[c]["construct"], before["scopes"][c]["construct"]
+        tot_c, tot_oc, tot_o, tot_n = tot_c + n_c, tot_oc + o_c, tot_o + old[c], tot_n + new[c]
+        lines.append(f"| {c} | {o_c} / {n_c} | {old[c]} | {per100(old[c], o_c):.2f} | {new[c]} | {per100(new[c], n_c):.2f} |")
+    lines.append(f"| **all** | {tot_oc} / {tot_c} | {tot_o} | {per100(tot_o, tot_oc):.2f} | {tot_n} | "
+                 f"{per100(tot_n, tot_c):.2f} |")
+    return "\n".join(lines)
+
+
 def git_head() -> str:
     if os.environ.get("_CORPUS_FINDINGS_REV"):
         return os.environ["_CORPUS_FINDINGS_REV"] + " (clean snapshot of msgraphlint/ and rules/)"
@@ -267,7 +287,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", action="append", choices=list(CORPORA),
-                    help="corpus to lint; repeatable; default all four")
+                    help="corpus to lint; repeatable; default all six")
     ap.add_argument("--sample", type=int, default=30, help="findings in the judged sample (default 30)")
     ap.add_argument("--seed", type=int, default=0, help="random seed of the sample (default 0)")
     ap.add_argument("--json", metavar="FILE", help="also write the table, scope counts and sample keys as JSON")
@@ -282,6 +302,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     "(re-renders the table and sample, e.g. after adding verdicts)")
     ap.add_argument("--rev", metavar="REV", help="lint with msgraphlint/ and rules/ as committed at REV "
                     "(a git archive snapshot) instead of the working tree")
+    ap.add_argument("--select", action="append", metavar="CODE",
+                    help="rule selection (repeatable; e.g. ALL); default: the default selection")
+    ap.add_argument("--compare", metavar="DUMP", help="also print findings per 100 constructs per corpus "
+                    "against an earlier --dump (e.g. one made with --rev of the previous main)")
     args = ap.parse_args(argv)
     if args.rev and not os.environ.get("_CORPUS_FINDINGS_REV"):
         return run_snapshot(args.rev, list(sys.argv[1:] if argv is None else argv))
@@ -309,7 +333,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         meta.update({k: dumped["meta"][k] for k in ("date", "version", "git", "engine") if k in dumped.get("meta", {})})
     with tempfile.TemporaryDirectory() as tmp:
         cfg = os.path.join(tmp, "msgraphlint-corpus.toml")
-        Path(cfg).write_text(BENCH_TOML, encoding="utf-8")
+        toml = BENCH_TOML + (f"select = {json.dumps(args.select)}\n" if args.select else "")
+        Path(cfg).write_text(toml, encoding="utf-8")
+        meta["select"] = args.select or ["(default selection)"]
         for c in ([] if args.load else corpora):
             t0 = time.perf_counter()
             found = lint_corpus(roots[c], cfg, args.jobs)
@@ -328,6 +354,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     rows = build_table(findings, corpora, constructs)
     table_md = format_table(rows, corpora, scopes)
     print(table_md)
+
+    if args.compare:
+        print("\n" + compare_table(json.loads(Path(args.compare).read_text(encoding="utf-8")), findings, scopes,
+                                    corpora))
 
     sample = stratified_sample(findings, args.sample, args.seed)
     verdicts = {}

@@ -18,6 +18,7 @@ Which code a write gets:
 from __future__ import annotations
 
 import ast
+import re
 from typing import List, Optional
 
 from msgraphlint.findings import Edit, Fix
@@ -151,20 +152,30 @@ def _is_mask(index: ast.AST, ctx, func: Optional[ast.AST], depth: int = 0) -> bo
 
 def _write_ops(sub: ast.Subscript, stmt: ast.stmt, mask: bool) -> str:
     """The kernels a subscript write compiles to (validate IR on MindSpore 2.10 CPU):
-    ``y[1:3] = v`` TensorCopySlices; ``y[0] = v`` TensorScatterUpdate; ``y[:, 0] = v`` and
-    ``y[..., 0] = v`` TensorScatterUpdate with Concat/ExpandDims; ``y[idx] = v`` with an
+    ``y[1:3] = v`` and ``y[1, :3] = v`` (a contiguous block) TensorCopySlices; ``y[0] = v``
+    TensorScatterUpdate; ``y[:, 0] = v``, ``y[..., 0] = v``, ``y[1:, :3] = v`` and
+    ``y[:, 0::2] = v`` TensorScatterUpdate with Concat/ExpandDims; ``y[idx] = v`` with an
     index tensor TensorScatterUpdate and Select; ``y[mask] = v`` Select (+BroadcastTo);
     ``y[0] += v`` StridedSlice, InplaceAddsExt and TensorScatterUpdate."""
     if isinstance(stmt, ast.AugAssign):
         return "StridedSlice, an in-place op and TensorScatterUpdate"
     if mask:
         return "Select (with BroadcastTo)"
-    parts = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
-    if all(isinstance(p, ast.Slice) and p.step is None for p in parts):
+    parts = list(sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice])
+    while parts and _full_slice(parts[-1]):
+        parts.pop()  # `y[1:3, :]` is `y[1:3]`
+    # a contiguous block: integer indices, then one slice (`y[1:3]`, `y[i, :n]`)
+    if parts and isinstance(parts[-1], ast.Slice) and parts[-1].step is None \
+            and all(isinstance(p, (ast.Name, ast.Constant)) and not (isinstance(p, ast.Constant) and p.value is Ellipsis)
+                    for p in parts[:-1]):
         return "TensorCopySlices"
     if any(isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and p.value is Ellipsis) for p in parts):
         return "TensorScatterUpdate (with Concat/ExpandDims)"
     return "TensorScatterUpdate"
+
+
+def _full_slice(p: ast.AST) -> bool:
+    return isinstance(p, ast.Slice) and p.lower is None and p.upper is None and p.step is None
 
 
 def _whose(ctx, names: List[str]) -> str:
@@ -399,6 +410,59 @@ def no_alias_proof(stmt: ast.AugAssign, ctx) -> Optional[str]:
             f"before the write (no alias, container, closure or call argument)")
 
 
+_SITE = re.compile(r"\((.+):(\d+)\)$")
+_SITE_TREES: dict = {}
+
+
+def _caller_cannot_observe(ctx, names: List[str]) -> bool:
+    """A write on a helper's argument shows only where the caller still uses the tensor it
+    passed. Not observable at the call site the scope chain records when the argument there
+    is a temporary (``f(t[i].unsqueeze(0))``) or a name the caller rebinds to the result in
+    the same statement (``h = f(h)``)."""
+    scope = ctx.scope
+    func = ctx.values.func if ctx.values is not None else None
+    if scope is None or scope.kind != "helper" or not scope.chain or func is None or len(names) != 1:
+        return False
+    m = _SITE.search(scope.chain[-1])
+    if m is None:
+        return False
+    path, line = m.group(1), int(m.group(2))
+    tree = _SITE_TREES.get(path)
+    if tree is None:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                tree = ast.parse(fh.read())
+        except (OSError, SyntaxError, ValueError):
+            return False
+        _SITE_TREES.clear()
+        _SITE_TREES[path] = tree
+    params = [a.arg for a in list(getattr(func.args, "posonlyargs", [])) + list(func.args.args)]
+    if params and params[0] in ("self", "cls"):
+        params = params[1:]
+    name = names[0]
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n, "lineno", 0) <= line
+             <= getattr(n, "end_lineno", 0) and _call_name(n) == func.name]
+    if len(calls) != 1:
+        return False
+    call = calls[0]
+    arg = next((k.value for k in call.keywords if k.arg == name), None)
+    if arg is None and name in params and params.index(name) < len(call.args):
+        arg = call.args[params.index(name)]
+        if isinstance(arg, ast.Starred):
+            return False
+    if arg is None:
+        return False
+    if not isinstance(arg, ast.Name):
+        return not isinstance(arg, ast.Attribute)  # a temporary (a self.<attr> tensor stays visible)
+    stmt = next((n for n in ast.walk(tree) if isinstance(n, ast.Assign) and n.value is call), None)
+    return stmt is not None and any(isinstance(t, ast.Name) and t.id == arg.id for t in stmt.targets)
+
+
+def _call_name(call: ast.Call) -> Optional[str]:
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else (f.attr if isinstance(f, ast.Attribute) else None)
+
+
 def _bytecode_capture(ctx) -> bool:
     """``jit(capture_mode="bytecode")``: MindSpore 2.10 keeps PyNative's semantics for
     in-place writes there (measured on CPU with `x += 1`, `x[0] = 5.0` and `x.add_(1)` on a
@@ -440,6 +504,10 @@ class InplaceWriteDiverges(Rule):
           input: PyNative writes into the caller's tensor, graph mode does not.
         * `z = y; z[0] = 0; return y + 1`: PyNative sees the write through `y`, graph
           mode loses it (the scatter was removed from the graph entirely).
+        * On a helper's argument the difference shows only where the caller still uses
+          the tensor it passed: not reported when the recorded call site passes a
+          temporary (`blend(t[i].expand_dims(0))`) or rebinds the same name to the
+          result (`h = mask(h, m)`).
         * In-place Tensor methods that graph mode applies — `add_`, `mul_`, `div_`,
           `remainder_`, `floor_divide_` — leave the tensor unchanged in PyNative on CPU
           (they return a new tensor): `x.add_(1.0); return x * 2` returns (x+1)*2 and
@@ -637,8 +705,8 @@ class InplaceWriteDiverges(Rule):
         elif isinstance(t, ast.Name) and ctx.kind(t) is Kind.TENSOR:
             a = _analysis(node, ctx, t.id)
             fix = _aug_fix(node, ctx, FixSafety.UNSAFE)
-            if a.inputs and _graph_keeps_input(node, ctx, t.id):
-                return  # graph mode writes no input here either: results agree (MSG204's case)
+            if a.inputs and (_graph_keeps_input(node, ctx, t.id) or _caller_cannot_observe(ctx, a.inputs)):
+                return  # graph mode writes no input here either, or the caller cannot see it
             if a.inputs:
                 via = "" if a.inputs == [t.id] else f" (it holds {_whose(ctx, a.inputs)})"
                 ctx.report(node, what=f"`{t.id} {_OPS.get(type(node.op), '?')}= …` on {_whose(ctx, [t.id]) if a.inputs == [t.id] else f'`{t.id}`'}{via}",
@@ -664,6 +732,8 @@ class InplaceWriteDiverges(Rule):
             if root is None or ctx.kind(root) is not Kind.TENSOR:
                 continue
             a = _analysis(node, ctx, root.id)
+            if a.inputs and _caller_cannot_observe(ctx, a.inputs):
+                return
             if a.inputs:
                 via = "" if a.inputs == [root.id] else f" (it holds {_whose(ctx, a.inputs)})"
                 subject = _whose(ctx, [root.id]) if a.inputs == [root.id] else f"`{root.id}`"
@@ -730,9 +800,10 @@ class TensorSubscriptAssign(Rule):
         inside an FFN block and `x[:, 0] = 0` compile to TensorScatterUpdate plus Concat
         (and StridedSlice/BroadcastTo for `y[0] += 1`) at that line, outside the fused
         kernels; the result equals PyNative's when no other name holds the tensor. The
-        kernel depends on the index (validate IR): `y[1:3] = v` is TensorCopySlices,
-        `y[0] = v` TensorScatterUpdate, `y[:, 0] = v` / `y[..., 0] = v`
-        TensorScatterUpdate with Concat/ExpandDims, `y[idx] = v` with an index tensor
+        kernel depends on the index (validate IR): a contiguous block (`y[1:3] = v`,
+        `y[1, :3] = v`) is TensorCopySlices, `y[0] = v` TensorScatterUpdate, `y[:, 0] = v`,
+        `y[..., 0] = v`, `y[1:, :3] = v` and `y[:, 0::2] = v` TensorScatterUpdate with
+        Concat/ExpandDims, `y[idx] = v` with an index tensor
         TensorScatterUpdate with Select; the message names the one that applies.
 
         A boolean-mask write on a local (`y[x < 0] = 0.0`) is not flagged: it compiles to

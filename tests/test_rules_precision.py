@@ -125,3 +125,54 @@ def test_pynative_by_construction_is_not_graph_code(tmp_path):
         "check.py": PRINTING_CELL.format(setup="IS_PYNATIVE = ms.get_context('mode') == ms.PYNATIVE_MODE", extra=""),
     })
     assert sorted(p for p, _, _ in codes_at(lint([tmp_path], select=["MSG201"]))) == ["both.py", "check.py", "pyn_jit.py"]
+
+
+def test_msg304_cells_the_project_assembles_into_other_graph_code(tmp_path):
+    """FP-5 (benchmarks/results/false_positives.md): a loss/neck Cell built by a registry or
+    a factory is fed by its parent graph (measured: one compile), not called from Python."""
+    body = "    def construct(self, preds, labels):\n        out = labels * 0\n        for p in preds:\n" \
+           "            out = out + p.sum()\n        return out\n"
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/losses.py": "import mindspore.nn as nn\n\ndef register(c):\n    return c\n\n"
+                         "@register\nclass RegLoss(nn.Cell):\n" + body +
+                         "\nclass NamedLoss(nn.Cell):\n" + body +
+                         "\nclass FactoryLoss(nn.Cell):\n" + body +
+                         "\nclass LooseLoss(nn.Cell):\n" + body,
+        "pkg/builder.py": "from .losses import FactoryLoss, NamedLoss\nSUPPORTED = ['NamedLoss']\n\n"
+                          "def build_loss(name):\n    return FactoryLoss() if name == 'f' else eval(name)()\n",
+    })
+    found = codes_at(lint([tmp_path], select=["MSG304"]))
+    assert [(p, c) for p, _, c in found] == [("losses.py", "MSG304")]
+    assert found[0][1] == 29  # LooseLoss.construct: nothing says it is fed by another graph
+
+
+def test_msg202_helper_argument_the_caller_cannot_observe(tmp_path):
+    write_tree(tmp_path, {"m.py": """
+import mindspore.nn as nn
+
+
+def blend(x):
+    x[:, 0:2] = x[:, 0:2] * 0.5
+    return x
+
+
+def mask(h, m):
+    h[m] = 0.0
+    return h
+
+
+def scale(t):
+    t[:, 0] = 1.0
+    return t
+
+
+class Net(nn.Cell):
+    def construct(self, x, m, y):
+        a = blend(x[0].expand_dims(0))
+        x = mask(x, m)
+        b = scale(y)
+        return a + x + b + y
+"""})
+    found = codes_at(lint([tmp_path / "m.py"], select=["MSG202"]))
+    assert found == [("m.py", 15, "MSG202")]  # only scale(): the caller reads y afterwards
