@@ -93,7 +93,8 @@ class TorchOnlyTensorMethod(Rule):
         compiled. Device placement is global (`mindspore.set_device("Ascend")`), and
         `x.detach()` becomes `ops.stop_gradient(x)`. `Tensor.to` exists in 2.10 but only
         converts the dtype: `x.to(device)` with a device string or `.device` object is a
-        leftover. `x.to(ms.float16)` is fine and not flagged.
+        leftover. `x.to(ms.float16)` is fine and not flagged, and so is a call guarded by
+        `if hasattr(x, "detach"):` (it runs only where the method exists).
     """
     VALID = [
         Valid("""
@@ -105,6 +106,15 @@ class TorchOnlyTensorMethod(Rule):
                     y = ops.stop_gradient(x)
                     return y.to(ms.float16)
         """),
+        Valid("""
+            from mindspore import nn
+
+            class Net(nn.Cell):
+                def construct(self, loss):
+                    if hasattr(loss, "detach"):
+                        loss = loss.detach()
+                    return loss
+        """, note="guarded: runs only where the method exists"),
         Valid("""
             from mindspore import nn
 
@@ -142,10 +152,29 @@ class TorchOnlyTensorMethod(Rule):
         if not (kind.tensor_like or kind.value == "unknown"):
             return
         if f.attr in self._WHY and not node.args and not node.keywords:
+            if self._guarded(node, f, ctx):
+                return  # `if hasattr(loss, "detach"): loss = loss.detach()`: only runs where it exists
             ctx.report(node, method=f.attr, why=self._WHY[f.attr])
         elif f.attr == "to" and node.args and self._is_device(node.args[0], ctx):
             ctx.report(node, method="to", why="in MindSpore `Tensor.to` only converts the dtype; devices are set "
                                                "globally with `mindspore.set_device`")
+
+    @staticmethod
+    def _guarded(node: ast.Call, f: ast.Attribute, ctx) -> bool:
+        """Under ``if hasattr(<receiver>, "<method>"):``."""
+        recv = ast.dump(f.value)
+        prev: ast.AST = node
+        for anc in ctx.ancestors(node):
+            if isinstance(anc, ast.If) and any(prev is b for b in anc.body):
+                for t in ast.walk(anc.test):
+                    if isinstance(t, ast.Call) and isinstance(t.func, ast.Name) and t.func.id == "hasattr" \
+                            and len(t.args) == 2 and ast.dump(t.args[0]) == recv \
+                            and isinstance(t.args[1], ast.Constant) and t.args[1].value == f.attr:
+                        return True
+            if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return False
+            prev = anc
+        return False
 
     @staticmethod
     def _is_device(arg, ctx) -> bool:
