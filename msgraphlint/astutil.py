@@ -1,9 +1,11 @@
-"""Fast ast walkers (about 1.5x faster than ``ast.walk``: no generator per node)."""
+"""Fast ast walkers (about 1.5x faster than ``ast.walk``: no generator per node), and
+per-tree indexes built once (``per_tree``) so lookups by name or line never rescan a module."""
 
 from __future__ import annotations
 
 from ast import AST
-from typing import Dict, Iterator, List
+from collections import OrderedDict
+from typing import Any, Callable, Dict, Iterator, List
 
 _FIELDS_CACHE: Dict[type, tuple] = {}
 
@@ -62,3 +64,23 @@ def walk_statements(body: list) -> Iterator[AST]:
             v = getattr(node, name, None)
             if v.__class__ is list:
                 stack.extend(reversed(v))
+
+
+_PER_TREE: "OrderedDict[tuple, tuple]" = OrderedDict()
+_PER_TREE_SIZE = 16
+
+
+def per_tree(tree: AST, what: str, build: Callable[[AST], Any]) -> Any:
+    """``build(tree)``, computed once per tree (the last few trees are remembered): an index
+    of a module's classes or functions, so that a lookup per scope costs O(1), not a scan of
+    the module (a 12 MB file has thousands of classes and scopes)."""
+    key = (id(tree), what)
+    hit = _PER_TREE.get(key)
+    if hit is not None and hit[0] is tree:
+        _PER_TREE.move_to_end(key)
+        return hit[1]
+    value = build(tree)
+    _PER_TREE[key] = (tree, value)
+    if len(_PER_TREE) > _PER_TREE_SIZE:
+        _PER_TREE.popitem(last=False)
+    return value

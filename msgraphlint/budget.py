@@ -1,7 +1,7 @@
 """The per-file budget: how much CPU time the analysis of one file may take.
 
 ``check`` runs each file's phase 1 (read, parse, summarise) and phase 2 (rules) under
-``file_budget(FILE_CPU_BUDGET_S)``; when it runs out, ``BudgetExceeded`` is raised in the
+``file_budget(budget_for(FILE_CPU_BUDGET_S, size))`` (60 s plus 30 s per MB); when it runs out, ``BudgetExceeded`` is raised in the
 middle of the analysis and the file gets an ``MSG000`` finding instead of its findings,
 so one pathological file never hangs the run. The language server may use the same
 context manager with its own figure.
@@ -18,7 +18,16 @@ import threading
 from contextlib import contextmanager
 from typing import Iterator, Optional
 
-FILE_CPU_BUDGET_S = 60.0  # a 12 MB single file takes well under this (benchmarks/big_file.py)
+FILE_CPU_BUDGET_S = 60.0       # per file, plus:
+FILE_CPU_BUDGET_S_PER_MB = 30.0  # per MB of source (dense graph code costs about 8 s/MB: benchmarks/big_file.py)
+
+
+def budget_for(base: Optional[float], nbytes: int, per_mb: float = FILE_CPU_BUDGET_S_PER_MB) -> Optional[float]:
+    """The CPU budget of one file: ``base`` seconds plus ``per_mb`` per MB of source, so
+    that cost linear in the size never trips it and a super-linear blow-up always does."""
+    if not base or base <= 0:
+        return base
+    return base + per_mb * nbytes / (1024 * 1024)
 
 
 class BudgetExceeded(BaseException):

@@ -76,13 +76,13 @@ def in_memory_source(path: str, text: Union[str, bytes]) -> SourceFile:
 
 
 def phase1(path: str, text: Optional[Union[str, bytes]] = None, keep_source: bool = True, cache=None,
-           eager_calls: bool = False, budget: Optional[float] = None) -> Phase1:
+           eager_calls: bool = False, budget: Optional[float] = None, per_mb: float = 0.0) -> Phase1:
     """Read, pre-filter and summarise one file. Never raises: a failure is the file's
     MSG001 (it cannot be read or parsed) or MSG000 (anything else, or the budget)."""
-    from .budget import BudgetExceeded, file_budget
+    from .budget import BudgetExceeded, budget_for, file_budget
 
     try:
-        with file_budget(budget):
+        with file_budget(budget_for(budget, len(text) if text is not None else _size(path), per_mb)):
             return _phase1(path, text, keep_source, cache, eager_calls)
     except (Exception, BudgetExceeded) as exc:  # noqa: BLE001 - isolated to this file
         return Phase1(path, None, internal_error(display_path(path), exc, "reading and summarising"), 0, False)
@@ -119,6 +119,13 @@ def _phase1(path: str, text: Optional[Union[str, bytes]], keep_source: bool, cac
     return result
 
 
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
 def read_bytes(path: str) -> bytes:
     with open(path, "rb") as fh:
         return fh.read()
@@ -152,10 +159,11 @@ class Phase2:
 def lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, scopes: Sequence[GraphScope],
                 settings: Settings, dispatch: Dispatch, cells: CellResolver, scope_cache: Optional[dict] = None) -> Phase2:
     """Run the rules on one Python file. Never raises (see ``phase1``)."""
-    from .budget import BudgetExceeded, file_budget
+    from .budget import BudgetExceeded, budget_for, file_budget
 
+    size = len(source.text) if source is not None else _size(path)
     try:
-        with file_budget(settings.file_budget):
+        with file_budget(budget_for(settings.file_budget, size, settings.file_budget_per_mb)):
             return _lint_python(path, source, index, scopes, settings, dispatch, cells, scope_cache)
     except (Exception, BudgetExceeded) as exc:  # noqa: BLE001 - isolated to this file
         return Phase2(path, [internal_error(display_path(path), exc, "checking")], [], None)
@@ -197,10 +205,10 @@ def _lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, s
 
 def lint_yaml(path: str, text: Optional[Union[str, bytes]], settings: Settings, dispatch: Dispatch) -> Phase2:
     """Run the YAML rules on one run config. Never raises (see ``phase1``)."""
-    from .budget import BudgetExceeded, file_budget
+    from .budget import BudgetExceeded, budget_for, file_budget
 
     try:
-        with file_budget(settings.file_budget):
+        with file_budget(budget_for(settings.file_budget, _size(path), settings.file_budget_per_mb)):
             return _lint_yaml(path, text, settings, dispatch)
     except (Exception, BudgetExceeded) as exc:  # noqa: BLE001 - isolated to this file
         return Phase2(path, [internal_error(display_path(path), exc, "checking")], [], None)

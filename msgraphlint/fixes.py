@@ -45,10 +45,16 @@ def eligible(finding: Finding, unsafe: bool) -> bool:
     return finding.fix is not None and (unsafe or finding.fix.safety is FixSafety.SAFE)
 
 
+_STARTS: List = [None, None]  # the last text and its line starts (one text gets many edits)
+
+
 def _line_starts(text: str) -> List[int]:
+    if _STARTS[0] is text:
+        return _STARTS[1]
     out = [0]
     for line in split_lines(text, keepends=True):
         out.append(out[-1] + len(line))
+    _STARTS[0], _STARTS[1] = text, out
     return out
 
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from .astutil import walk, walk_statements
+from .astutil import per_tree, walk, walk_statements
 from .imports import ImportMap
 from .source import SourceError, SourceFile
 
@@ -417,19 +417,25 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
     return summary
 
 
-def find_function(tree: ast.Module, lineno: int):
-    """The function or method defined at ``lineno`` (module level first, then nested)."""
+def _functions_by_line(tree: ast.Module) -> Dict[int, ast.AST]:
+    out: Dict[int, ast.AST] = {}
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == lineno:
-            return node
-        if isinstance(node, ast.ClassDef):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.setdefault(node.lineno, node)
+        elif isinstance(node, ast.ClassDef):
             for item in node.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.lineno == lineno:
-                    return item
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    out.setdefault(item.lineno, item)
     for node in walk_statements(tree.body):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == lineno:
-            return node
-    return None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.setdefault(node.lineno, node)
+    return out
+
+
+def find_function(tree: ast.Module, lineno: int):
+    """The function or method defined at ``lineno`` (module level first, then nested);
+    the module is indexed once (astutil.per_tree), not scanned per call."""
+    return per_tree(tree, "functions_by_line", _functions_by_line).get(lineno)
 
 
 def all_functions(tree: ast.Module) -> Dict[int, ast.AST]:

@@ -27,7 +27,7 @@ from .rule import Rule
 from .scopes import CellResolver, discover as discover_scopes
 from .source import SourceError, SourceFile, display_path
 from .workers import Workers, no_cyclic_gc
-from .budget import FILE_CPU_BUDGET_S
+from .budget import FILE_CPU_BUDGET_S, FILE_CPU_BUDGET_S_PER_MB
 
 __all__ = ["INTERNAL_ERROR_CODE", "PARSE_ERROR_CODE", "Plan", "RunHooks", "RunResult", "Settings", "SettingsResolver",
            "UsageError", "fix_source", "make_settings", "plan_paths", "prepare", "run_paths", "run_source"]
@@ -44,7 +44,8 @@ class Settings:
     instances: List[Rule]
     target: str
     selected: Set[str]
-    file_budget: float = FILE_CPU_BUDGET_S       # CPU seconds per file and phase (budget.py)
+    file_budget: float = FILE_CPU_BUDGET_S       # CPU seconds per file and phase (budget.py) ...
+    file_budget_per_mb: float = FILE_CPU_BUDGET_S_PER_MB  # ... plus this per MB of the file
 
     @property
     def extra_cell_bases(self) -> frozenset:
@@ -372,7 +373,8 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
         cached_lines = 0
         for n, f in enumerate(py_files, 1):
             r = phase1(f, overrides.get(f), keep_source=cached_lines < TREE_CACHE_LINES,
-                       cache=cache if f not in overrides else None, budget=settings.file_budget)
+                       cache=cache if f not in overrides else None, budget=settings.file_budget,
+                       per_mb=settings.file_budget_per_mb)
             if r.source is not None:
                 cached_lines += r.lines
             p1.append(r)

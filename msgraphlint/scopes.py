@@ -50,16 +50,34 @@ def _plain(class_key: Optional[str]) -> Optional[str]:
     return class_key.rsplit(".", 1)[-1] if class_key else None
 
 
+def _top_classes(tree) -> Dict[str, list]:
+    import ast
+    out: Dict[str, list] = {}
+    for n in tree.body:
+        if isinstance(n, ast.ClassDef):
+            out.setdefault(n.name, []).append(n)
+    return out
+
+
+def _all_classes(tree) -> Dict[str, list]:
+    import ast
+    from .astutil import walk_statements
+    out: Dict[str, list] = {}
+    for n in walk_statements(tree.body):
+        if isinstance(n, ast.ClassDef):
+            out.setdefault(n.name, []).append(n)
+    return out
+
+
 def class_def_of(tree, scope: "GraphScope"):
     """The ``ClassDef`` of a scope's class in ``tree`` (nested ones included): the class
     with that name whose body defines the scope's function."""
-    import ast
     if not scope.class_name:
         return None
-    candidates = [n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == scope.class_name]
+    from .astutil import per_tree
+    candidates = per_tree(tree, "top_classes", _top_classes).get(scope.class_name, [])
     if scope.class_key and "<locals>" in scope.class_key or not candidates:
-        from .astutil import walk_statements
-        candidates = [n for n in walk_statements(tree.body) if isinstance(n, ast.ClassDef) and n.name == scope.class_name]
+        candidates = per_tree(tree, "all_classes", _all_classes).get(scope.class_name, [])
     for node in candidates:
         if any(getattr(item, "lineno", None) == scope.lineno for item in node.body):
             return node

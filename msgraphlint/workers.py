@@ -196,7 +196,7 @@ def worker_main(conn, share: List[str], settings: Settings, cache, jobs: int, in
         kept = 0
         for f in share:
             r = phase1(f, keep_source=kept < TREE_CACHE_LINES // max(jobs, 1), cache=cache, eager_calls=True,
-                       budget=settings.file_budget)
+                       budget=settings.file_budget, per_mb=settings.file_budget_per_mb)
             if r.source is not None:
                 kept += r.lines
             p1.append(r)

@@ -304,12 +304,13 @@ def self_attr_values(cls: ast.ClassDef, ctx, skip=()) -> Dict[str, List[ast.expr
     memo = getattr(ctx, "memo", None)
     if memo is not None and key in memo:
         return memo[key]
-    from msgraphlint.astutil import walk_statements
+    from msgraphlint.astutil import per_tree, walk_statements
 
     out: Dict[str, List[ast.expr]] = {}
     seen = set()
     todo = [cls]
-    classes = {n.name: n for n in ctx.source.tree.body if isinstance(n, ast.ClassDef)}
+    classes = per_tree(ctx.source.tree, "top_classes_by_name",
+                       lambda tree: {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)})
     while todo:
         c = todo.pop()
         if c.name in seen:

@@ -105,7 +105,7 @@ def test_budget_stops_one_file_and_the_run_goes_on(tmp_path, monkeypatch):
                              f"        if y.sum() > 0:\n            y = y - 1\n        return y\n" for i in range(3000))
     write_tree(tmp_path, {"big.py": big, "good.py": PRINTING})
     settings = prepare(["."])
-    settings.file_budget = 0.02
+    settings.file_budget, settings.file_budget_per_mb = 0.02, 0.0
     result = run_paths(["."], settings=settings)
     got = codes_at(result.findings)
     assert ("big.py", 1, "MSG000") in got and ("good.py", 5, "MSG201") in got
