@@ -188,7 +188,9 @@ async def test_shutdown_is_answered_while_a_big_document_is_analysed(bare: Langu
 
 @pytest.mark.asyncio
 async def test_did_close_clears_diagnostics_even_with_an_analysis_pending(client: LanguageClient):
-    uri = (client.root / "closing.py").as_uri()
+    path = client.root / "closing.py"
+    path.write_text(BAD)  # on disk too, as an editor's files are
+    uri = path.as_uri()
     await open_doc(client, uri, BAD)
     assert client.diagnostics[uri]
     # an edit whose (debounced) analysis is still pending when the document closes
