@@ -6,12 +6,16 @@ compile child's interpreter, EXCEPT under ``CI=true``, where a missing MindSpore
 them (CI must run the cross-check). The check runs in a subprocess, so the test process
 itself never imports ``mindspore``. The ``require_mindspore`` fixture does the same for
 tests that need it without the marker.
+
+``@pytest.mark.neovim`` (the headless editor test) works the same way: skipped where
+``nvim`` is missing, failed under ``CI=true`` (``.ci/run`` installs Neovim).
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import shutil
 import subprocess
 import sys
 
@@ -53,6 +57,17 @@ def _isolated_result_cache(tmp_path_factory):
         os.environ["MSGRAPHLINT_CACHE_DIR"] = old
 
 
+def _check_neovim() -> None:
+    if shutil.which("nvim"):
+        return
+    if os.environ.get("CI", "").lower() == "true":
+        pytest.fail("Neovim (nvim) is not installed, and CI=true: the editor test must run in CI "
+                    "(.ci/run installs it with apt-get)")
+    pytest.skip("Neovim (nvim) is not installed (apt-get install -y neovim)")
+
+
 def pytest_runtest_setup(item):
     if item.get_closest_marker("mindspore") is not None:
         _check_mindspore()
+    if item.get_closest_marker("neovim") is not None:
+        _check_neovim()

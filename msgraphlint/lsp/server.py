@@ -139,6 +139,8 @@ class MsGraphLintServer(LanguageServer):
         python) are linted as a ``.py`` file in the workspace root / next to themselves,
         so they get the workspace's settings."""
         path = uri_to_path(doc.uri)
+        if path is not None and (not os.path.basename(path) or os.path.isdir(path)):
+            path = None  # "file://" (Neovim's unnamed buffer) or a folder: untitled
         if path is not None and path.endswith(PY_SUFFIXES + YAML_SUFFIXES):
             return path
         if doc.language_id != "python":
