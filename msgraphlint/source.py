@@ -10,6 +10,7 @@ import codecs
 import io
 import os
 import re
+import sys
 import tokenize
 import warnings
 from dataclasses import dataclass, field
@@ -49,6 +50,40 @@ def display_path(path: str) -> str:
     except ValueError:  # another drive (Windows)
         return path
     return path if rel.startswith("..") else rel
+
+
+_BIG_STACK = 512 * 1024 * 1024
+
+
+def parse_module(text: str, path: str) -> ast.Module:
+    """``ast.parse``. Before Python 3.11, turning a very deep tree into Python objects
+    recurses in C with no guard: a chain of 200,000 ``+`` crashed the process with a
+    segmentation fault (3.11+ raises RecursionError). There the parse runs in a thread
+    with a large stack (reserved, not committed: untouched pages cost nothing)."""
+    if sys.version_info >= (3, 11):
+        return ast.parse(text, filename=path, type_comments=False)
+    import threading
+
+    box: dict = {}
+
+    def work() -> None:
+        try:
+            box["tree"] = ast.parse(text, filename=path, type_comments=False)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["exc"] = exc
+
+    old = threading.stack_size()
+    try:
+        threading.stack_size(_BIG_STACK)
+        worker = threading.Thread(target=work, name="msgraphlint-parse", daemon=True)
+        worker.start()
+    finally:
+        threading.stack_size(old)
+    while worker.is_alive():  # short joins: the per-file budget's signal still reaches this thread
+        worker.join(0.05)
+    if "exc" in box:
+        raise box["exc"]
+    return box["tree"]
 
 
 class SourceError(Exception):
@@ -114,7 +149,7 @@ class SourceFile:
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not ours to report
-                    self._tree = ast.parse(self.text, filename=self.path, type_comments=False)
+                    self._tree = parse_module(self.text, self.path)
             except SyntaxError as exc:
                 raise SourceError(f"syntax error: {exc.msg}", exc.lineno or 1, max((exc.offset or 1) - 1, 0))
             except (ValueError, RecursionError) as exc:  # null bytes, absurd nesting

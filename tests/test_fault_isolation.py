@@ -4,6 +4,8 @@ every other file is reported, and the CLI exits 2 (also with --exit-zero)."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from click.testing import CliRunner
 
@@ -150,6 +152,11 @@ def test_a_dead_worker_costs_only_its_files(tmp_path, monkeypatch):
 def test_parser_failures_are_msg001(tmp_path, text):
     write_tree(tmp_path, {"m.py": "import mindspore\n" + text, "good.py": PRINTING})
     got = codes_at(run_paths([str(tmp_path)]).findings)
+    if "+ 1 + 1" in text and sys.version_info < (3, 11):
+        # Python 3.10's parser accepts the chain (3.11+ raises RecursionError building the tree);
+        # it used to crash the process converting it (source.parse_module): now it is simply checked
+        assert got == [("good.py", 5, "MSG201")]
+        return
     assert got == [("good.py", 5, "MSG201"), ("m.py", 1 if "(" not in text else 2, "MSG001")] or \
         got == [("good.py", 5, "MSG201"), ("m.py", 2, "MSG001")]
 
