@@ -1,0 +1,75 @@
+"""benchmarks/oracle_mindspore_tests.py reads what a test asserts about graph mode: a
+pytest.raises block around a nested Cell or jit function (family from the message, hit when
+the family's rules flag the target), run-time messages out of static reach, success tests
+and the findings on their graph code."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from helpers import write_tree
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
+
+import oracle_mindspore_tests as oracle  # noqa: E402
+
+
+def test_assertions_are_read_and_scored(tmp_path, monkeypatch):
+    monkeypatch.setattr(oracle, "VERDICTS", str(tmp_path / "none.json"))
+    write_tree(tmp_path / "corpus", {"__init__.py": "", "test_a.py": '''
+        import pytest
+        import numpy as np
+        import mindspore as ms
+        from mindspore import nn, jit, Tensor, context
+        context.set_context(mode=context.GRAPH_MODE)
+
+        def test_try_fails():
+            class Net(nn.Cell):
+                def construct(self, x):
+                    try:
+                        x = x + 1
+                    except ValueError:
+                        pass
+                    return x
+            net = Net()
+            with pytest.raises(RuntimeError) as err:
+                net(Tensor(1))
+            assert "Unsupported statement 'Try'" in str(err.value)
+
+        def test_value_error():
+            @jit
+            def foo(x):
+                raise ValueError("x is bigger than y")
+            with pytest.raises(ValueError, match="x is bigger than y"):
+                foo(Tensor(1))
+
+        def test_join_missed():
+            @jit
+            def foo(x):
+                return x
+            with pytest.raises(TypeError, match="Cannot join the return values of different branches"):
+                foo(Tensor(1))
+
+        def test_runs():
+            @jit
+            def bar(x):
+                y = x.asnumpy()
+                return Tensor(y)
+            out = bar(Tensor(np.ones(2)))
+            assert out.shape == (2,)
+    '''})
+    res = oracle.analyse(str(tmp_path / "corpus"))
+    by_test = {r["test"].split("::")[1]: r for r in res["failures"]}
+    assert by_test["test_try_fails"]["family"] == "syntax" and by_test["test_try_fails"]["hit"]
+    assert by_test["test_try_fails"]["reach"] == "in reach"
+    assert by_test["test_value_error"]["reach"].startswith("out of static reach")
+    assert by_test["test_join_missed"]["family"] == "control_flow" and not by_test["test_join_missed"]["hit"]
+    (success,) = res["successes"]
+    assert success["test"].endswith("test_runs")
+    assert {f["code"] for f in success["findings"]} >= {"MSG401"}
+    assert not any(f["contradicted"] for f in success["findings"])
+    rows, summary = oracle.table(res)
+    assert summary["syntax"]["recall"] == 1.0 and summary["control_flow"]["recall"] == 0.0
+    assert "| syntax | 1 | 1 | 1 | 1.00 | 0 | 0 | - |" in rows
