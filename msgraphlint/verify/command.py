@@ -2,8 +2,14 @@
 cross-check it against the static findings. See docs/verify.md.
 
 Exit codes: 0 the IR and the static findings agree; 1 a finding is not confirmed or an
-IR event is unexplained; 2 usage error, or the compile could not be judged (MindSpore
-missing, timeout, the child crashed, fusion did not happen).
+IR event is unexplained; 2 a usage error (:class:`VerifyError`: bad target, inputs or
+shapes, an import error or a constructor needing arguments in the module, MindSpore
+missing; never cached), or the compile could not be judged (timeout, the child crashed,
+fusion did not happen).
+
+The flow: ``reach`` (what the target compiles, statically) -> ``compile`` (the child, while
+the static check of those files runs here) -> ``ir`` (parse) -> ``crosscheck`` (with the
+tables of ``evidence``) -> ``report``.
 """
 
 from __future__ import annotations
