@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 import asyncio
 import contextlib
+import subprocess
+import sys
 
 import pytest
 import pytest_lsp
@@ -70,6 +72,10 @@ async def test_fix_all_right_after_an_edit_fixes_the_new_text(slow_client: Langu
     buffer = apply_text_edits(V2, edits)
     ast.parse(buffer)
     assert buffer == V2_FIXED
+    # and a fresh fix of the new text by the CLI gives the same buffer
+    fresh = subprocess.run([sys.executable, "-m", "msgraphlint", "check", "--fix", "--stdin-filename",
+                            f"stale{delay_ms}.py", "-"], input=V2, capture_output=True, text=True, cwd=client.root)
+    assert fresh.stdout == buffer, fresh.stderr
 
 
 P2 = BAD.replace("from mindspore import ops\n", "from mindspore import ops\nA = 1\nB = 2\n")

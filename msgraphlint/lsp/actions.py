@@ -105,33 +105,40 @@ def minimal_edit(doc: Document, new: str, encoding: str) -> Optional[lsp.TextEdi
                         new[a:len(new) - b])
 
 
-def fix_all_text(doc: Document, path: str, findings: List[Finding]) -> Optional[str]:
-    """The text with every safe fix applied (checked to parse), or None."""
-    from ..fixes import FixError, fix_text
-    from ..source import SourceFile
+def has_safe_fix(findings: List[Finding]) -> bool:
+    return any(f.fix is not None and f.fix.safety is FixSafety.SAFE for f in findings)
 
-    fixable = [f for f in findings if f.fix is not None and f.fix.safety is FixSafety.SAFE]
-    if not fixable:
-        return None
+
+def fix_all_text(text: str, path: str, settings) -> Optional[str]:
+    """``text`` with every safe fix applied, exactly as ``check --fix --stdin-filename``
+    does (re-linted and fixed again until nothing more applies; checked to parse), or None.
+    Slow for a big file: the server runs it off the message loop."""
+    from ..fixes import FixError
+    from ..runner import fix_source
+
     try:
-        result = fix_text(SourceFile(path, doc.text), fixable)
+        fixed, _remaining, _applied = fix_source(text, path, settings)
     except FixError:
         return None
-    return result.fixed if result.fixed != doc.text else None
+    return fixed if fixed != text else None
 
 
-def code_actions(params: lsp.CodeActionParams, doc: Document, path: str, findings: List[Finding], encoding: str,
-                 document_changes: bool) -> List[lsp.CodeAction]:
+def wants(params: lsp.CodeActionParams, kind: str) -> bool:
+    """Whether the request's ``only`` asks for ``kind`` ("source" asks for
+    "source.fixAll.msgraphlint" too: a prefix match)."""
+    only = [str(getattr(k, "value", k)) for k in params.context.only or []]
+    return not only or any(kind == k or kind.startswith(k + ".") for k in only)
+
+
+def code_actions(params: lsp.CodeActionParams, doc: Document, findings: List[Finding], encoding: str,
+                 document_changes: bool, fixed_text: Optional[str] = None) -> List[lsp.CodeAction]:
+    """Quick fixes and suppressions for the findings in range; fix-all when ``fixed_text``
+    (the whole document fixed, computed for ``doc``'s text) is given."""
     uri = params.text_document.uri
     wanted = {d.data.get("line") for d in params.context.diagnostics if isinstance(d.data, dict)}
     first, last = params.range.start.line + 1, params.range.end.line + 1
-    only = [str(getattr(k, "value", k)) for k in params.context.only or []]
-
-    def wanted_kind(kind: str) -> bool:  # "source" asks for "source.fixAll.msgraphlint" too (a prefix match)
-        return not only or any(kind == k or kind.startswith(k + ".") for k in only)
-
-    want_fix_all = wanted_kind(FIX_ALL_KIND)
-    want_quick = wanted_kind(lsp.CodeActionKind.QuickFix.value)
+    want_fix_all = wants(params, FIX_ALL_KIND)
+    want_quick = wants(params, lsp.CodeActionKind.QuickFix.value)
     actions: List[lsp.CodeAction] = []
     if want_quick:
         for f in findings:
@@ -145,10 +152,9 @@ def code_actions(params: lsp.CodeActionParams, doc: Document, path: str, finding
             actions.append(lsp.CodeAction(title=f"{f.code}: suppress on this line", kind=lsp.CodeActionKind.QuickFix,
                                           edit=_edit(uri, doc.version, [suppress_edit(f, doc, encoding)],
                                                      document_changes)))
-    if want_fix_all:
-        new = fix_all_text(doc, path, findings)
-        if new is not None:
-            edit = minimal_edit(doc, new, encoding)
+    if want_fix_all and fixed_text is not None:
+        edit = minimal_edit(doc, fixed_text, encoding)
+        if edit is not None:
             actions.append(lsp.CodeAction(title="msgraphlint: fix all safe fixes in file", kind=FIX_ALL_KIND,
                                           edit=_edit(uri, doc.version, [edit], document_changes)))
     return actions

@@ -330,10 +330,16 @@ def create_server() -> MsGraphLintServer:
         outcome = await ls.current_outcome(uri)
         if outcome is None:
             return []
-        doc = ls.documents[uri]  # the outcome's version and text (checked, nothing awaited since)
-        path = ls.lint_path(doc) or uri
         try:
-            return actions.code_actions(params, doc, path, outcome.findings, ls.encoding, ls.document_changes)
+            fixed = None
+            if actions.wants(params, actions.FIX_ALL_KIND) and actions.has_safe_fix(outcome.findings):
+                path = ls.lint_path(ls.documents[uri])
+                fixed = await ls.loop.run_in_executor(None, lambda: actions.fix_all_text(
+                    outcome.text, path, ls.settings_for(path)))
+                if not ls._is_current(outcome):
+                    return []  # edited while fixing: nothing computed for another version
+            doc = ls.documents[uri]  # the outcome's version and text (checked, nothing awaited since)
+            return actions.code_actions(params, doc, outcome.findings, ls.encoding, ls.document_changes, fixed)
         except Exception as exc:
             ls.log_line(f"code actions failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
             return []
