@@ -92,6 +92,14 @@ async def change_full(client, uri: str, version: int, text: str, wait: bool = Tr
         return await asyncio.wait_for(waiter, timeout)
 
 
+def change_range(client, uri: str, version: int, start, end, text: str) -> None:
+    """An incremental didChange replacing ``start``..``end`` ((line, character) pairs)."""
+    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[lsp.TextDocumentContentChangeEvent_Type1(
+            range=lsp.Range(lsp.Position(*start), lsp.Position(*end)), text=text)]))
+
+
 async def wait_diagnostics_for(client, uri: str, version: int, timeout: float = 30.0) -> list:
     """Wait until the client holds diagnostics published for ``uri`` at ``version``."""
     deadline = time.monotonic() + timeout

@@ -16,7 +16,8 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from lsp_support import (BAD, SERVER, big_module, hover_within, initialize, open_doc, track_versions,
                          wait_diagnostics_for)
 
-DROPOUT = "\nclass D(nn.Cell):\n    def __init__(self):\n        super().__init__()\n        self.d = nn.Dropout(keep_prob=0.9)\n"
+DROPOUT = ("\nclass D(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+           "        self.d = nn.Dropout(keep_prob=0.9)\n")
 BIG = big_module(20_000)
 
 

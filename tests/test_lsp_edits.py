@@ -51,7 +51,8 @@ async def slow_client(lsp_client: LanguageClient, tmp_path_factory):
 V1 = ("import mindspore.nn as nn\n\nclass Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
       "        self.dense = nn.Dense(4, 4)\n        self.drop = nn.Dropout(keep_prob=0.9)\n")
 V2 = V1.replace("import mindspore.nn as nn\n", "import mindspore.nn as nn\nA = 1\nB = 2\n").replace(
-    "        self.dense = nn.Dense(4, 4)\n", "        self.dense = nn.Dense(4, 4)\n        self.d2 = nn.Dropout(keep_prob=0.8)\n")
+    "        self.dense = nn.Dense(4, 4)\n",
+    "        self.dense = nn.Dense(4, 4)\n        self.d2 = nn.Dropout(keep_prob=0.8)\n")
 V2_FIXED = V2.replace("keep_prob=0.9", "p=0.1").replace("keep_prob=0.8", "p=0.2")  # by hand: p = 1 - keep_prob
 
 
@@ -161,7 +162,8 @@ async def _encoding_case(client, tmp_path, offered, chosen, start):
         text_document=lsp.TextDocumentIdentifier(uri=uri), position=lsp.Position(5, start + 2)))
     assert h is not None and "MSG201" in h.contents.value
     actions = await client.text_document_code_action_async(lsp.CodeActionParams(
-        text_document=lsp.TextDocumentIdentifier(uri=uri), range=d.range, context=lsp.CodeActionContext(diagnostics=[d])))
+        text_document=lsp.TextDocumentIdentifier(uri=uri), range=d.range,
+        context=lsp.CodeActionContext(diagnostics=[d])))
     fix = next(a for a in actions if "print_" in a.title)
     _, edits = workspace_edits(fix.edit, uri)
     assert apply_text_edits(WIDE, edits, chosen) == WIDE.replace("; print(x)", "; ops.print_(x)")
@@ -181,7 +183,8 @@ async def _form_feed_case(client, tmp_path):
     [d] = client.diagnostics[uri]
     assert (d.range.start.line, d.range.start.character) == (6, 20)
     actions = await client.text_document_code_action_async(lsp.CodeActionParams(
-        text_document=lsp.TextDocumentIdentifier(uri=uri), range=d.range, context=lsp.CodeActionContext(diagnostics=[d])))
+        text_document=lsp.TextDocumentIdentifier(uri=uri), range=d.range,
+        context=lsp.CodeActionContext(diagnostics=[d])))
     fix = next(a for a in actions if "print_" in a.title)
     _, edits = workspace_edits(fix.edit, uri)
     assert apply_text_edits(FORM_FEED, edits) == FORM_FEED.replace("; print(x)", "; ops.print_(x)")

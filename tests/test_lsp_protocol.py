@@ -11,7 +11,7 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_support import (BAD, CLEAN, SERVER, Recorder, hover_within, initialize, open_doc, send_raw,
+from lsp_support import (BAD, CLEAN, SERVER, Recorder, change_range, hover_within, initialize, open_doc, send_raw,
                          track_versions, wait_diagnostics_for)
 
 
@@ -27,13 +27,6 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
 async def bare(lsp_client: LanguageClient):
     """A server nobody has initialised."""
     yield
-
-
-def _incremental(client, uri, version, start, end, text):
-    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-        text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        content_changes=[lsp.TextDocumentContentChangeEvent_Type1(
-            range=lsp.Range(lsp.Position(*start), lsp.Position(*end)), text=text)]))
 
 
 # out-of-range edits ---------------------------------------------------------------------
@@ -54,7 +47,7 @@ async def test_out_of_range_edits_are_clamped_logged_and_the_server_answers(clie
     expected = "\n".join(lines)
     expected = "".join(expected.splitlines(keepends=True)[:2] + expected.splitlines(keepends=True)[14:])
     for version, (start, end, new) in enumerate(cases, start=2):
-        _incremental(client, uri, version, start, end, new)
+        change_range(client, uri, version, start, end, new)
         await hover_within(client, uri, 1.0)
     await wait_diagnostics_for(client, uri, 5)
     # the last edit replaced everything: the server's text is exactly BAD
@@ -73,8 +66,8 @@ async def test_clamped_edits_give_the_text_an_editor_would_have(client: Language
     uri = (client.root / "clamp2.py").as_uri()
     await open_doc(client, uri, CLEAN)
     # insert the print at line 5 (inside construct) via a range whose end character is past the line
-    _incremental(client, uri, 2, (5, 0), (5, 0), "        print(x)\n")
-    _incremental(client, uri, 3, (99999, 3), (99999, 3), "# end\n")
+    change_range(client, uri, 2, (5, 0), (5, 0), "        print(x)\n")
+    change_range(client, uri, 3, (99999, 3), (99999, 3), "# end\n")
     diags = await wait_diagnostics_for(client, uri, 3)
     assert [(d.code, d.range.start.line) for d in diags] == [("MSG201", 5)]
 

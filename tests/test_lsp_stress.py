@@ -9,8 +9,8 @@ import pytest_lsp
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_support import (BAD, CLEAN, SERVER, Recorder, big_module, hover_within, initialize, open_doc, send_raw,
-                         track_versions, wait_diagnostics_for)
+from lsp_support import (BAD, CLEAN, SERVER, Recorder, big_module, change_range, hover_within, initialize, open_doc,
+                         send_raw, track_versions, wait_diagnostics_for)
 
 
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
@@ -19,13 +19,6 @@ async def client(lsp_client: LanguageClient, tmp_path_factory):
     track_versions(lsp_client)
     yield
     await lsp_client.shutdown_session()
-
-
-def _edit(client, uri, version, start, end, text):
-    client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-        text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        content_changes=[lsp.TextDocumentContentChangeEvent_Type1(
-            range=lsp.Range(lsp.Position(*start), lsp.Position(*end)), text=text)]))
 
 
 @pytest.mark.asyncio
@@ -38,10 +31,10 @@ async def test_the_server_survives_everything_in_sequence(client: LanguageClient
 
     # 1. 500 edits as fast as the client can send them: 499 keystrokes into a comment, then a print
     line0 = "import mindspore.nn as nn"
-    _edit(client, uri, 2, (0, len(line0)), (0, len(line0)), "  #")
+    change_range(client, uri, 2, (0, len(line0)), (0, len(line0)), "  #")
     for n in range(498):
-        _edit(client, uri, 3 + n, (0, len(line0) + 3 + n), (0, len(line0) + 3 + n), "x")
-    _edit(client, uri, 501, (5, 0), (5, 0), "        print(x)\n")
+        change_range(client, uri, 3 + n, (0, len(line0) + 3 + n), (0, len(line0) + 3 + n), "x")
+    change_range(client, uri, 501, (5, 0), (5, 0), "        print(x)\n")
     hovers["500 edits"] = await hover_within(client, uri)
     diags = await wait_diagnostics_for(client, uri, 501)
     assert [(d.code, d.range.start.line) for d in diags] == [("MSG201", 5)]
@@ -51,7 +44,7 @@ async def test_the_server_survives_everything_in_sequence(client: LanguageClient
     hovers["invalid JSON"] = await hover_within(client, uri)
 
     # 3. an out-of-range edit (clamped: appended at the end)
-    _edit(client, uri, 502, (99999, 0), (99999, 5), "z = 1\n")
+    change_range(client, uri, 502, (99999, 0), (99999, 5), "z = 1\n")
     hovers["out-of-range edit"] = await hover_within(client, uri)
     diags = await wait_diagnostics_for(client, uri, 502)
     assert [(d.code, d.range.start.line) for d in diags] == [("MSG201", 5)]

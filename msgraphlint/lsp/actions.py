@@ -77,7 +77,8 @@ def suppress_edit(f: Finding, doc: Document, encoding: str) -> lsp.TextEdit:
     m = re.search(r"#\s*noqa:\s*([A-Z0-9, ]+)", text)
     if m:
         codes = [c.strip() for c in m.group(1).split(",") if c.strip()]
-        new_text = text if f.code in codes else text[:m.start(1)] + ", ".join(codes + [f.code]) + text[m.end(1):].rstrip()
+        new_text = text if f.code in codes else \
+            text[:m.start(1)] + ", ".join(codes + [f.code]) + text[m.end(1):].rstrip()
     else:
         new_text = text.rstrip() + f"  # noqa: {f.code}"
     return lsp.TextEdit(_range(doc, (f.line - 1, 0), doc.lsp_position(f.line, len(text), encoding)), new_text)
@@ -173,5 +174,6 @@ def hover(doc: Document, position: lsp.Position, findings: List[Finding], encodi
         if f.line - 1 == position.line and f.code in rules:
             end = f.end_col if f.end_col is not None and (f.end_line or f.line) == f.line else len(text)
             if f.col <= col <= end:
-                return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown, f"**{f.message}**\n\n" + rules[f.code].docs()))
+                return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown,
+                                                   f"**{f.message}**\n\n" + rules[f.code].docs()))
     return None
