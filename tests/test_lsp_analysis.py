@@ -111,3 +111,26 @@ async def test_the_time_budget_ends_in_a_diagnostic(tight: LanguageClient):
     small = (client.root / "small.py").as_uri()
     await open_doc(client, small, BAD)
     assert [d.code for d in client.diagnostics[small]] == ["MSG201"]
+
+
+@pytest.mark.asyncio
+async def test_a_configuration_error_is_a_diagnostic_naming_it(client: LanguageClient, tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.msgraphlint]\nselect = "MSG201"\n')  # must be a list
+    uri = (tmp_path / "m.py").as_uri()
+    await open_doc(client, uri, BAD)
+    [d] = client.diagnostics[uri]
+    assert d.code == "config-error" and "pyproject.toml" in d.message and "select" in d.message, d.message
+    await hover_within(client, uri)
+
+
+def test_the_readme_states_the_server_settings_defaults():
+    import re
+    from pathlib import Path
+
+    from msgraphlint.lsp import MsGraphLintServer
+    from msgraphlint.lsp.analysis import TIME_BUDGET_S
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(\w+)` \| `(\d+)` \|", readme, re.M))
+    server = MsGraphLintServer()
+    assert rows == {"debounce_ms": str(round(server.debounce * 1000)), "budget_ms": str(round(TIME_BUDGET_S * 1000))}

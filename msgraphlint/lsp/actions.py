@@ -56,6 +56,12 @@ def budget_diagnostic(seconds: float) -> lsp.Diagnostic:
         severity=lsp.DiagnosticSeverity.Information, code=BUDGET_CODE, source="msgraphlint")
 
 
+def config_diagnostic(message: str) -> lsp.Diagnostic:
+    return lsp.Diagnostic(range=lsp.Range(lsp.Position(0, 0), lsp.Position(0, 0)),
+                          message=f"msgraphlint cannot lint this file: {message}",
+                          severity=lsp.DiagnosticSeverity.Error, code="config-error", source="msgraphlint")
+
+
 def _edit(uri: str, version: Optional[int], edits: List[lsp.TextEdit], document_changes: bool) -> lsp.WorkspaceEdit:
     """A WorkspaceEdit pinned to the version it was computed for (documentChanges), or
     a plain ``changes`` map for clients that do not support versioned edits."""

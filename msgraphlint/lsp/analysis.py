@@ -69,6 +69,7 @@ class Outcome:
     text: str
     findings: list = field(default_factory=list)
     error: Optional[str] = None          # the analysis crashed (message for the log)
+    error_kind: str = ""                 # the exception's class name
     budget_hit: bool = False
     cancelled: bool = False
     seconds: float = 0.0
@@ -126,6 +127,7 @@ class Job:
             except Exception as exc:  # one bad document must not kill the server
                 import traceback
                 outcome.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"
+                outcome.error_kind = type(exc).__name__
         except Interrupted:  # landed just after the work finished: the outcome is complete
             pass
         outcome.seconds = time.perf_counter() - started

@@ -245,6 +245,9 @@ class MsGraphLintServer(LanguageServer):
         doc = Document(outcome.uri, outcome.text, outcome.version)
         if outcome.error is not None:
             self.log_line(f"analysis of {outcome.uri} failed: {outcome.error}", lsp.MessageType.Error)
+            if outcome.error_kind == "UsageError":  # a configuration error: say so where the user looks
+                message = outcome.error.split("\n", 1)[0].split(": ", 1)[-1]
+                self.publish_diagnostics(outcome.uri, [actions.config_diagnostic(message)], version=outcome.version)
             return
         self.outcomes[outcome.uri] = outcome
         if outcome.budget_hit:
