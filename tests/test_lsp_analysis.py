@@ -131,6 +131,6 @@ def test_the_readme_states_the_server_settings_defaults():
     from msgraphlint.lsp.analysis import TIME_BUDGET_S
 
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    rows = dict(re.findall(r"^\| `(\w+)` \| `(\d+)` \|", readme, re.M))
+    rows = dict(re.findall(r"^\s*\| `(\w+)` \| `(\d+)` \|", readme, re.M))
     server = MsGraphLintServer()
     assert rows == {"debounce_ms": str(round(server.debounce * 1000)), "budget_ms": str(round(TIME_BUDGET_S * 1000))}
