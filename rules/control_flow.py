@@ -31,20 +31,24 @@ def _where(ctx) -> str:
     return ctx.scope.short_name if ctx.scope is not None else "graph"
 
 
-def tensor_decider(ctx, test: ast.AST) -> Optional[ast.AST]:
+def tensor_decider(ctx, test: ast.AST, any_capture: bool = False) -> Optional[ast.AST]:
     """The part of a condition that makes it a run-time tensor decision, or None. ``bool(t)``
     of a tensor is the same truth test (measured on 2.10: `if bool(x.sum() > 0):` compiles
-    to a Switch, labeled `control_flow_pos_bool_of_reduction`)."""
+    to a Switch, labeled `control_flow_pos_bool_of_reduction`). The Switch is what MindSpore's
+    default (ast) capture builds; scopes under ``jit(capture_mode="bytecode"|"trace")`` get
+    None here (MSG106/MSG107 describe those modes) unless ``any_capture``."""
+    if not any_capture and ctx.scope is not None and getattr(ctx.scope, "capture_mode", "ast") != "ast":
+        return None
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "bool" \
             and len(test.args) == 1 and not test.keywords and "bool" not in ctx.imports.names:
-        return test if tensor_decider(ctx, test.args[0]) is not None else None
+        return test if tensor_decider(ctx, test.args[0], any_capture) is not None else None
     if not ctx.kind(test).tensor_like:
         return None
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return tensor_decider(ctx, test.operand)
+        return tensor_decider(ctx, test.operand, any_capture)
     if isinstance(test, ast.BoolOp):
         for v in test.values:
-            found = tensor_decider(ctx, v)
+            found = tensor_decider(ctx, v, any_capture)
             if found is not None:
                 return found
         return None

@@ -527,7 +527,8 @@ class InplaceWriteDiverges(Rule):
         reads (MSG203–MSG205: results agree). Not flagged either: scopes compiled with
         `jit(capture_mode="bytecode")` — there MindSpore 2.10 keeps PyNative's semantics
         (measured: `x += 1`, `x[0] = 5.0` and `x.add_(1)` on an input gave PyNative's
-        caller tensor and result; the facts above describe the default ast capture).
+        caller tensor and result; the facts above describe the default ast capture;
+        `tests/test_capture_modes_mindspore.py` re-measures `x += 1`).
 
         Write the update functionally (`x = x + y`, `y = ops.masked_fill(y, m, v)`,
         `y = ops.tensor_scatter_update(y, idx, v)`) so that both modes compute the same

@@ -279,3 +279,38 @@ def _names(values, wanted):
     import ast
     return [n for n in ast.walk(values.func) if isinstance(n, ast.Name) and n.id in wanted
             and isinstance(n.ctx, ast.Load)]
+
+
+def test_capture_mode_decides_which_control_flow_rule_speaks():
+    src = """
+import mindspore as ms
+
+@ms.jit{mode}
+def step(x):
+    if x.sum() > 0:
+        return x * 2
+    return x - 100
+"""
+    sel = ["MSG101", "MSG106", "MSG107"]
+    assert [c for c, _ in codes(src.format(mode=""), sel)] == ["MSG101"]
+    assert [c for c, _ in codes(src.format(mode='(capture_mode="ast")'), sel)] == ["MSG101"]
+    assert [c for c, _ in codes(src.format(mode='(capture_mode="bytecode")'), sel)] == ["MSG106"]
+    assert [c for c, _ in codes(src.format(mode='(capture_mode="trace")'), sel)] == ["MSG107"]
+
+
+def test_capture_mode_of_a_factory_wrapped_function_reaches_its_helpers():
+    src = """
+import mindspore as ms
+
+def helper(x):
+    if x.sum() > 0:
+        return x * 2
+    return x
+
+def make():
+    def step(x):
+        return helper(x)
+    return ms.jit(step, capture_mode="trace")
+"""
+    found = codes(src, ["MSG101", "MSG107"])
+    assert ("MSG107", 5) in found and not any(c == "MSG101" for c, _ in found)
