@@ -5,8 +5,9 @@ version.cfg in the layout CANN installs. Everything else runs for real:
 
 * this venv (MindSpore 2.10.0, numpy<2, decorator) passes the numpy/runtime/decorator/
   graph-kernel checks, and ``--compile`` really fuses;
-* the base interpreter of this venv has NumPy 2: with the venv's MindSpore (and its
-  dependencies, without numpy and decorator) put on its path it reproduces the
+* the base interpreter of this venv with NumPy 2 (its own, or one the test installs from
+  PyPI into a temporary folder ahead of it) and the venv's MindSpore (and its
+  dependencies, without numpy and decorator) put on its path reproduces the
   NumPy 2 half-failure (import works, the first op fails);
 * a fresh bare venv of the same Python with the venv's MindSpore and numpy 1.x but no
   ``decorator`` reproduces the AKG failure (``No module named 'decorator'``, and the
@@ -315,8 +316,10 @@ def _python_at_least(version):
     return None
 
 
-def _numpy_version(python):
+def _numpy_version(python, pythonpath=None):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
     proc = subprocess.run([python, "-c", "import numpy; print(numpy.__version__)"], capture_output=True,
                           text=True, env=env)
     return proc.stdout.strip() if proc.returncode == 0 else None
@@ -326,11 +329,21 @@ def _numpy_version(python):
 @pytest.mark.slow
 def test_numpy_2_half_failure_for_real(tmp_path, pinned_project):
     base = _base_python()
-    if base is None or not (_numpy_version(base) or "0").startswith(("2.", "3.")):
-        pytest.skip("needs this venv's base interpreter with NumPy 2 installed")
-    ovl = _overlay(tmp_path / "ovl", [d for d in MS_DEPS])  # no numpy: the base interpreter's NumPy 2 is used
+    if base is None:
+        pytest.skip("needs this venv's base interpreter")
+    ovl = _overlay(tmp_path / "ovl", [d for d in MS_DEPS])  # no numpy: a NumPy 2 is used
+    path = [ovl]
+    if not (_numpy_version(base) or "0").startswith(("2.", "3.")):
+        # The base interpreter has NumPy 1.x (or none): put a NumPy 2 from PyPI ahead of it,
+        # so the test does not depend on what the machine's base Python happens to hold.
+        np2 = tmp_path / "numpy2"
+        pip = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(np2),
+                              "numpy>=2,<3"], capture_output=True, text=True, timeout=600)
+        assert pip.returncode == 0, f"could not install NumPy 2 for the test: {pip.stderr[-2000:]}"
+        path.append(str(np2))
+        assert (_numpy_version(base, os.pathsep.join(path)) or "0").startswith("2.")
     checks, code, _ = _json(["--python", base, "--root", str(tmp_path), "--project", pinned_project],
-                            env={"PYTHONPATH": ovl})
+                            env={"PYTHONPATH": os.pathsep.join(path)})
     assert code == 1
     assert checks["mindspore"]["status"] == PASS and ovl in checks["mindspore"]["detail"]
     numpy_check = checks["numpy"]
