@@ -35,6 +35,8 @@ class _Walk:
         self.target = target
         self.name = name
         self.states: List[bool] = []  # "definitely rebound" each time the target is reached
+        self._names: Dict[int, frozenset] = {}
+        self._memo: Dict[tuple, tuple] = {}
 
     # a statement list; returns the state after it ------------------------------------------
     def block(self, body, state: bool, env: Dict[str, object]) -> bool:
@@ -67,27 +69,45 @@ class _Walk:
             a = self.block(stmt.body, state, dict(env))
             b = self.block(stmt.orelse, state, dict(env))
             return a and b
+        if isinstance(stmt, ast.For) and not stmt.orelse:
+            # memoised on what the loop can see (its names' constants, the state): nested
+            # loops would otherwise be walked 2 ** depth times (first + later iteration per level)
+            names = self._names.get(id(stmt))
+            if names is None:
+                names = self._names[id(stmt)] = frozenset(n.id for n in ast.walk(stmt) if isinstance(n, ast.Name))
+            key = (id(stmt), state, tuple(sorted((k, repr(v)) for k, v in env.items() if k in names)))
+            hit = self._memo.get(key)
+            if hit is not None:
+                self.states.extend(hit[1])
+                return hit[0]
+            mark = len(self.states)
+            result = self._for(stmt, state, env)
+            self._memo[key] = (result, self.states[mark:])
+            return result
         if isinstance(stmt, ast.For):
-            first = _first_value(stmt.iter, env)
-            if first is None:  # may run zero times: walk it for the target, keep the entry state
-                inner = dict(env)
-                _forget_target(stmt.target, inner)
-                self.block(stmt.body, state, inner)
-                self.block(stmt.orelse, state, dict(env))
-                return state
-            inner = dict(env)
-            _assign_target(stmt.target, first, inner)
-            end1 = self.block(stmt.body, state, inner)     # the first iteration, loop variable known
-            inner = dict(env)
-            _forget_target(stmt.target, inner)
-            end2 = self.block(stmt.body, end1, inner)      # any later iteration
-            return self.block(stmt.orelse, end1 and end2, env)
+            return self._for(stmt, state, env)
         if isinstance(stmt, ast.While):
             self.block(stmt.body, state, dict(env))
             return state
         if isinstance(stmt, (ast.With, ast.AsyncWith)):
             return self.block(stmt.body, state, env)
         return state
+
+    def _for(self, stmt: ast.For, state: bool, env: Dict[str, object]) -> bool:
+        first = _first_value(stmt.iter, env)
+        if first is None:  # may run zero times: walk it for the target, keep the entry state
+            inner = dict(env)
+            _forget_target(stmt.target, inner)
+            self.block(stmt.body, state, inner)
+            self.block(stmt.orelse, state, dict(env))
+            return state
+        inner = dict(env)
+        _assign_target(stmt.target, first, inner)
+        end1 = self.block(stmt.body, state, inner)     # the first iteration, loop variable known
+        inner = dict(env)
+        _forget_target(stmt.target, inner)
+        end2 = self.block(stmt.body, end1, inner)      # any later iteration
+        return self.block(stmt.orelse, end1 and end2, env)
 
     def _bind(self, target: ast.AST, value: ast.AST, state: bool, env: Dict[str, object]) -> bool:
         for n in ast.walk(target):

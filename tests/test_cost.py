@@ -50,27 +50,35 @@ def _nested_loops(depth: int) -> str:
 
 
 def test_nested_loops_are_walked_linearly_in_depth(tmp_path, monkeypatch):
-    """The alias analysis used to walk a loop body twice per enclosing level (2 ** depth
-    walks: 20 levels took 83 s). Count its statement visits instead of timing them."""
-    from msgraphlint_rules import _flow
+    """The flow walkers used to walk a loop body twice per enclosing level (2 ** depth
+    walks: 20 levels took 83 s): the alias analysis (_flow) and the first-iteration
+    simulation (_unrolled). Count their statement visits instead of timing them."""
+    from msgraphlint_rules import _flow, _unrolled
 
-    visits = []
-    real = _flow.Origins._stmt
+    visits = {"flow": 0, "unrolled": 0}
 
-    def counting(self, stmt, env):
-        visits.append(stmt)
-        return real(self, stmt, env)
+    def counting(cls, name, key):
+        real = getattr(cls, name)
 
-    monkeypatch.setattr(_flow.Origins, "_stmt", counting)
+        def wrapper(self, stmt, *a):
+            visits[key] += 1
+            return real(self, stmt, *a)
+
+        monkeypatch.setattr(cls, name, wrapper)
+
+    counting(_flow.Origins, "_stmt", "flow")
+    counting(_unrolled._Walk, "stmt", "unrolled")
     counts = {}
     for depth in (10, 20):
-        visits.clear()
+        visits.update(flow=0, unrolled=0)
         got = codes_at(lint([_write(tmp_path, _nested_loops(depth))]))
         assert got == [("m.py", 8 + 2 * depth, "MSG202")]  # `y += x` writes into the input `x` (alias analysis)
-        counts[depth] = len(visits)
-    # 2 * depth statements, each visited at most about depth + 1 times: quadratic at worst, never exponential
-    assert counts[20] <= 2 * 20 * 22, counts
-    assert counts[20] / counts[10] < 5, counts
+        counts[depth] = dict(visits)
+    assert counts[10]["flow"] and counts[10]["unrolled"], counts  # both analyses ran
+    for key in ("flow", "unrolled"):
+        # 2 * depth statements, each visited at most about depth + 1 times: quadratic at worst, never exponential
+        assert counts[20][key] <= 2 * 20 * 22, counts
+        assert counts[20][key] / counts[10][key] < 5, counts
 
 
 def test_generated_deeply_nested_construct(tmp_path):
