@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Optional, Set, Tuple
 
-from msgraphlint.astutil import children as _children
+from msgraphlint.astutil import walk as _walk, walk_statements
 
 # per-instance settings that the functional form (``ops.tile``) cannot carry
 CONFIG_METHODS = frozenset({"shard", "add_prim_attr", "recompute", "set_device", "place",
@@ -49,31 +49,48 @@ def _self_attr(node: ast.AST) -> Optional[str]:
 class ModulePrimitives:
     """What one module does with the primitives it keeps in attributes."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, text: str = "") -> None:
         #: class name -> attr -> constructor call assigned to ``self.<attr>``
         self.ctors: Dict[str, Dict[str, ast.Call]] = {}
         #: attribute names configured somewhere in the module (any receiver)
         self.configured: Set[str] = set()
         #: constructor calls whose instance is configured (for the rule on the call itself)
         self.configured_ctors: Set[int] = set()
+        # the constructors: assignment statements in the methods of every class (statements
+        # only, no expression walk: this runs for every module with Cells)
+        classes = [n for n in walk_statements(tree.body) if isinstance(n, ast.ClassDef)]
+        for cls in classes:
+            ctors = self.ctors.setdefault(cls.name, {})
+            for item in cls.body:
+                if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                for node in walk_statements(item.body):
+                    if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                        attr = _self_attr(node.targets[0])
+                        if attr:
+                            call, conf = constructor_call(node.value)
+                            if call is not None:
+                                ctors.setdefault(attr, call)
+                                if conf:
+                                    self.configured.add(attr)
+        self._tree, self._text, self._scanned = tree, text, False
+
+    def configured_attrs(self) -> Set[str]:
+        """Attribute names given a strategy/setting anywhere in the module (computed on first
+        use: only the primitive-spelling rule needs it)."""
+        if not self._scanned:
+            self._scanned = True
+            if not self._text or any(m in self._text for m in CONFIG_METHODS):
+                self._scan_configuration(self._tree)
+        return self.configured
+
+    def _scan_configuration(self, tree: ast.Module) -> None:
         aliases: Dict[str, Set[str]] = {}  # local name -> attrs it may stand for
         config_calls = []
-        stack = [(tree, "")]
-        while stack:
-            node, cls = stack.pop()
-            if isinstance(node, ast.ClassDef):
-                cls = node.name
-            elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-                attr = _self_attr(target)
-                if attr and cls:
-                    call, conf = constructor_call(node.value)
-                    if call is not None:
-                        self.ctors.setdefault(cls, {}).setdefault(attr, call)
-                        if conf:
-                            self.configured.add(attr)
-                elif isinstance(target, ast.Name) and isinstance(node.value, ast.Attribute):
-                    aliases.setdefault(target.id, set()).add(node.value.attr)
+        for node in _walk(tree):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and isinstance(node.value, ast.Attribute):
+                aliases.setdefault(node.targets[0].id, set()).add(node.value.attr)
             elif isinstance(node, ast.For) and isinstance(node.target, ast.Name) \
                     and isinstance(node.iter, (ast.Tuple, ast.List)):
                 aliases.setdefault(node.target.id, set()).update(
@@ -81,8 +98,6 @@ class ModulePrimitives:
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr in CONFIG_METHODS:
                 config_calls.append(node.func.value)
-            for child in _children(node):
-                stack.append((child, cls))
         for recv in config_calls:
             if isinstance(recv, ast.Attribute):
                 self.configured.add(recv.attr)
@@ -103,7 +118,7 @@ _CACHE: list = [None, None]  # (source, ModulePrimitives)
 def module_primitives(ctx) -> ModulePrimitives:
     src = ctx.source
     if _CACHE[0] is not src:
-        _CACHE[0], _CACHE[1] = src, ModulePrimitives(src.tree)
+        _CACHE[0], _CACHE[1] = src, ModulePrimitives(src.tree, src.text)
     return _CACHE[1]
 
 
@@ -114,6 +129,7 @@ def is_configured_ctor(ctx, call: ast.Call) -> bool:
     if conf:
         return True
     mp = module_primitives(ctx)
+    mp.configured_attrs()
     if id(call) in mp.configured_ctors:
         return True
     # a module-level or local name: ``tile = P.Tile()`` then ``tile.shard(...)``
