@@ -289,3 +289,30 @@ def test_dynamic_cost_skipped_with_reason():
     assert "--train" in command._dynamic_cost_skip({"train": True}, out, {})
     out["shape_runs"] = [{"input_shapes": [[8, 32], "1.0"]}]
     assert command._dynamic_cost_skip({}, out, {"B": ["4", "8"]}) is None
+
+
+def test_reach_follows_cells_helpers_and_bases_across_modules(tmp_path):
+    """What a target compiles: its class, project base classes, Cells it constructs (also
+    inside SequentialCell), helpers it calls, in other modules; not unrelated classes."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "base.py").write_text(
+        "from mindspore import nn\n\nclass Base(nn.Cell):\n    def scale(self, x):\n        return x * 2\n")
+    (tmp_path / "pkg" / "ops_util.py").write_text(
+        "def double(x):\n    return x + x\n\n\ndef unused(x):\n    return x\n")
+    (tmp_path / "pkg" / "blocks.py").write_text(
+        "from mindspore import nn\nfrom pkg.ops_util import double\n\n"
+        "class Block(nn.Cell):\n    def construct(self, x):\n        return double(x)\n\n"
+        "class Other(nn.Cell):\n    def construct(self, x):\n        return x\n")
+    (tmp_path / "model.py").write_text(
+        "import mindspore as ms\nfrom mindspore import nn\nfrom pkg.base import Base\nfrom pkg.blocks import Block\n\n"
+        "class Net(Base):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.layers = nn.SequentialCell([Block(), Block()])\n\n"
+        "    def construct(self, x):\n        return self.scale(self.layers(x))\n\n\n"
+        "@ms.jit\ndef step(x):\n    return Block()(x)\n")
+    from msgraphlint.verify.reach import reach
+    names = {s.name: s.kind for s in reach(str(tmp_path / "model.py"), "Net").spans}
+    assert names == {"model.Net": "cell", "pkg.base.Base": "cell", "pkg.blocks.Block": "cell",
+                     "pkg.ops_util.double": "function"}
+    names = {s.name for s in reach(str(tmp_path / "model.py"), "step").spans}
+    assert names == {"model.step", "pkg.blocks.Block", "pkg.ops_util.double"}

@@ -266,3 +266,7 @@ def test_strict_asnumpy_is_a_compile_error_at_the_line(seeded, run_verify):
     ev = events(r, "compile_error")
     assert ev and ev[0]["line"] == line, ev
     assert r["errors"] == []
+    # the failure confirms the finding; nothing else is judged a disagreement
+    assert [(f["line"], f["status"]) for f in r["crosscheck"]["findings"]] == [(line, "confirmed")]
+    assert r["crosscheck"]["disagreements"] == [] and r["exit_code"] == 0
+    assert r["compiled_before_failure"], r["compiled_before_failure"]
