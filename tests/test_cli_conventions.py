@@ -332,3 +332,20 @@ def test_progress_bar_on_a_terminal_after_the_delay(proj):
     assert "files" not in shown
     shown = _on_a_terminal(["check", "--no-cache", "pkg"], proj, {"MSGRAPHLINT_PROGRESS_DELAY": "0", "CI": "true"})
     assert "files" not in shown
+
+
+def test_a_real_ctrl_c_exits_130(proj):
+    import signal
+    import time
+
+    body = NET.lstrip("\n") * 40
+    for i in range(300):
+        write_tree(proj, {f"big/m{i}.py": body})
+    proc = subprocess.Popen(EXE + ["check", "--no-cache", "big"], cwd=proj, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(2.0)
+    assert proc.poll() is None, "the run ended before the signal: make the tree bigger"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
