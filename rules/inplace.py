@@ -344,13 +344,22 @@ _FRESH_OPS = frozenset({
 _FRESH_NAMESPACES = ("mindspore.ops.", "mindspore.mint.", "mindspore.mint.nn.functional.", "mindspore.ops.function.")
 
 
+# Tensor methods that always compute a new tensor (reductions and elementwise math; not
+# `.to`/`.astype`/`.view`/`.reshape`/`.contiguous`, which may return the tensor itself or a view)
+_FRESH_METHODS = frozenset({"argmax", "argmin", "sum", "mean", "cumsum", "abs", "exp", "log", "sqrt", "neg"})
+
+
 def _fresh(value: Optional[ast.AST], ctx) -> bool:
-    """An expression that always makes a new tensor, never one another name holds:
-    arithmetic, or a functional op from ``_FRESH_OPS``."""
-    if isinstance(value, (ast.BinOp, ast.UnaryOp)):
+    """An expression that always makes a new value, never one another name holds:
+    a literal, arithmetic, a comparison, a functional op from ``_FRESH_OPS`` or a
+    Tensor method from ``_FRESH_METHODS``."""
+    if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.Compare, ast.Constant)):
         return True
     if isinstance(value, ast.Call):
-        q = ctx.qualname(value.func) or ""
+        f = value.func
+        if isinstance(f, ast.Attribute) and f.attr in _FRESH_METHODS and ctx.is_tensor(f.value):
+            return True
+        q = ctx.qualname(f) or ""
         return any(q.startswith(ns) and q[len(ns):] in _FRESH_OPS for ns in _FRESH_NAMESPACES)
     return False
 
@@ -363,9 +372,10 @@ def no_alias_proof(stmt: ast.AugAssign, ctx) -> Optional[str]:
     MindSpore 2.10: through a tuple, list, dict or a closure; ``t = (y,); y += 1; return
     t[0] * 4`` gives 12 on ``ones((2, 2)) * 2``, ``y = y + 1`` gives 8). Proved when:
 
-    * every binding of ``y`` in the scope function is ``y = <arithmetic>`` or ``y =
-      ops.<op>(...)`` for an op that always computes a new tensor (``_FRESH_OPS``: never
-      a view, never an operand itself), or an augmented assignment;
+    * every binding of ``y`` in the scope function is a literal, arithmetic, a
+      comparison, ``ops.<op>(...)`` or ``t.<method>()`` for an op that always computes a
+      new tensor (``_FRESH_OPS``, ``_FRESH_METHODS``: never a view, never an operand
+      itself), or an augmented assignment;
     * ``y`` is not global/nonlocal and not used inside a nested function, lambda, class or
       comprehension (a closure);
     * every read of ``y`` that can run before the write (earlier in the function, or
