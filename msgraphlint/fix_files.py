@@ -53,11 +53,26 @@ def _snapshot(path: str) -> _Snapshot:
     return _Snapshot(path, data, source)
 
 
-def _lint(paths: List[str], settings, texts: Dict[str, str]) -> Dict[str, FileResult]:
+class _MemoryCache:
+    """The result cache of the fix passes, in memory: a file whose text and dependencies
+    did not change since the previous pass is not linted again (the runner's cache keys:
+    the file's text, its graph scopes and call sites, the modules it imports)."""
+
+    def __init__(self) -> None:
+        self.entries: Dict[Tuple[str, str], object] = {}
+
+    def get(self, kind: str, key: str):
+        return self.entries.get((kind, key))
+
+    def put(self, kind: str, key: str, value) -> None:
+        self.entries[(kind, key)] = value
+
+
+def _lint(paths: List[str], settings, texts: Dict[str, str], cache=None) -> Dict[str, FileResult]:
     """Re-lint ``paths``; ``settings`` is one Settings for all, or a function giving each
     path its own (hierarchical configuration: each group is linted as `check` linted it)."""
     if not callable(settings):
-        result = runner._run_files(list(paths), settings, 1, dict(texts))
+        result = runner._run_files(list(paths), settings, 1, dict(texts), cache)
         return {p: fr for p, fr in zip(paths, result.files)}
     groups: Dict[int, Tuple[object, List[str]]] = {}
     for p in paths:
@@ -66,7 +81,7 @@ def _lint(paths: List[str], settings, texts: Dict[str, str]) -> Dict[str, FileRe
     out: Dict[str, FileResult] = {}
     for s, group in groups.values():
         members = set(group)
-        result = runner._run_files(group, s, 1, {p: t for p, t in texts.items() if p in members})
+        result = runner._run_files(group, s, 1, {p: t for p, t in texts.items() if p in members}, cache)
         out.update(zip(group, result.files))
     return out
 
@@ -79,7 +94,8 @@ def _not_written(path: str, reason: str) -> Finding:
 
 
 def _fix_round(paths: List[str], settings, snaps: Dict[str, _Snapshot], unsafe: bool, max_passes: int,
-               errors: List[str], links: Dict[str, str]) -> Tuple[Dict[str, FileResult], Dict[str, Tuple[str, int]]]:
+               errors: List[str], links: Dict[str, str],
+               cache: "_MemoryCache") -> Tuple[Dict[str, FileResult], Dict[str, Tuple[str, int]]]:
     """Fix the snapshots in memory, re-linting the whole run after each pass. Returns the
     findings of the final texts and {path: (fixed text, fixes applied)} of changed files.
     ``links`` maps other names of a snapshot's file to the snapshot's path."""
@@ -92,7 +108,7 @@ def _fix_round(paths: List[str], settings, snaps: Dict[str, _Snapshot], unsafe: 
         out.update({other: current[first] for other, first in links.items() if first in current})
         return out
 
-    results = _lint(paths, settings, texts())
+    results = _lint(paths, settings, texts(), cache)
     for _ in range(max_passes):
         progress = False
         for p, snap in snaps.items():
@@ -114,7 +130,7 @@ def _fix_round(paths: List[str], settings, snaps: Dict[str, _Snapshot], unsafe: 
                 progress = True
         if not progress:
             break
-        results = _lint(paths, settings, texts())
+        results = _lint(paths, settings, texts(), cache)
     changed = {p: (current[p], applied[p]) for p, s in snaps.items() if current[p] != s.source.text}
     return results, changed
 
@@ -131,6 +147,7 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
     if not todo:
         return dataclasses.replace(result, files=list(result.files), errors=errors), [], errors
     fixes: Dict[str, FileFix] = {}
+    cache = _MemoryCache()
     not_written: Dict[str, str] = {}
     final: Dict[str, FileResult] = dict(by_path)
     seen_real: Dict[str, str] = {}
@@ -147,7 +164,7 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
                 snaps[p] = _snapshot(p)
             except (OSError, SourceError) as exc:
                 errors.append(f"{p}: cannot fix: {exc}")
-        results, changed = _fix_round(paths, settings, snaps, unsafe, max_passes, errors, links)
+        results, changed = _fix_round(paths, settings, snaps, unsafe, max_passes, errors, links, cache)
         final.update(results)
         retry: List[str] = []
         for p, (text, n) in changed.items():
@@ -170,13 +187,13 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
         if round_no + 1 == max_rounds:
             for p in retry:
                 errors.append(f"{p}: changed on disk while it was being fixed ({max_rounds} times); left as it is")
-            final.update(_lint(paths, settings, {}))  # report what is on disk now
+            final.update(_lint(paths, settings, {}, cache))  # report what is on disk now
             break
         for p in retry:
             seen_real.pop(os.path.realpath(p), None)
         todo = retry
     if not_written:  # those files keep their text: report what is on disk
-        final.update(_lint(paths, settings, {}))
+        final.update(_lint(paths, settings, {}, cache))
     files: List[FileResult] = []
     for p in [fr.path for fr in result.files]:
         fr = final[p]

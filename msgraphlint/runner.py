@@ -375,6 +375,11 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
             r = phase1(f, overrides.get(f), keep_source=cached_lines < TREE_CACHE_LINES,
                        cache=cache if f not in overrides else None, budget=settings.file_budget,
                        per_mb=settings.file_budget_per_mb)
+            if cache is not None and f in overrides and not r.digest:
+                # in-memory text (the passes of --fix): keyed by that text, so files that
+                # depend on it are re-linted when it changes, and it is when it changes
+                from .cache import digest
+                r.digest = digest("override", overrides[f], f)
             if r.source is not None:
                 cached_lines += r.lines
             p1.append(r)

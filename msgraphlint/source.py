@@ -1,6 +1,6 @@
 """Reading and parsing one Python file: bytes → text → ``ast`` (the read-only path).
 
-libcst is never touched here; fixes parse it lazily (``msgraphlint.fixes``).
+Fixed texts are checked by ``msgraphlint.fixes``.
 """
 
 from __future__ import annotations
