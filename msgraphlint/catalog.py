@@ -355,9 +355,12 @@ class Catalog:
     def jit_forbidden_methods(self, owner: str) -> Dict[str, str]:
         """method name -> implementation name of the registered methods of ``owner``
         (``mindspore.nn.Cell``, ``mindspore.Tensor``, ``mindspore.Parameter``)."""
-        prefix = owner + "."
-        return {k[len(prefix):]: v for k, v in self._jit_forbidden.get("methods", {}).items()
-                if k.startswith(prefix) and "." not in k[len(prefix):]}
+        cache = self.__dict__.setdefault("_jf_cache", {})
+        if owner not in cache:
+            prefix = owner + "."
+            cache[owner] = {k[len(prefix):]: v for k, v in self._jit_forbidden.get("methods", {}).items()
+                            if k.startswith(prefix) and "." not in k[len(prefix):]}
+        return cache[owner]
 
     def jit_forbidden_modules(self) -> Tuple[str, ...]:
         return tuple(self._jit_forbidden.get("modules", ()))

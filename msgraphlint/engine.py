@@ -334,7 +334,7 @@ class ModuleEngine:
             return cls.attrs if cls is not None else {}
 
         found = CallerKinds(tree, self.summary.name, self.summary.imports, targets, graph_funcs,
-                            values_for, self_attrs).run()
+                            values_for, self_attrs).run(self.source.text)
         for qualname, hints in found.items():
             if hints and qualname not in self._hints:
                 self._hints[qualname] = dict(hints)

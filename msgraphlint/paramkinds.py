@@ -32,6 +32,8 @@ from .kinds import Kind, merge
 
 _ITERATORS = frozenset({"create_tuple_iterator", "create_dict_iterator", "create_iterator"})
 _TENSOR_MAKERS = frozenset({"mindspore.Tensor", "mindspore.tensor", "mindspore.Parameter"})
+# text a statement of a plain caller must hold to bind evidence (a tensor, a dataset column, a literal)
+_EVIDENCE = ("ensor(", "mutable(", "_iterator(", "ops.", "mint.", "numpy.", " = ")
 
 
 def _params(func: ast.AST) -> List[str]:
@@ -71,32 +73,50 @@ class CallerKinds:
         self.sites: Dict[str, int] = {}
 
     # ------------------------------------------------------------------ the walk
-    def run(self) -> Dict[str, Dict[str, Kind]]:
+    def run(self, text: Optional[str] = None) -> Dict[str, Dict[str, Kind]]:
+        """``text``: the module's source, to skip the work when no target is called and to skip
+        functions that never name one."""
         if not self.targets:
-            return self.hints
+            return {}
+        self._lines: Optional[List[str]] = None
+        self._needles: Tuple[str, ...] = ()
+        if text is not None:
+            # a target is called only if its name is followed by "(" somewhere besides its own def
+            live = {k for k in self.targets if text.count(k + "(") >= 2}
+            if not live:
+                return {}
+            self.targets = {k: v for k, v in self.targets.items() if k in live}
+            self._lines = text.splitlines()
+            attrs = set()
+            prefix = self.modname + "."
+            for node in self.tree.body:
+                if isinstance(node, ast.ClassDef):
+                    for attr, raw in self.self_attrs(node.name).items():
+                        if raw.startswith("call:" + prefix) and raw[5 + len(prefix):] in live:
+                            attrs.add(f"self.{attr}(")
+            self._needles = tuple(live) + tuple(sorted(attrs))
         self._scan_body(self.tree.body, None, None)
-        for node in self.tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self._scan_func(node, None)
-            elif isinstance(node, ast.ClassDef):
-                for item in node.body:
-                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        self._scan_func(item, node.name)
         return {q: {p: k for p, k in h.items() if k in (Kind.TENSOR, Kind.CONST, Kind.NONE)}
                 for q, h in self.hints.items()}
 
-    def _scan_func(self, func: ast.AST, class_name: Optional[str]) -> None:
-        self._scan_body(func.body, func, class_name)  # type: ignore[attr-defined]
-        for node in ast.walk(func):
-            if node is not func and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self._scan_body(node.body, None, class_name)  # nested defs: plain Python callers
+    def _names_a_target(self, func: ast.AST) -> bool:
+        if self._lines is None:
+            return True
+        seg = self._lines[func.lineno - 1:getattr(func, "end_lineno", func.lineno)]  # type: ignore[attr-defined]
+        return any(n in line for line in seg for n in self._needles)
 
     def _scan_body(self, body: Sequence[ast.stmt], func: Optional[ast.AST], class_name: Optional[str]) -> None:
-        env: Dict[str, object] = {}  # local name -> target key ("cls:Name") or a Kind
+        env: Dict[str, object] = {}  # local name -> target key or a Kind
         calls: List[Tuple[_Target, ast.Call]] = []
         attrs = self.self_attrs(class_name) if class_name else {}
+        nested: List[Tuple[ast.AST, Optional[str]]] = []
+        needles = self._needles if func is not None else self._needles + _EVIDENCE
         for stmt in body:
-            for node in _walk_no_defs(stmt):
+            if self._lines is not None and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                seg = self._lines[stmt.lineno - 1:getattr(stmt, "end_lineno", stmt.lineno)]
+                if not any(n in line for line in seg for n in needles):
+                    continue  # names no target and builds no evidence
+            for node in _walk_no_defs(stmt, nested, class_name):
                 if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                     v = node.value
                     key = self._constructed(v)
@@ -109,10 +129,20 @@ class CallerKinds:
                     t = self._callee(node, env, attrs)
                     if t is not None:
                         calls.append((t, node))
-        if not calls:
-            return
+        for inner, cname in nested:
+            if inner.name != "__init__" and self._names_a_target(inner):  # type: ignore[attr-defined]
+                # (`__init__` builds sub-cells; it does not call them)
+                graph = self.graph_funcs.get(id(inner))
+                # a graph scope classifies its arguments with its own value analysis; any
+                # other def (a script, a training loop, a test) is a plain Python caller
+                self._scan_body(inner.body, inner if graph is not None else None,  # type: ignore[attr-defined]
+                                graph[1] if graph is not None and graph[1] else cname)
+        if calls:
+            self._sites(func, calls, env)
+
+    def _sites(self, func: Optional[ast.AST], calls, env) -> None:
         values = None
-        if func is not None and id(func) in self.graph_funcs:
+        if func is not None:
             q, cname = self.graph_funcs[id(func)]
             values = self.values_for(func, cname, q)
         caller_params = set(_params(func)) if func is not None else set()
@@ -209,11 +239,21 @@ class CallerKinds:
         return Kind.UNKNOWN
 
 
-def _walk_no_defs(stmt: ast.AST):
+def _walk_no_defs(stmt: ast.AST, nested: List[Tuple[ast.AST, Optional[str]]], class_name: Optional[str]):
+    """The nodes of a statement, not entering ``def``/``lambda``/``class`` bodies; the defs met
+    are appended to ``nested`` with the class whose ``self`` they see."""
     stack = [stmt]
     while stack:
         n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            nested.append((n, class_name))
+            continue
+        if isinstance(n, ast.ClassDef):
+            for item in n.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    nested.append((item, n.name))
+            continue
+        if isinstance(n, ast.Lambda):
+            continue
         yield n
-        for c in ast.iter_child_nodes(n):
-            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                stack.append(c)
+        stack.extend(ast.iter_child_nodes(n))

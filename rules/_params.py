@@ -537,3 +537,7 @@ class ScopeUses:
             parts += [a for a in args if ctx.kind(a).tensor_like]
             return any(self.grounded(ctx, p, depth + 1, names) for p in parts) if parts else True
         return True
+
+
+# one instance for every rule module: the evidence of a scope is computed once per walk
+SHARED_USES = ScopeUses()

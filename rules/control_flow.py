@@ -22,9 +22,9 @@ from typing import Optional
 
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
-from ._params import ScopeUses
+from ._params import SHARED_USES, ScopeUses
 
-_USES = ScopeUses()
+_USES = SHARED_USES
 
 
 def _where(ctx) -> str:

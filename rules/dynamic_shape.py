@@ -17,9 +17,9 @@ from msgraphlint.astutil import walk as _fast_walk
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
-from ._params import ScopeUses, size_args, slice_bounds
+from ._params import SHARED_USES, ScopeUses, size_args, slice_bounds
 
-_USES = ScopeUses()
+_USES = SHARED_USES
 
 # used when the catalog is unavailable (same list as scripts/gen_catalog.py)
 _DYNAMIC_FALLBACK = frozenset({

@@ -153,9 +153,9 @@ class JitForbiddenApi(Rule):
                 if owner == "mindspore.nn.Cell" and isinstance(f.value, ast.Name) and ctx.class_info is not None \
                         and f.attr in ctx.class_info.methods:
                     return  # the project's own method
-                table = dict(cat.jit_forbidden_methods("mindspore.Tensor")) if owner == "mindspore.Parameter" else {}
-                table.update(cat.jit_forbidden_methods(owner))
-                impl = table.get(f.attr)
+                impl = cat.jit_forbidden_methods(owner).get(f.attr)
+                if impl is None and owner == "mindspore.Parameter":
+                    impl = cat.jit_forbidden_methods("mindspore.Tensor").get(f.attr)
                 if impl is not None and f.attr not in _OWNED_METHODS:
                     ctx.report(node, call=f"{ctx.segment(f)}()", where=_where(ctx), impl=impl,
                                advice=_ADVICE.get(f.attr, "keep the result as an attribute"))

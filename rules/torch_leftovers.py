@@ -245,3 +245,106 @@ class TorchModuleBase(Rule):
         elif any(b in ("mindspore.nn.Cell",) for b in bases) and "forward" in methods and "construct" not in methods:
             ctx.report(node, what=f"Cell `{node.name}` defines `forward` but no `construct`: MindSpore calls "
                                   "`construct`, so calling this Cell fails (AttributeError)", end_node=node.bases[-1])
+
+
+def _int_literal(e: ast.AST):
+    if isinstance(e, ast.Constant) and isinstance(e.value, int) and not isinstance(e.value, bool):
+        return e.value
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and isinstance(e.operand, ast.Constant) \
+            and isinstance(e.operand.value, int) and not isinstance(e.operand.value, bool):
+        return -e.operand.value
+    return None
+
+
+class TorchTensorHabit(Rule):
+    code = "MSG505"
+    name = "torch-tensor-habit"
+    summary = ("A PyTorch habit that means something else on a MindSpore Tensor: a property called as a method "
+               "(`x.shape()`, `x.size()`), or a two-axis `x.transpose(1, 2)`.")
+    message = "{what}: {why}"
+    hint = "{advice}"
+    severity = Severity.ERROR
+    rationale = """
+        The check reads MindSpore's real Tensor from the catalog (generated from 2.10:
+        `tensor_methods`, with which names are properties), not a list of PyTorch names.
+
+        * A property called as a method. `shape`, `dtype`, `ndim`, `size`, `T`, `itemsize`,
+          `nbytes`, `strides`, `device`, `data`... are properties of a MindSpore Tensor:
+          `x.shape()` calls a tuple. Measured on 2.10 CPU in a Cell's `construct`:
+          `x.shape()[0]`, `x.size()`, `x.dtype()`, `x.ndim()` and `y.T()` each fail to
+          compile with `ValueError: The object is not callable.` (PyNative: `TypeError`).
+          `x.size()` is the commonest: in PyTorch it returns the shape, in MindSpore `size`
+          is the element count (an int).
+        * `x.transpose(a, b)` with two axes. In graph mode MindSpore's `Tensor.transpose`
+          wants a permutation of every axis (PyTorch swaps two). Measured on 2.10 CPU: on a
+          3-D tensor `x.transpose(1, 2)` and `x.transpose(-1, -2)` fail to compile with
+          `ValueError: For Tensor.transpose, the number of axes must be equal to the
+          dimension of Tensor, but got 2 in the number of axes.`, in a Cell's `construct`
+          and in an `@ms.jit` function alike, while PyNative 2.10 accepts the same call
+          and swaps the two axes: the code runs eagerly and breaks when compiled. On a 2-D tensor
+          `transpose(1, 0)` and `transpose(-1, -2)` are whole permutations and compile.
+          So only a pair that names an axis beyond the second (`2` and up, `-3` and
+          below) is reported: the tensor then has at least 3 dimensions, and two axes
+          cannot be all of them. `x.swapaxes(1, 2)` compiled and swaps like PyTorch.
+
+        Only receivers the value analysis knows as tensors are checked; a bare parameter
+        with no tensor use in the body is not. Calls inside a `raise` are skipped: an error
+        message under a compile-time shape check is compiled only when the branch is taken
+        (found in mindocr: `raise ValueError(f"... {attn_weights.size()}")`).
+    """
+    VALID = [
+        Valid("""
+            from mindspore import nn, ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    b, n = x.shape[0], x.size
+                    y = x.swapaxes(1, 2)
+                    z = ops.transpose(x, (0, 2, 1))
+                    w = x.sum(axis=-1).transpose(1, 0)
+                    return y, z, w, x.reshape(b, -1) * n
+        """, note="properties read as values; swapaxes; a full permutation; a two-axis permutation of a 2-D value"),
+    ]
+    INVALID = [
+        Invalid("""
+            from mindspore import nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    x = x * 2
+                    b = x.size(0)
+                    y = x.transpose(1, 2)
+                    return y.reshape(b, -1), x.dtype()
+        """, line=[6, 7, 8]),
+    ]
+    _FIX = {"shape": "read `x.shape` (a tuple): `x.shape[0]`", "size": "`x.shape` (or `x.shape[d]`) for the shape; "
+            "`x.size` is the element count", "dtype": "read `x.dtype`", "ndim": "read `x.ndim`", "T": "read `x.T`"}
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        f = node.func
+        if not isinstance(f, ast.Attribute) or ctx.qualname(f.value):
+            return
+        if not ctx.kind(f.value).tensor_like or _guessed(ctx, f.value):
+            return
+        if any(isinstance(a, ast.Raise) for a in ctx.ancestors(node)):
+            return  # an error message under a shape check: compiled only if the branch is taken
+        info = ctx.catalog.tensor_method(f.attr)
+        if info is not None and info.get("property"):
+            ctx.report(node, what=f"`{ctx.segment(f)}()` calls `{f.attr}`, a property of MindSpore's Tensor",
+                       why="the graph fails to compile (`ValueError: The object is not callable.`)",
+                       advice=self._FIX.get(f.attr, f"read `.{f.attr}` without calling it"))
+            return
+        if f.attr == "transpose" and len(node.args) == 2 and not node.keywords:
+            axes = [_int_literal(a) for a in node.args]
+            if None not in axes and any(a >= 2 or a <= -3 for a in axes):
+                a, b = axes
+                ctx.report(node, what=f"`{ctx.segment(node)}` swaps two axes the PyTorch way",
+                           why="PyNative swaps them, but in graph mode `Tensor.transpose` takes every axis and "
+                               "this tensor has at least 3: the graph fails to compile (`the number of axes must be "
+                               "equal to the dimension of Tensor`)",
+                           advice=f"`x.swapaxes({a}, {b})` (or `mint.transpose(x, {a}, {b})`)")
+
+
+def _guessed(ctx, node: ast.AST) -> bool:
+    from ._params import SHARED_USES
+    return ctx.values is not None and SHARED_USES.guessed(ctx, node)

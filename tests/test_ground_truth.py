@@ -38,7 +38,7 @@ FAMILY_MODULES = {
     "side_effect": ("side_effects", "print_in_graph"),
     "fallback": ("fallback",),
     "syntax": ("unsupported_syntax",),
-    "api": ("jit_forbidden", "deprecated_api"),
+    "api": ("jit_forbidden", "deprecated_api", "torch_leftovers"),
 }
 
 
