@@ -69,21 +69,15 @@ class _MemoryCache:
 
 
 def _lint(paths: List[str], settings, texts: Dict[str, str], cache=None) -> Dict[str, FileResult]:
-    """Re-lint ``paths``; ``settings`` is one Settings for all, or a function giving each
-    path its own (hierarchical configuration: each group is linted as `check` linted it)."""
-    if not callable(settings):
-        result = runner._run_files(list(paths), settings, 1, dict(texts), cache)
-        return {p: fr for p, fr in zip(paths, result.files)}
-    groups: Dict[int, Tuple[object, List[str]]] = {}
-    for p in paths:
-        s = settings(p)
-        groups.setdefault(id(s), (s, []))[1].append(p)
-    out: Dict[str, FileResult] = {}
-    for s, group in groups.values():
-        members = set(group)
-        result = runner._run_files(group, s, 1, {p: t for p, t in texts.items() if p in members}, cache)
-        out.update(zip(group, result.files))
-    return out
+    """Re-lint ``paths`` with one project index; ``settings`` is one Settings for all, or a
+    function giving each path its own (hierarchical configuration, as `check` linted it)."""
+    if not paths:
+        return {}
+    if callable(settings):
+        by_path = {p: settings(p) for p in paths}
+        settings = runner.PerFile(by_path[paths[0]], by_path, default_cache=cache)
+    result = runner._run_files(list(paths), settings, 1, dict(texts), cache)
+    return {p: fr for p, fr in zip(paths, result.files)}
 
 
 def _not_written(path: str, reason: str) -> Finding:

@@ -5,6 +5,9 @@ builds the project index; scope discovery then runs once over the whole
 project (so a helper in ``utils.py`` called from ``model.py``'s ``construct`` is
 known when ``utils.py`` is linted); phase 2 runs the rules per file. With
 ``jobs > 1`` both phases run in worker processes.
+
+One run builds one index over all its files, even when they fall under different
+configuration files; each file keeps its own settings (perfile.PerFile).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from .registry import default_codes, load_rules, resolve_selector, select_codes
 from .rule import Rule
 from .scopes import CellResolver, discover as discover_scopes
 from .source import SourceError, SourceFile, display_path
+from .perfile import PerFile
 from .workers import Workers, no_cyclic_gc
 from .budget import FILE_CPU_BUDGET_S, FILE_CPU_BUDGET_S_PER_MB
 
@@ -273,21 +277,30 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
     def units(group: List[str]) -> int:
         return sum(1 if f.endswith(YAML_SUFFIXES) else 2 for f in group)
 
-    grand_total, offset = sum(units(g) for _, g in plan.groups), 0
-    for s, group in _by_project(plan.groups, paths, overrides):
-        result_cache = None
-        if cache:
-            from .cache import ResultCache, default_dir
-            result_cache = ResultCache(default_dir(cache_dir, s.config.cache_dir, s.config.root))
+    settings_of_file = {f: s for s, group in plan.groups for f in group}
+    caches: Dict[str, Any] = {}
+    if cache:
+        from .cache import ResultCache, default_dir
+        by_dir: Dict[str, Any] = {}
+        for s, group in plan.groups:
+            d = default_dir(cache_dir, s.config.cache_dir, s.config.root)
+            c = by_dir.setdefault(d, ResultCache(d))
+            caches.update((f, c) for f in group)
+    projects = _projects(plan.files, paths, overrides)
+    grand_total, offset = sum(units(g) for g in projects), 0
+    for group in projects:
+        fs = PerFile(settings_of_file[group[0]], {f: settings_of_file[f] for f in group},
+                     {f: caches[f] for f in group if f in caches})
         hooks = RunHooks(None if progress is None else
                          (lambda d, _t, _o=offset: progress(min(_o + d, grand_total), grand_total)))
         offset += units(group)
-        group_result = _run_files(group, s, jobs, overrides or {}, result_cache, hooks=hooks)
+        group_result = _run_files(group, fs, jobs, overrides or {}, hooks=hooks)
         for phase, seconds in group_result.timings.items():
             timings[phase] = timings.get(phase, 0.0) + seconds
+        by_display = {display_path(f): settings_of_file[f] for f in group}
         for fr in group_result.files:
             results[fr.path] = fr
-            settings_by_path[fr.path] = s
+            settings_by_path[fr.path] = by_display.get(fr.path, fs.default)
     ordered = [results[display_path(f)] for f in plan.files if display_path(f) in results]
     for p in plan.missing:
         fr = FileResult(display_path(p))
@@ -297,19 +310,34 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
                      groups=[s for s, _ in plan.groups] or [first], settings_by_path=settings_by_path,
                      timings=timings)
 
-def _by_project(groups, paths: Sequence[str], overrides) -> List[Tuple[Settings, List[str]]]:
-    """Split each settings group by project root (project.project_root): every project is
-    linted with its own index, so its module names never collide with another's."""
+def _projects(files: Sequence[str], paths: Sequence[str], overrides) -> List[List[str]]:
+    """The files of a run split into indexes. Files are grouped by project root
+    (project.project_root: the closest pyproject.toml, setup.py or .git), and projects share
+    one index unless their module names collide (two copies of one project, sibling `src`
+    packages): a nested project (a sub-package with its own configuration, a monorepo's
+    library) is resolved together with the code that calls it. Deterministic whatever the
+    order of the paths: projects are taken in the order of their roots."""
+    from .project import module_name_for
+
     top = linted_top([p for p in paths if os.path.exists(p)] or ["."])
     memo: Dict[str, str] = {}
-    out: List[Tuple[Settings, List[str]]] = []
-    for s, group in groups:
-        parts: Dict[str, List[str]] = {}
-        for f in group:
-            root = top if overrides and f in overrides and not os.path.exists(f) else project_root(f, top, memo)
-            parts.setdefault(root, []).append(f)
-        out.extend((s, files) for files in parts.values())
-    return out
+    parts: Dict[str, List[str]] = {}
+    for f in files:
+        root = top if overrides and f in overrides and not os.path.exists(f) else project_root(f, top, memo)
+        parts.setdefault(root, []).append(f)
+    if len(parts) == 1:
+        return list(parts.values())
+    buckets: List[Tuple[Set[str], List[str]]] = []
+    for root in sorted(parts):
+        names = {module_name_for(f)[0] for f in parts[root] if not f.endswith(YAML_SUFFIXES)}
+        for taken, members in buckets:
+            if not names & taken:
+                taken.update(names)
+                members.extend(parts[root])
+                break
+        else:
+            buckets.append((set(names), list(parts[root])))
+    return [members for _, members in buckets]
 
 
 class RunHooks:
@@ -333,22 +361,23 @@ class RunHooks:
         if self.progress is not None:
             self.progress(done, total)
 
-def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[str, str],
+def _run_files(files: List[str], settings: Union[Settings, PerFile], jobs: int, overrides: Dict[str, str],
                cache=None, scope_cache: Optional[dict] = None, hooks: Optional[RunHooks] = None) -> RunResult:
-    dispatch = Dispatch(settings.instances)
+    """Lint ``files`` with one project index. ``settings``: one Settings for all, or each
+    file's own (:class:`PerFile`, which then also names each file's result cache)."""
+    fs = settings if isinstance(settings, PerFile) else PerFile(settings, default_cache=cache)
     # discovery yields only .py/.pyi/.yaml files from directories: any other name was given
     # explicitly (or as --stdin-filename) and is linted as Python, as ruff does
     py_files = [f for f in files if not f.endswith(YAML_SUFFIXES)]
-    yaml_files = [f for f in files if f.endswith(YAML_SUFFIXES)] if dispatch.yaml else []
+    yaml_files = [f for f in files if f.endswith(YAML_SUFFIXES)] if fs.yaml else []
     jobs = max(1, min(jobs, len(files) or 1))
     parallel = jobs > 1 and len(py_files) >= 2 * jobs and not overrides
 
     # phase 1: read, pre-filter, summarise
-    workers = Workers(py_files, jobs, settings, cache) if parallel else None
+    workers = Workers(py_files, jobs, fs) if parallel else None
     with no_cyclic_gc():
         try:
-            result = _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers, scope_cache,
-                                 hooks or RunHooks())
+            result = _run_phases(py_files, yaml_files, fs, overrides, workers, scope_cache, hooks or RunHooks())
         except BaseException:  # Ctrl-C, SIGTERM turned into SystemExit, a bug: stop the workers now
             if workers is not None:
                 workers.close(abort=True)
@@ -358,13 +387,13 @@ def _run_files(files: List[str], settings: Settings, jobs: int, overrides: Dict[
         return result
 
 
-def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, workers, scope_cache=None,
+def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cache=None,
                 hooks: Optional[RunHooks] = None) -> RunResult:
     hooks = hooks or RunHooks()
     total = 2 * len(py_files) + len(yaml_files)  # progress: phase 1, then phase 2, per file
     hooks.phase("read+summarise")
     if workers is not None:
-        p1 = workers.phase1()
+        p1 = workers.phase1(lambda n: hooks.tick(n, total))
         order = {f: i for i, f in enumerate(py_files)}
         p1.sort(key=lambda r: order[r.path])
         hooks.tick(len(py_files), total)
@@ -372,10 +401,11 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
         p1 = []
         cached_lines = 0
         for n, f in enumerate(py_files, 1):
+            s = fs(f)
             r = phase1(f, overrides.get(f), keep_source=cached_lines < TREE_CACHE_LINES,
-                       cache=cache if f not in overrides else None, budget=settings.file_budget,
-                       per_mb=settings.file_budget_per_mb)
-            if cache is not None and f in overrides and not r.digest:
+                       cache=fs.cache(f) if f not in overrides else None, budget=s.file_budget,
+                       per_mb=s.file_budget_per_mb)
+            if f in overrides and not r.digest and fs.cache(f) is not None:
                 # in-memory text (the passes of --fix): keyed by that text, so files that
                 # depend on it are re-linted when it changes, and it is when it changes
                 from .cache import digest
@@ -398,16 +428,18 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
 
     index.tree_provider = cached_tree
     scope_failure = None
+    cell_bases = fs.cell_bases()
     try:
-        scopes = discover_scopes(index, settings.extra_cell_bases)
+        scopes = discover_scopes(index, cell_bases)
     except Exception as exc:  # noqa: BLE001 - a bug: every file that may hold graph code says so
         scopes, scope_failure = {}, exc
-    cells = CellResolver(index, settings.extra_cell_bases)
-    if cache is not None:  # remember call edges computed on demand, so warm runs parse nothing
+    cells = CellResolver(index, cell_bases)
+    if fs.any_cache:  # remember call edges computed on demand, so warm runs parse nothing
         for r in p1:
-            if r.digest and r.summary is not None and os.path.abspath(r.path) in index.completed \
+            c = fs.cache(r.path)
+            if c is not None and r.digest and r.summary is not None and os.path.abspath(r.path) in index.completed \
                     and scope_failure is None:
-                cache.put("p1", r.digest, (r.summary, r.error, r.lines, r.hint))
+                c.put("p1", r.digest, (r.summary, r.error, r.lines, r.hint))
 
     # phase 2: rules
     if scope_failure is not None:
@@ -419,25 +451,31 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
     done2 = len(py_files) + (len(py_files) - len(todo))  # files needing no rules count as done
     results: Dict[str, Phase2] = {}
     keys: Dict[str, str] = {}
-    if cache is not None:
+    if fs.any_cache:
         from .cache import digest
-        skey = settings_key(settings)
+        skeys: Dict[int, str] = {}  # each file's key holds its own settings
         digests = {os.path.abspath(r.path): r.digest for r in p1}
         deps = DepsKeys(index, digests)
         for r in p1:
-            if r.path in todo and r.digest:
+            c = fs.cache(r.path)
+            if c is not None and r.path in todo and r.digest:
+                s = fs(r.path)
+                skey = skeys.get(id(s))
+                if skey is None:
+                    skey = skeys[id(s)] = settings_key(s)
                 # a helper's parameter kinds come from its call in the root's file (engine): key on it too
-                scope_key = [(s.qualname, s.lineno, s.kind, s.class_name, s.chain, s.root_site,
-                              digests.get(os.path.abspath(s.root_site[0])) if s.root_site else None)
-                             for s in scopes.get(os.path.abspath(r.path), [])]
+                scope_key = [(x.qualname, x.lineno, x.kind, x.class_name, x.chain, x.root_site,
+                              digests.get(os.path.abspath(x.root_site[0])) if x.root_site else None)
+                             for x in scopes.get(os.path.abspath(r.path), [])]
                 keys[r.path] = digest("p2", r.digest, skey, scope_key, deps.key(r.path))
-                hit = cache.get("p2", keys[r.path])
+                hit = c.get("p2", keys[r.path])
                 if hit is not None:
                     results[r.path] = hit
         todo = [f for f in todo if f not in results]
     if workers is not None:
         index.tree_provider = None
-        for r in workers.phase2(index, scopes, keys, todo, yaml_files):
+        base = done2
+        for r in workers.phase2(index, scopes, keys, todo, yaml_files, lambda n: hooks.tick(base + n, total)):
             results[r.path] = r
         index.tree_provider = cached_tree
         hooks.tick(total, total)
@@ -447,26 +485,40 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
             src = by_path[f].source
             if src is None and f in overrides:
                 src = in_memory_source(display_path(f), overrides[f])
-            results[f] = lint_python(f, src, index, scopes.get(os.path.abspath(f), []), settings, dispatch, cells,
+            s = fs(f)
+            results[f] = lint_python(f, src, index, scopes.get(os.path.abspath(f), []), s, fs.dispatch(s), cells,
                                       scope_cache if f in overrides else None)
-            if cache is not None and f in keys and not any(is_internal_error(x) for x in results[f].findings):
-                cache.put("p2", keys[f], results[f])
+            c = fs.cache(f)
+            if c is not None and f in keys and not any(is_internal_error(x) for x in results[f].findings):
+                c.put("p2", keys[f], results[f])
             by_path[f].source = None
             done2 += 1
             hooks.tick(done2, total)
         for f in yaml_files:
-            results[f] = lint_yaml(f, overrides.get(f), settings, dispatch)
+            s = fs(f)
+            results[f] = lint_yaml(f, overrides.get(f), s, fs.dispatch(s))
             done2 += 1
             hooks.tick(done2, total)
 
-    # helpers in files outside the linted set still report at their call sites in linted roots
-    if any(getattr(r, "report_call_sites", False) for r in settings.instances):
+    # helpers in files outside the linted set still report at their call sites in linted roots,
+    # linted with the settings of the files holding those roots
+    if any(getattr(r, "report_call_sites", False) for s in fs.all for r in s.instances):
         linted = {os.path.abspath(f) for f in py_files}
         outside = sorted({p for p, ss in scopes.items() if p not in linted
                           and any(s.root_site and os.path.abspath(s.root_site[0]) in linted for s in ss)})
         for p in outside:
-            r = lint_python(p, None, index, scopes.get(p, []), settings, dispatch, cells)
-            results.setdefault("\0outside:" + p, Phase2(p, [], r.callsite, None))
+            by_settings: Dict[int, Tuple[Settings, Set[str]]] = {}
+            for x in scopes.get(p, []):
+                if x.root_site:
+                    root = os.path.abspath(x.root_site[0])
+                    s = fs.of_abs(root)
+                    by_settings.setdefault(id(s), (s, set()))[1].add(root)
+            for n, (s, roots) in enumerate(by_settings.values()):
+                if not any(getattr(r, "report_call_sites", False) for r in s.instances):
+                    continue
+                r = lint_python(p, None, index, scopes.get(p, []), s, fs.dispatch(s), cells)
+                callsite = r.callsite if len(by_settings) == 1 else [c for c in r.callsite if c[0] in roots]
+                results.setdefault(f"\0outside:{n}:" + p, Phase2(p, [], callsite, None))
 
     # call-site findings go to the file holding the graph root
     extra: Dict[str, List[Finding]] = {}
@@ -477,6 +529,7 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
     out: List[FileResult] = []
     p1_of = {r.path: r for r in p1}
     for f in py_files + yaml_files:
+        settings = fs(f)
         p1r = p1_of.get(f)
         fr = FileResult(display_path(f), lines=p1r.lines if p1r else 0)
         if p1r is not None and p1r.error is not None:
@@ -506,7 +559,7 @@ def _run_phases(py_files, yaml_files, settings, dispatch, overrides, cache, work
         fr.findings = sorted(found, key=lambda x: x.sort_key)
         out.append(fr)
     hooks.phase(None)
-    return RunResult(out, settings, timings=dict(hooks.timings))
+    return RunResult(out, fs.default, timings=dict(hooks.timings))
 
 
 def _dedupe(findings: List[Finding]) -> List[Finding]:

@@ -13,12 +13,13 @@ from __future__ import annotations
 import os
 from collections import deque
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Tuple, Union
 
 from .project import ClassSummary, FuncSummary, ModuleSummary, ProjectIndex
 from .source import display_path
 
 ROOT_METHODS = ("construct", "bprop")
+ExtraBases = Union[FrozenSet[str], Callable[[Optional[str]], FrozenSet[str]]]
 MAX_HELPER_DEPTH = 8
 
 
@@ -110,10 +111,22 @@ _NN_NON_CELLS = frozenset({"Metric", "Accuracy", "Loss", "Top1CategoricalAccurac
 class CellResolver:
     """Answers "is this project class a Cell?" with memoisation and cycle guards."""
 
-    def __init__(self, index: ProjectIndex, extra_bases: FrozenSet[str] = frozenset()) -> None:
+    def __init__(self, index: ProjectIndex, extra_bases: ExtraBases = frozenset()) -> None:
         self.index = index
+        # ``cell-bases``: one set for every module, or a function of a module's path (each
+        # file's own configuration, hierarchical config)
         self.extra = extra_bases
         self._memo: Dict[str, bool] = {}
+
+    def _extra_for(self, cls: ClassSummary) -> FrozenSet[str]:
+        if not callable(self.extra):
+            return self.extra
+        parts = cls.qualname.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            mod = self.index.modules.get(".".join(parts[:cut]))
+            if mod is not None:
+                return self.extra(mod.path)
+        return self.extra(None)
 
     def is_cell(self, cls: ClassSummary, _stack: Tuple[str, ...] = ()) -> bool:
         if cls.qualname in self._memo:
@@ -121,8 +134,9 @@ class CellResolver:
         if cls.qualname in _stack:
             return False
         result = False
+        extra = self._extra_for(cls) if cls.bases else frozenset()
         for base in cls.bases:
-            if is_mindspore_cell_name(base, self.extra):
+            if is_mindspore_cell_name(base, extra):
                 result = True
                 break
             res = self.index.resolve(base)
@@ -171,7 +185,7 @@ def _attr_method(index: ProjectIndex, cells: CellResolver, cls: ClassSummary, ta
     return None
 
 
-def discover(index: ProjectIndex, extra_cell_bases: FrozenSet[str] = frozenset()) -> Dict[str, List[GraphScope]]:
+def discover(index: ProjectIndex, extra_cell_bases: "ExtraBases" = frozenset()) -> Dict[str, List[GraphScope]]:
     """Graph scopes of every module in the index, keyed by absolute path."""
     cells = CellResolver(index, extra_cell_bases)
     found: Dict[str, GraphScope] = {}

@@ -10,17 +10,14 @@ only its own files, which get an ``MSG000`` finding."""
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Dict, List, Sequence
+from typing import Dict, List, Sequence
 
-from .engine import Dispatch
 from .filework import (TREE_CACHE_LINES, Phase1, Phase2, internal_error, is_internal_error, lint_python,
                        lint_yaml, phase1)
 from .source import display_path
 from .project import ProjectIndex
+from .perfile import PerFile
 from .scopes import CellResolver
-
-if TYPE_CHECKING:
-    from .runner import Settings
 
 
 class Workers:
@@ -29,7 +26,7 @@ class Workers:
     project index and scopes, and runs the rules on the same files (phase 2), so no
     file is parsed twice. Shares are balanced by file size."""
 
-    def __init__(self, files: Sequence[str], jobs: int, settings: Settings, cache) -> None:
+    def __init__(self, files: Sequence[str], jobs: int, settings: PerFile) -> None:
         import multiprocessing as mp
 
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
@@ -44,15 +41,14 @@ class Workers:
         self.dead: Dict[int, str] = {}  # worker number -> why it is gone
         for share in self.shares:
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=worker_main, args=(child, share, settings, cache, jobs, list(self.conns), os.getpid()),
+            proc = ctx.Process(target=worker_main, args=(child, share, settings, jobs, list(self.conns), os.getpid()),
                                daemon=True)
             proc.start()
             child.close()
             self.conns.append(parent)
             self.procs.append(proc)
 
-    def _recv(self, i: int):
-        """The next message of worker ``i``, or None when it died or failed (recorded in ``dead``)."""
+    def _recv_one(self, i: int):
         if i in self.dead:
             return None
         try:
@@ -67,13 +63,42 @@ class Workers:
             return None
         return msg
 
+    def _gather(self, progress) -> Dict[int, object]:
+        """The result message of every worker, read in the order they arrive; ``progress(n)``
+        with the files done by all workers together as their progress messages come in."""
+        from multiprocessing.connection import wait
+
+        done_by: Dict[int, int] = {}
+
+        def tick(i: int, n: int) -> None:
+            done_by[i] = n
+            if progress is not None:
+                progress(sum(done_by.values()))
+
+        out: Dict[int, object] = {}
+        pending = {conn: i for i, conn in enumerate(self.conns) if i not in self.dead}
+        for i in range(len(self.conns)):
+            if i in self.dead:
+                out[i] = None
+        while pending:
+            for conn in wait(list(pending)):
+                i = pending[conn]
+                msg = self._recv_one(i)
+                if isinstance(msg, tuple) and len(msg) == 2 and msg[0] == _TICK:
+                    tick(i, msg[1])
+                    continue
+                out[i] = msg
+                del pending[conn]
+        return out
+
     def _lost(self, i: int) -> BaseException:
         return _WorkerLost(self.dead.get(i, "the worker process is gone"))
 
-    def phase1(self) -> List["Phase1"]:
+    def phase1(self, progress=None) -> List["Phase1"]:
         out: List[Phase1] = []
+        got_all = self._gather(progress)
         for i in range(len(self.conns)):
-            got = self._recv(i)
+            got = got_all.get(i)
             if got is None:
                 got = [Phase1(f, None, internal_error(display_path(f), self._lost(i), "reading and summarising"), 0, False)
                        for f in self.shares[i]]
@@ -81,7 +106,7 @@ class Workers:
         return out
 
     def phase2(self, index: ProjectIndex, scopes, keys: Dict[str, str], todo: Sequence[str],
-               yaml_files: Sequence[str]) -> List["Phase2"]:
+               yaml_files: Sequence[str], progress=None) -> List["Phase2"]:
         todo_set = set(todo)
         yaml_parts: List[List[str]] = [[] for _ in self.shares]
         for n, f in enumerate(yaml_files):
@@ -95,8 +120,9 @@ class Workers:
             except (OSError, ValueError) as exc:
                 self.dead[i] = f"lost the worker ({exc})"
         out: List[Phase2] = []
+        got_all = self._gather(progress)
         for i in range(len(self.conns)):
-            got = self._recv(i)
+            got = got_all.get(i)
             if got is None:
                 got = [Phase2(f, [internal_error(display_path(f), self._lost(i), "checking")], [], None)
                        for f in mine[i] + yaml_parts[i]]
@@ -121,6 +147,27 @@ class Workers:
             proc.join(timeout=10)
             if proc.is_alive():
                 proc.terminate()
+
+
+_TICK = "__tick__"
+TICK_SECONDS = 0.25  # a worker reports its progress at most this often
+
+
+class _Ticker:
+    """A worker's progress messages: the count of its files done, at most every
+    TICK_SECONDS (one small message; nothing when a phase is quick)."""
+
+    def __init__(self, conn) -> None:
+        import time
+        self.conn = conn
+        self.clock = time.monotonic
+        self.next = self.clock() + TICK_SECONDS
+
+    def __call__(self, done: int) -> None:
+        now = self.clock()
+        if now >= self.next:
+            self.next = now + TICK_SECONDS
+            self.conn.send((_TICK, done))
 
 
 class _WorkerLost(Exception):
@@ -179,7 +226,7 @@ def _die_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="msgraphlint-parent-watch", daemon=True).start()
 
 
-def worker_main(conn, share: List[str], settings: Settings, cache, jobs: int, inherited=(), parent: int = 0) -> None:
+def worker_main(conn, share: List[str], fs: PerFile, jobs: int, inherited=(), parent: int = 0) -> None:
     import traceback
 
     import gc
@@ -192,14 +239,17 @@ def worker_main(conn, share: List[str], settings: Settings, cache, jobs: int, in
             pass
     _die_with_parent(parent or os.getppid())
     try:
+        tick = _Ticker(conn)
         p1: List[Phase1] = []
         kept = 0
-        for f in share:
-            r = phase1(f, keep_source=kept < TREE_CACHE_LINES // max(jobs, 1), cache=cache, eager_calls=True,
-                       budget=settings.file_budget, per_mb=settings.file_budget_per_mb)
+        for n, f in enumerate(share, 1):
+            s = fs(f)
+            r = phase1(f, keep_source=kept < TREE_CACHE_LINES // max(jobs, 1), cache=fs.cache(f), eager_calls=True,
+                       budget=s.file_budget, per_mb=s.file_budget_per_mb)
             if r.source is not None:
                 kept += r.lines
             p1.append(r)
+            tick(n)
         conn.send([Phase1(r.path, r.summary, r.error, r.lines, r.hint, None, r.digest) for r in p1])
         msg = conn.recv()
         if msg is None:
@@ -212,18 +262,22 @@ def worker_main(conn, share: List[str], settings: Settings, cache, jobs: int, in
             return r.source.tree if r is not None and r.source is not None else None
 
         index.tree_provider = cached_tree
-        dispatch = Dispatch(settings.instances)
-        cells = CellResolver(index, settings.extra_cell_bases)
+        cells = CellResolver(index, fs.cell_bases())
         out: List[Phase2] = []
-        for f in todo:
+        tick = _Ticker(conn)
+        for n, f in enumerate(todo, 1):
             r1 = by_abs[os.path.abspath(f)]
-            res = lint_python(f, r1.source, index, scopes.get(os.path.abspath(f), []), settings, dispatch, cells)
+            s = fs(f)
+            res = lint_python(f, r1.source, index, scopes.get(os.path.abspath(f), []), s, fs.dispatch(s), cells)
             r1.source = None
-            if cache is not None and f in keys and not any(is_internal_error(x) for x in res.findings):
-                cache.put("p2", keys[f], res)
+            c = fs.cache(f)
+            if c is not None and f in keys and not any(is_internal_error(x) for x in res.findings):
+                c.put("p2", keys[f], res)
             out.append(res)
+            tick(n)
         for f in yaml_files:
-            out.append(lint_yaml(f, None, settings, dispatch))
+            s = fs(f)
+            out.append(lint_yaml(f, None, s, fs.dispatch(s)))
         conn.send(out)
         conn.recv()  # the close message
     except BaseException:  # noqa: BLE001 - reported to the parent, which raises

@@ -259,3 +259,81 @@ def test_fix_uses_each_files_own_config(tmp_path, monkeypatch):
     assert "y = y + 1" in (tmp_path / "a.py").read_text()        # MSG204 selected there: fixed
     assert "y += 1" in (tmp_path / "other" / "d.py").read_text()  # ignored by other/'s config: untouched
     assert "other/d.py:8:9: MSG201" in r.stdout                   # and other/ still reports with its own config
+
+
+HELPER = """
+def helper(x):
+    y = x * 2
+    y += 1
+    print(y)
+    return y
+"""
+CALLER = """
+import mindspore.nn as nn
+from sub.helpers import helper
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return helper(x)
+"""
+
+
+def monorepo(tmp_path, sub_config='[tool.msgraphlint]\nselect = ["MSG201"]\n'):
+    """The root package `pkg` calls a helper of the sibling package `sub`, which has its own
+    pyproject.toml (an installable library of the monorepo) selecting only MSG201."""
+    write_tree(tmp_path, {
+        "pyproject.toml": '[project]\nname = "root"\n[tool.msgraphlint]\n',
+        "pkg/__init__.py": "", "pkg/model.py": CALLER, "pkg/more.py": NET,
+        "sub/pyproject.toml": '[project]\nname = "sub"\n' + sub_config,
+        "sub/__init__.py": "", "sub/helpers.py": HELPER, "sub/other.py": "x = 1\n",
+    })
+    return tmp_path
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_one_index_across_configs_with_each_files_own_selection(tmp_path, jobs):
+    """The helper in sub/ is reached from Net.construct in pkg/: it is graph code (one project
+    index over both configurations) and its findings follow sub's selection (MSG201 only);
+    pkg/ keeps the default selection."""
+    root = monorepo(tmp_path)
+    got = codes_at(lint([root], jobs=jobs))
+    assert ("helpers.py", 4, "MSG201") in got
+    assert not [g for g in got if g[0] == "helpers.py" and g[2] != "MSG201"], got
+    assert ("more.py", 7, "MSG204") in got  # the root's default selection in pkg/
+    # the same tree with sub/ using the defaults: the helper's MSG204 appears, so the
+    # selection above was sub's own and not an accident of the analysis
+    other = monorepo(tmp_path / "b", sub_config="[tool.msgraphlint]\n")
+    got_b = codes_at(lint([other], jobs=jobs))
+    assert ("helpers.py", 3, "MSG204") in got_b and ("helpers.py", 4, "MSG201") in got_b
+    # argument order and naming the files one by one change nothing
+    files = [root / "sub" / "helpers.py", root / "pkg" / "model.py", root / "pkg" / "more.py",
+             root / "sub" / "other.py"]
+    assert codes_at(lint(files, jobs=jobs)) == got
+    assert codes_at(lint(list(reversed(files)), jobs=jobs)) == got
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_cell_bases_apply_to_the_classes_of_each_files_own_config(tmp_path, jobs):
+    """`cell-bases` of sub/'s configuration makes sub's `class L(Layer)` a Cell; the same
+    class in pkg/, whose configuration does not name that base, is not graph code."""
+    layer = "from thirdparty import Layer\n\n\nclass L(Layer):\n    def construct(self, x):\n        print(x)\n        return x\n"
+    root = monorepo(tmp_path, sub_config='[tool.msgraphlint]\ncell-bases = ["thirdparty.Layer"]\n')
+    write_tree(root, {"sub/layer.py": layer, "pkg/layer.py": layer})
+    got = codes_at(lint([root], jobs=jobs))
+    assert ("layer.py", 6, "MSG201") in got
+    assert [g for g in got if g[0] == "layer.py"] == [("layer.py", 6, "MSG201")]  # sub's only
+
+
+def test_result_cache_keys_each_file_on_its_own_settings(tmp_path):
+    """A warm run after sub/'s configuration changed re-checks sub's files with the new
+    selection (a key holding the root's settings would replay the old findings)."""
+    root = monorepo(tmp_path / "tree")
+    kw = dict(cache=True, cache_dir=str(tmp_path / "cache"))
+    cold = codes_at(lint([root], **kw))
+    assert codes_at(lint([root], **kw)) == cold
+    assert ("helpers.py", 3, "MSG204") not in cold
+    (root / "sub" / "pyproject.toml").write_text('[project]\nname = "sub"\n[tool.msgraphlint]\n'
+                                                 'select = ["MSG201", "MSG204"]\n')
+    warm = codes_at(lint([root], **kw))
+    assert ("helpers.py", 3, "MSG204") in warm and ("helpers.py", 4, "MSG201") in warm

@@ -68,3 +68,23 @@ def test_workers_die_with_their_parent(big_tree, how):
         for w in set(workers) | set(_children(proc.pid)):
             if _alive(w):  # only a failing run gets here: do not leave its workers behind
                 os.kill(w, signal.SIGKILL)
+
+
+def test_progress_moves_per_file_with_jobs(tmp_path, monkeypatch):
+    """With --jobs 2 the workers report files as they finish them, in both phases, so the
+    progress bar moves during a phase and not only when it ends (steady, never backwards)."""
+    from msgraphlint import workers
+    from msgraphlint.runner import run_paths
+
+    monkeypatch.setattr(workers, "TICK_SECONDS", 0.0, raising=False)  # every file reports (test speed)
+    n = 12
+    for i in range(n):
+        (tmp_path / f"m{i}.py").write_text("from mindspore import ops\n" + FILE.format(i=i), encoding="utf-8")
+    seen = []
+    run_paths([str(tmp_path)], jobs=2, progress=lambda done, total: seen.append((done, total)))
+    total = 2 * n
+    assert {t for _, t in seen} == {total}
+    dones = [d for d, _ in seen]
+    assert dones == sorted(dones) and dones[-1] == total
+    assert [d for d in dones if 0 < d < n], dones            # during reading and summarising
+    assert [d for d in dones if n < d < total], dones        # during the rules
