@@ -145,6 +145,24 @@ def test_statistics_have_totals_and_fixable_counts_also_in_json(proj):
         "MSG201": (1, 0), "MSG204": (1, 1), "MSG510": (1, 1), "MSG520": (1, 0)}
 
 
+def test_json_summary_counts_fixable_as_the_text_summary_does(proj):
+    """`summary.fixable` is what `--fix` fixes (safe fixes; all with --unsafe-fixes), the
+    number in the text's "(N fixable)"; `summary.hidden_fixes` the unsafe-only ones."""
+    from jsonschema import Draft202012Validator
+    from msgraphlint.reporters.json import load_schema
+
+    text = run("check", "--output-format", "concise", "net.py").stdout
+    assert "Found 4 errors (2 fixable)." in text and "2 hidden fixes" in text
+    doc = json.loads(run("check", "--output-format", "json", "net.py").stdout)
+    Draft202012Validator(load_schema()).validate(doc)
+    assert (doc["summary"]["fixable"], doc["summary"]["hidden_fixes"]) == (2, 2)
+    assert sum(1 for f in doc["findings"] if f["fix"] and f["fix"]["safety"] == "safe") == 2
+    assert "Found 4 errors (4 fixable)." in run("check", "--output-format", "concise", "--unsafe-fixes", "net.py").stdout
+    doc = json.loads(run("check", "--output-format", "json", "--unsafe-fixes", "net.py").stdout)
+    Draft202012Validator(load_schema()).validate(doc)
+    assert (doc["summary"]["fixable"], doc["summary"]["hidden_fixes"]) == (4, 0)
+
+
 @pytest.mark.parametrize("args,env,colored", [
     ([], {}, False),                                  # a pipe: no colour
     (["--color"], {}, True),                          # asked for, even into a pipe

@@ -230,9 +230,9 @@ def test_json_document_matches_its_schema_and_content():
     doc = json.loads(render("json", sample_results(), RULES))
     jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(doc)
 
-    assert doc["schema_version"] == "1.0"
+    assert doc["schema_version"] == "2.0"
     assert doc["tool"] == {"name": "msgraphlint", "version": __version__}
-    assert doc["summary"] == {"files": 3, "findings": 4, "fixable": 1,
+    assert doc["summary"] == {"files": 3, "findings": 4, "fixable": 1, "hidden_fixes": 0,
                               "by_code": {"MSG002": 1, "MSG901": 1, "MSG902": 2}}
     assert [(f["code"], f["line"]) for f in doc["findings"]] == [
         ("MSG902", 3), ("MSG002", 7), ("MSG901", 12), ("MSG902", 1)]

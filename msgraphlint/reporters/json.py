@@ -14,9 +14,9 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from .. import __version__
 from ..findings import FileResult, Finding, Fix
-from ._common import all_findings, column1, count_by_code, hidden_fixes, hint_for, statistics_rows
+from ._common import all_findings, column1, count_by_code, fix_applicable, hidden_fixes, hint_for, statistics_rows
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "2.0"  # 2.0: summary.fixable counts what --fix applies; summary.hidden_fixes
 SCHEMA_RESOURCE = "findings.schema.json"  # in the msgraphlint.data package
 
 
@@ -52,7 +52,10 @@ def finding_dict(finding: Finding, rules: Mapping[str, type]) -> Dict[str, Any]:
     }
 
 
-def document(results: List[FileResult], rules: Mapping[str, type]) -> Dict[str, Any]:
+def document(results: List[FileResult], rules: Mapping[str, type], unsafe_fixes: bool = False) -> Dict[str, Any]:
+    """The findings document. ``summary.fixable`` counts the findings ``--fix`` would fix
+    (safe fixes; every fix with ``unsafe_fixes``), as the text summary does;
+    ``summary.hidden_fixes`` those whose only fix is unsafe (``--unsafe-fixes``)."""
     findings = all_findings(results)
     return {
         "schema_version": SCHEMA_VERSION,
@@ -61,7 +64,8 @@ def document(results: List[FileResult], rules: Mapping[str, type]) -> Dict[str, 
         "summary": {
             "files": len(results),
             "findings": len(findings),
-            "fixable": sum(1 for f in findings if f.fix is not None),
+            "fixable": sum(1 for f in findings if fix_applicable(f, unsafe_fixes)),
+            "hidden_fixes": hidden_fixes(findings, unsafe_fixes),
             "by_code": count_by_code(findings),
         },
     }
@@ -97,4 +101,4 @@ def render(results: List[FileResult], rules: Mapping[str, type], *, root: Option
            statistics: bool = False, color: bool = False, unsafe_fixes: bool = False, **_options) -> str:
     if statistics:
         return _json.dumps(statistics_document(results, unsafe_fixes), indent=2, ensure_ascii=False) + "\n"
-    return _json.dumps(document(results, rules), indent=2, ensure_ascii=False) + "\n"
+    return _json.dumps(document(results, rules, unsafe_fixes), indent=2, ensure_ascii=False) + "\n"
