@@ -455,6 +455,7 @@ def _log_to_stderr(name: str) -> None:
 
 
 def _verbose_report(result, seconds: float) -> None:
+    from .source import display_path as _display_path
     echo = lambda m: click.echo(f"msgraphlint: {m}", err=True)  # noqa: E731
     counts: dict = {}
     for fr in result.files:
@@ -464,8 +465,8 @@ def _verbose_report(result, seconds: float) -> None:
         extends = f" (extends {' -> '.join(s.config.extends)})" if s.config.extends else ""
         echo(f"config: {s.config.path or 'defaults (no configuration file found)'}{extends}: "
              f"{_plural(n, 'file')}, {_plural(len(s.rules), 'rule')}")
-    for path, why in result.skipped:
-        echo(f"skipped {path}: {why}")
+    for path, why in result.skipped:  # a directory skipped as a whole ends with "/"
+        echo(f"skipped {_display_path(path.rstrip('/'))}{'/' if path.endswith('/') else ''}: {why}")
     for fr in result.files:
         if fr.skipped:
             echo(f"skipped {fr.path}: {fr.skip_reason or 'skipped'}")

@@ -7,9 +7,11 @@ from __future__ import annotations
 import fnmatch
 import os
 import stat
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import pathspec
+
+from .source import display_path
 
 PY_SUFFIXES = (".py", ".pyi")
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -53,15 +55,16 @@ class _GitIgnores:
             self._cache[directory] = spec
         return self._cache[directory]
 
-    def ignored(self, path: str, is_dir: bool, bases: Sequence[str]) -> bool:
+    def ignored(self, path: str, is_dir: bool, bases: Sequence[str]) -> Optional[str]:
+        """The .gitignore that ignores ``path``, or None."""
         for base in bases:
             spec = self.spec(base)
             if spec is None:
                 continue
             rel = os.path.relpath(path, base).replace(os.sep, "/")
             if spec.match_file(rel + ("/" if is_dir else "")):
-                return True
-        return False
+                return os.path.join(base, ".gitignore")
+        return None
 
 
 def _repo_top(start: str) -> Optional[str]:
@@ -89,9 +92,12 @@ def _special_warning(path: str) -> str:
 
 
 def discover(paths: Iterable[str], exclude: Sequence[str], root: str, respect_gitignore: bool = True,
-             include_yaml: bool = True, warnings: Optional[List[str]] = None) -> List[str]:
+             include_yaml: bool = True, warnings: Optional[List[str]] = None,
+             skipped: Optional[List[Tuple[str, str]]] = None) -> List[str]:
     """Files to lint, in a stable order. Raises DiscoveryError naming a missing path.
-    Non-regular files are skipped; a message for each goes to ``warnings``."""
+    Non-regular files are skipped; a message for each goes to ``warnings``. Files and
+    directories left out because a ``.gitignore`` ignores them go to ``skipped`` as
+    (path, reason) (a directory once, with a trailing ``/``)."""
     if warnings is None:
         warnings = []
     out: List[str] = []
@@ -127,8 +133,12 @@ def discover(paths: Iterable[str], exclude: Sequence[str], root: str, respect_gi
                 rel = os.path.relpath(os.path.abspath(full), root).replace(os.sep, "/")
                 if _excluded(rel, d, exclude):
                     continue
-                if top is not None and gi.ignored(os.path.abspath(full), True, bases):
-                    continue
+                if top is not None:
+                    by = gi.ignored(os.path.abspath(full), True, bases)
+                    if by is not None:
+                        if skipped is not None:
+                            skipped.append((full + "/", f"gitignored (by {display_path(by)})"))
+                        continue
                 keep.append(d)
             dirnames[:] = keep
             for f in sorted(filenames):
@@ -139,8 +149,12 @@ def discover(paths: Iterable[str], exclude: Sequence[str], root: str, respect_gi
                 rel = os.path.relpath(ap, root).replace(os.sep, "/")
                 if _excluded(rel, f, exclude):
                     continue
-                if top is not None and gi.ignored(ap, False, bases):
-                    continue
+                if top is not None:
+                    by = gi.ignored(ap, False, bases)
+                    if by is not None:
+                        if skipped is not None:
+                            skipped.append((full, f"gitignored (by {display_path(by)})"))
+                        continue
                 if not _regular(full):
                     warnings.append(_special_warning(full))
                     continue

@@ -218,7 +218,8 @@ def plan_paths(paths: Sequence[str], settings_of, *, force_exclude: bool = False
             s = settings_of(p)
             cfg = s.config
             try:
-                found = discover([p], cfg.all_excludes(), cfg.root, cfg.respect_gitignore, warnings=warnings)
+                found = discover([p], cfg.all_excludes(), cfg.root, cfg.respect_gitignore, warnings=warnings,
+                                 skipped=skipped)
             except DiscoveryError as exc:
                 raise UsageError(str(exc)) from None
             if os.path.isdir(p):

@@ -299,6 +299,19 @@ def test_verbose_names_configs_skips_and_phase_timings(proj):
     assert "report:" in err
 
 
+def test_verbose_lists_what_gitignore_leaves_out(proj):
+    """-v names the files and folders a .gitignore leaves out, and which .gitignore."""
+    (proj / ".git").mkdir()
+    write_tree(proj, {".gitignore": "out/\ngen_*.py\n", "out/x.py": NET, "gen_a.py": NET,
+                      "pkg/.gitignore": "old.py\n", "pkg/old.py": NET, "pkg/new.py": NET})
+    r = run("check", "-v", "--output-format", "concise", ".")
+    err = r.stderr
+    assert "skipped out/: gitignored (by .gitignore)" in err
+    assert "skipped gen_a.py: gitignored (by .gitignore)" in err
+    assert f"skipped {os.path.join('pkg', 'old.py')}: gitignored (by {os.path.join('pkg', '.gitignore')})" in err
+    assert "pkg/new.py" in r.stdout and "old.py:" not in r.stdout and "gen_a.py:" not in r.stdout
+
+
 def test_show_files(proj):
     write_tree(proj, {"a/b.py": NET, "build/x.py": NET, "notes.txt": "x"})
     r = run("check", "--show-files", ".")
