@@ -436,6 +436,19 @@ class ThirdPartyOnTensor(Rule):
         script '__call_func_str__(__input_0__,) in graph mode', the inputs should be constant,
         but found variable`.
 
+        The standard library is on the same side of MindSpore's third-party check (a module
+        under the Python installation, not under site-packages): the catalog's
+        `interpreted_stdlib`, generated from 2.10's `jit_fallback_modules/check_utils.py`
+        rule. Functions in the parser's convert map are compiled natively
+        (`converted_stdlib`: `functools.partial`, `operator.add`, ...; measured: 0 PyExecute,
+        `fallback_neg_functools_partial_operator`). Measured on 2.10 CPU:
+        `functools.reduce(ops.add, [x, x * 2, x * 3])` in `construct` compiled with 5
+        PyExecute nodes and 5 kernel graphs, and STRICT rejected it
+        (`fallback_pos_functools_reduce`). Not reported (a known gap): with constant
+        arguments, `functools.reduce(operator.mul, x.shape)` did not compile at all on 2.10
+        (`NameError: name '__input_0__' is not defined`). `math`, `random`, `time` and
+        `logging` are left to MSG402, MSG210 and MSG211.
+
         Reported when a call resolves to such a package (by import, or through a `self.<attr>`
         built from one in `__init__`) and gets a tensor or another non-constant value. Calls
         with only constant arguments are folded at compile time and are not reported; NumPy,
@@ -497,10 +510,14 @@ class ThirdPartyOnTensor(Rule):
         dotted = ctx.qualname(node.func)
         if dotted:
             top = dotted.split(".")[0]
-            if top in NUMERIC_HOST or top in _OTHER_RULES or top.startswith("mindspore") \
-                    or top not in third_party_packages():
+            if top in NUMERIC_HOST or top in _OTHER_RULES or top.startswith("mindspore"):
                 return
-            package = top
+            if top in third_party_packages():
+                package = top
+            elif _interpreted_stdlib(ctx, dotted):
+                package = f"standard-library `{top}`"
+            else:
+                return
         else:
             package = self._self_attr_package(node.func, ctx)
             if package is None:
@@ -508,8 +525,7 @@ class ThirdPartyOnTensor(Rule):
         args = list(node.args) + [k.value for k in node.keywords]
         if not any(not ctx.kind(a.value if isinstance(a, ast.Starred) else a).constant for a in args):
             return
-        if dotted and not any(ctx.kind(a.value if isinstance(a, ast.Starred) else a).tensor_like
-                              or ctx.kind(a.value if isinstance(a, ast.Starred) else a) is Kind.HOST for a in args):
+        if dotted and not any(_carries_tensor(ctx, a.value if isinstance(a, ast.Starred) else a) for a in args):
             return  # a module function: only with a known tensor (or host value)
         if under_string_dispatch(ctx, node):
             return  # one configuration's branch (see _hostvalues.under_string_dispatch)
@@ -538,6 +554,30 @@ class ThirdPartyOnTensor(Rule):
                 and not top.startswith("mindspore"):
             return top
         return None
+
+
+# standard-library modules other rules own: MSG402 (math), MSG210 (random, time), MSG211 (logging)
+_STDLIB_OWNED = frozenset({"math", "cmath", "statistics", "random", "time", "logging"})
+
+
+def _interpreted_stdlib(ctx, dotted: str) -> bool:
+    """A standard-library function the graph parser hands to the interpreter: its module is in
+    the catalog's `interpreted_stdlib` (MindSpore's third-party check) and the function is not
+    in the parser's convert map (`functools.partial`, `operator.add`, ... are converted)."""
+    top = dotted.split(".")[0]
+    if top in _STDLIB_OWNED or "." not in dotted:
+        return False
+    cat = ctx.catalog
+    return top in cat.graph_builtins("interpreted_stdlib") and dotted not in cat.graph_builtins("converted_stdlib")
+
+
+def _carries_tensor(ctx, a: ast.AST) -> bool:
+    """A tensor (or host) value, or a list/tuple literal holding one (`[x, y]`)."""
+    k = ctx.kind(a)
+    if k.tensor_like or k is Kind.HOST:
+        return True
+    return isinstance(a, (ast.List, ast.Tuple)) and any(ctx.kind(e.value if isinstance(e, ast.Starred) else e).tensor_like
+                                                        for e in a.elts)
 
 
 _LIST_METHODS = {

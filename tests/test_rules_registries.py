@@ -92,3 +92,19 @@ def test_docstring_only_deprecations_are_not_reported(tmp_path):
     """})
     assert get_catalog().deprecation("mindspore.nn.Momentum")["source"] == "docstring"
     assert lint([tmp_path / "m.py"], select=["MSG513"]) == []
+
+
+def test_parser_tables_drive_msg404_for_the_standard_library(tmp_path):
+    write_tree(tmp_path, {"m.py": """
+        import functools
+        import operator
+        from mindspore import nn, ops
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                a = functools.reduce(ops.add, [x, x * 2])
+                b = functools.partial(ops.add, x)(a)
+                return operator.add(a, b)
+    """})
+    # reduce is interpreted (not in the parser's convert map); partial and operator.add are converted
+    assert codes_at(lint([tmp_path / "m.py"], select=["MSG404"])) == [("m.py", 7, "MSG404")]
