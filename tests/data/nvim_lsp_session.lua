@@ -37,9 +37,10 @@ local ok, err = pcall(function()
   vim.cmd("edit " .. vim.fn.fnameescape(file))
   local buf = vim.api.nvim_get_current_buf()
   local client_id
+  local get_clients = vim.lsp.get_clients or vim.lsp.get_active_clients  -- 0.10+ / 0.7
   vim.wait(10000, function()
-    for _, c in pairs(vim.lsp.buf_get_clients(buf)) do
-      if c.name == "msgraphlint" then client_id = c.id end
+    for _, c in pairs(get_clients()) do
+      if c.name == "msgraphlint" and vim.lsp.buf_is_attached(buf, c.id) then client_id = c.id end
     end
     return client_id ~= nil
   end, 50)
@@ -51,9 +52,11 @@ local ok, err = pcall(function()
   -- 2. ask for code actions on the finding and apply the rule's fix, as :lua vim.lsp.buf.code_action() would
   local client = vim.lsp.get_client_by_id(client_id)
   local d = vim.diagnostic.get(buf)[1]
-  local params = vim.lsp.util.make_range_params()
-  params.range = { start = { line = d.lnum, character = d.col }, ["end"] = { line = d.end_lnum, character = d.end_col } }
-  params.context = { diagnostics = vim.lsp.diagnostic.get_line_diagnostics(buf, d.lnum) }
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    range = { start = { line = d.lnum, character = d.col }, ["end"] = { line = d.end_lnum, character = d.end_col } },
+    context = { diagnostics = {} },  -- the server picks the findings by range
+  }
   local responses = vim.lsp.buf_request_sync(buf, "textDocument/codeAction", params, 10000)
   local titles, applied = {}, nil
   for _, resp in pairs(responses or {}) do
