@@ -47,7 +47,6 @@ class JitForbiddenApi(Rule):
                "the graph fails to compile ('{impl}' is not supported in 'construct' or function with @jit decorator)")
     hint = "do it outside the graph: in `__init__`, before the call, or in the training loop ({advice})"
     severity = Severity.ERROR
-    report_call_sites = True
     rationale = """
         MindSpore keeps a registry of the APIs graph mode must not call
         (`mindspore/graph/_utils/check_jit_forbidden_api.py`): 31 methods decorated with
