@@ -76,10 +76,12 @@ class Outcome:
 
 
 class Job:
-    def __init__(self, uri: str, version: Optional[int], text: str, work: Callable[[], list],
-                 previous: Optional["Job"], loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, uri: str, version: Optional[int], text: str, work: Callable[[object], list],
+                 previous: Optional["Job"], loop: asyncio.AbstractEventLoop,
+                 setup: Optional[Callable[[], object]] = None) -> None:
         self.uri, self.version, self.text = uri, version, text
         self.work = work
+        self.setup = setup  # runs first and is never interrupted (imports, configuration)
         self.previous = previous
         self.future: asyncio.Future = loop.create_future()
         self._lock = threading.Lock()
@@ -87,6 +89,7 @@ class Job:
         self._stop = None              # an interrupt that came before the work started
         self.thread: Optional[threading.Thread] = None
         self.started = 0.0
+        self.cpu_base = 0.0
 
     def interrupt(self, kind) -> bool:
         """Raise ``kind`` in the job's thread if it is still analysing."""
@@ -111,12 +114,15 @@ class Job:
                 if self.previous is not None and self.previous.thread is not None:
                     self.previous.thread.join()  # one analysis per document at a time (its scope cache)
                     self.previous = None
+                prepared = self.setup() if self.setup is not None else None
+                self.cpu_base = thread_cpu_seconds(threading.get_native_id()) or 0.0  # the budget counts from here
+                self.started = time.monotonic()
                 with self._lock:
                     if self._stop is not None:
                         raise self._stop()
                     self._running = True
                 try:
-                    outcome.findings = self.work()
+                    outcome.findings = self.work(prepared)
                 finally:
                     with self._lock:
                         self._running = False
@@ -146,18 +152,19 @@ class Scheduler:
         self.jobs: dict = {}        # uri -> the newest Job
         self.timings: List[float] = []
 
-    def start(self, uri: str, version: Optional[int], text: str, work: Callable[[], list]) -> Job:
+    def start(self, uri: str, version: Optional[int], text: str, work: Callable[[object], list],
+              setup: Optional[Callable[[], object]] = None) -> Job:
         old = self.jobs.get(uri)
         if old is not None and not old.future.done():
             if old.version == version and old.text == text:
                 return old  # already analysing exactly this
             old.interrupt(Cancelled)
-        job = Job(uri, version, text, work, old, self.loop)
+        job = Job(uri, version, text, work, old, self.loop, setup)
         self.jobs[uri] = job
         job.thread = threading.Thread(target=job.run, args=(self._deliver,), name=f"msgraphlint-analysis {uri}",
                                       daemon=True)
-        job.thread.start()
         job.started = time.monotonic()
+        job.thread.start()
         if self.budget_s > 0:
             self.loop.call_later(WATCH_EVERY_S, self._watch, job)
         return job
@@ -172,16 +179,16 @@ class Scheduler:
         thread's CPU time cannot be read)."""
         if job.future.done():
             return
+        if not job._running:  # waiting for the older analysis, or in setup: not counted
+            self.loop.call_later(WATCH_EVERY_S, self._watch, job)
+            return
         used = thread_cpu_seconds(job.thread.native_id if job.thread is not None else None)
-        if used is None:
-            used = time.monotonic() - job.started
+        used = time.monotonic() - job.started if used is None else used - job.cpu_base
         if used < self.budget_s:
             self.loop.call_later(WATCH_EVERY_S, self._watch, job)
         elif job.interrupt(BudgetExceeded):
             log.warning("msgraphlint lsp: analysis of %s (version %s) hit the %g s budget", job.uri, job.version,
                         self.budget_s)
-        else:
-            self.loop.call_later(WATCH_EVERY_S, self._watch, job)  # not started yet (waiting for the older one)
 
     def _deliver(self, job: Job, outcome: Outcome) -> None:  # analysis thread
         try:

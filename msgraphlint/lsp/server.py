@@ -221,15 +221,18 @@ class MsGraphLintServer(LanguageServer):
             return None
         text = doc.text
 
-        def work() -> list:
+        def setup():  # not interruptible: imports, rule loading and configuration stay whole
             from ..runner import run_source
 
-            settings = self.settings_for(path)
+            return run_source, self.settings_for(path)
+
+        def work(prepared) -> list:
+            run_source, settings = prepared
             cache = self.scope_caches.setdefault((uri, id(settings)), {})
             result = run_source(text, path, settings=settings, scope_cache=cache)
             return list(result.findings) + list(result.unused_suppressions)
 
-        return self.scheduler.start(uri, doc.version, text, work)
+        return self.scheduler.start(uri, doc.version, text, work, setup)
 
     def _is_current(self, outcome: Optional[Outcome]) -> bool:
         doc = self.documents.get(outcome.uri) if outcome is not None else None
