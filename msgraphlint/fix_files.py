@@ -146,6 +146,7 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
     final: Dict[str, FileResult] = dict(by_path)
     seen_real: Dict[str, str] = {}
     links: Dict[str, str] = {}
+    attempted: Set[str] = set()
     for round_no in range(max_rounds):
         snaps: Dict[str, _Snapshot] = {}
         for p in todo:
@@ -176,8 +177,15 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
                 not_written[p] = exc.reason
                 continue
             fixes[p] = ff
-        if not retry:
+        attempted.update(snaps)
+        # a fix in one file can make another file fixable (a helper that becomes graph code):
+        # fix it too, so that a second --fix changes nothing
+        late = [p for p in paths if p not in attempted and p not in links and _fixable(final[p], unsafe)]
+        if not retry and not (late and write):
             break
+        if not retry:
+            todo = late
+            continue
         if round_no + 1 == max_rounds:
             for p in retry:
                 errors.append(f"{p}: changed on disk while it was being fixed ({max_rounds} times); left as it is")
@@ -185,7 +193,7 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
             break
         for p in retry:
             seen_real.pop(os.path.realpath(p), None)
-        todo = retry
+        todo = retry + late
     if not_written:  # those files keep their text: report what is on disk
         final.update(_lint(paths, settings, {}, cache))
     files: List[FileResult] = []
