@@ -194,6 +194,7 @@ class ModuleEngine:
         self._returns: Dict[str, Kind] = {}
         self._in_progress: set = set()
         self._consts: Optional[Dict[str, Kind]] = None
+        self._closures: Dict[int, Dict[str, Kind]] = {}
         self._from_callers: Dict[str, frozenset] = {}
         self._prepass: Dict[str, Tuple[tuple, ScopeValues]] = {}
 
@@ -285,7 +286,9 @@ class ModuleEngine:
             for line in enclosing:
                 outer = self._funcs.get(line)
                 if outer is not None:
-                    consts.update(closure_kinds(outer))
+                    if line not in self._closures:  # one pass per enclosing function, shared by its scopes
+                        self._closures[line] = closure_kinds(outer)
+                    consts.update(self._closures[line])
         hints = self._hints.get(qualname)
         key = self._values_key(qualname, is_root, enclosing)
         cached = self._prepass.pop(qualname, None)
