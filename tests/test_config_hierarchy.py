@@ -219,7 +219,10 @@ def test_force_exclude_applies_the_default_excludes_without_a_config(tmp_path, m
 
 def test_settings_schema_lists_every_key_and_documented_examples_validate():
     import re
-    import tomllib
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
     from importlib import resources
 
     import jsonschema

@@ -51,7 +51,10 @@ def test_no_unfilled_placeholder_in_a_rendered_doc():
 
 
 def test_rule_links_use_the_url_declared_in_pyproject(monkeypatch):
-    import tomllib
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10
+        import tomli as tomllib
 
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as fh:
         urls = tomllib.load(fh)["project"]["urls"]
