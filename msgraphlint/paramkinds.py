@@ -110,7 +110,7 @@ class CallerKinds:
         calls: List[Tuple[_Target, ast.Call]] = []
         attrs = self.self_attrs(class_name) if class_name else {}
         nested: List[Tuple[ast.AST, Optional[str]]] = []
-        needles = self._needles if func is not None else self._needles + _EVIDENCE
+        needles = list(self._needles if func is not None else self._needles + _EVIDENCE)
         for stmt in body:
             if self._lines is not None and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 seg = self._lines[stmt.lineno - 1:getattr(stmt, "end_lineno", stmt.lineno)]
@@ -121,6 +121,8 @@ class CallerKinds:
                     v = node.value
                     key = self._constructed(v)
                     env[node.targets[0].id] = key if key is not None else self._plain_kind(v, env)
+                    if key is not None:
+                        needles.append(node.targets[0].id + "(")  # `net = Net()`: later `net(x)` calls it
                 elif isinstance(node, (ast.For, ast.comprehension)) and self._is_dataset_iter(node.iter):
                     for n in ast.walk(node.target):
                         if isinstance(n, ast.Name):

@@ -155,3 +155,20 @@ def test_bool_of_a_tensor_is_a_truth_test(tmp_path):
                     x = x / 2
                 return x
     """) == [("m.py", 5, "MSG101"), ("m.py", 7, "MSG102")]
+
+
+def test_a_call_through_a_local_name_on_a_later_line(tmp_path):
+    assert _lint(tmp_path, """
+        import mindspore as ms
+        from mindspore import nn
+
+        class Net(nn.Cell):
+            def construct(self, x, n):
+                if n.sum() > 1:
+                    return x * 2
+                return x
+
+        def predict(x):
+            net = Net()
+            return net(x, 2)
+    """) == []
