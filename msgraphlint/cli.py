@@ -635,7 +635,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
             return
         raise
     except SystemExit as exc:
-        if type(sys.stdout).__name__ == "PacifyFlushWrapper":  # click met EPIPE and gave up with 1
+        if type(sys.stdout).__name__.lstrip("_") == "PacifyFlushWrapper":  # click met EPIPE and gave up with 1 (8.5: _PacifyFlushWrapper)
             _closed_pipe()
             return
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
