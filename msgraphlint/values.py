@@ -14,7 +14,7 @@ can ask about any node in any order.
 from __future__ import annotations
 
 import ast
-from typing import Dict, Optional
+from typing import Dict, FrozenSet, Optional
 
 from .astutil import children as _children
 from .imports import ImportMap
@@ -78,6 +78,24 @@ def _type_test(test: ast.AST, imports) -> Optional[tuple]:
     return None
 
 
+
+def _double_starred_names(func) -> FrozenSet[str]:
+    """Names ``**``-unpacked in ``func``'s own body (``{**p}``, ``f(**p)``; nested
+    ``def``/``lambda`` bodies skipped): Python requires a mapping there, so the name is
+    never a tensor (a Tensor is not a mapping: PyNative raises ``TypeError``)."""
+    out = set()
+    stack = list(func.body) if isinstance(func.body, list) else [func.body]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(n, ast.Dict):
+            out.update(v.id for k, v in zip(n.keys, n.values) if k is None and isinstance(v, ast.Name))
+        elif isinstance(n, ast.Call):
+            out.update(kw.value.id for kw in n.keywords if kw.arg is None and isinstance(kw.value, ast.Name))
+        stack.extend(ast.iter_child_nodes(n))
+    return frozenset(out)
+
 class ScopeValues:
     """Kinds for the expressions of one scope function."""
 
@@ -112,6 +130,7 @@ class ScopeValues:
         positional = list(getattr(args, "posonlyargs", [])) + list(args.args)
         defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
         pairs = list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults))
+        mappings = _double_starred_names(func) if is_root else frozenset()
         for i, (arg, default) in enumerate(pairs):
             if i == 0 and arg.arg in ("self", "cls") and self.cls is not None:
                 env[arg.arg] = Kind.UNKNOWN
@@ -121,6 +140,9 @@ class ScopeValues:
                 continue
             if not is_root:
                 env[arg.arg] = Kind.UNKNOWN
+                continue
+            if arg.arg in mappings:
+                env[arg.arg] = Kind.UNKNOWN  # `{**p}` / `f(**p)`: p is a mapping, never a tensor
                 continue
             ann = ast.unparse(arg.annotation) if arg.annotation is not None else None
             if ann is not None and ann in _CONST_ANNOTATIONS:

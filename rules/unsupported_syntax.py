@@ -519,7 +519,10 @@ class DictUnpackOfTensors(Rule):
           is reported.
 
         Reported when the unpacked value is a Cell or function output known to hold tensors,
-        or a name bound in the same function to a dict display with a tensor value.
+        or a name bound in the same function to a dict display with a tensor value. A dict
+        passed to `construct` (`{**cfg, "b": 2.0}` with `cfg` a parameter) is not reported:
+        a `**`-unpacked name is a mapping, and on 2.10 this compiles and matches PyNative,
+        with tensor values too (labeled fixture `syntax_neg_dict_arg_unpack`).
     """
     VALID = [
         Valid("""
@@ -540,6 +543,15 @@ class DictUnpackOfTensors(Rule):
                     res = {"a": out["a"], "loss": x.sum()}
                     return res["a"]
         """, note="explicit keys"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x, cfg):
+                    merged = {**cfg, "b": 2.0}
+                    return x * merged["a"] + merged["b"]
+        """, note="a dict passed to `construct`: a `**`-unpacked parameter is a mapping, not a tensor "
+                  "(compiled on 2.10, values right; fixtures/labeled/syntax_neg_dict_arg_unpack.py)"),
     ]
     INVALID = [
         Invalid("""

@@ -229,3 +229,29 @@ def test_dict_unpacking_of_tensor_dicts(tmp_path, body, line):
 def test_dict_unpacking_of_constants_is_fine(tmp_path, body):
     got, _ = _lint_body(tmp_path, body, select=["MSG412"])
     assert got == []
+
+
+@pytest.mark.parametrize("sig,body", [
+    # the oracle's case (graph_syntax/statements/test_starred_expression.py): a dict argument
+    ("self, kwarg", "return {**kwarg, 'a': 3, ('d', 'e'): 4}\n"),
+    ("self, x, cfg", "merged = {**cfg, 'b': 2.0}\nreturn x * merged['a'] + merged['b']\n"),
+    ("self, x, cfg", "y = ops.mul(x, **cfg)\nb = {**cfg}\nreturn y\n"),
+])
+def test_dict_unpacking_of_a_parameter_is_a_mapping(tmp_path, sig, body):
+    got, _ = _lint_body(tmp_path, body, sig=sig, select=["MSG412"])
+    assert got == []
+
+
+def test_dict_unpacking_a_tensor_dict_next_to_a_mapping_parameter(tmp_path):
+    # the parameter is a mapping; a local dict of tensors is still reported
+    got, _ = _lint_body(tmp_path, "a = {'p': x}\nb = {**cfg, **a}\nreturn b['p']\n", sig="self, x, cfg",
+                        select=["MSG412"])
+    assert got == [(2, "MSG412")]
+
+
+def test_double_starred_parameter_kind_is_not_a_tensor(tmp_path):
+    from msgraphlint.values import _double_starred_names
+    import ast
+    func = ast.parse("def f(self, x, cfg, opts):\n    g(**opts)\n    def inner(q):\n        return {**q}\n"
+                     "    return {**cfg, 'a': x}\n").body[0]
+    assert _double_starred_names(func) == frozenset({"cfg", "opts"})
