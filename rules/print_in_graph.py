@@ -3,6 +3,7 @@
 import ast
 
 from msgraphlint.findings import Edit, Fix
+from msgraphlint.kinds import Kind
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 
 
@@ -10,8 +11,7 @@ class PrintInGraph(Rule):
     code = "MSG201"
     name = "print-in-graph"
     summary = "Python `print()` inside graph-mode code."
-    message = ("`print()` in graph-mode code is compiled into a Print op with no source line "
-               "that runs on every step (in {where})")
+    message = "`print()`{what} in graph-mode code {how} (in {where})"
     hint = "use `ops.print_(...)` (or `ops.Print()`) for deliberate graph-side printing, or remove it"
     severity = Severity.WARNING
     fix_safety = FixSafety.UNSAFE
@@ -31,6 +31,12 @@ class PrintInGraph(Rule):
         `Tensor(shape=…)` format instead of PyNative's). A `print` whose block ends in
         `exit()`/`raise` is an error path, not per-step logging, and is not reported. Printing outside `construct` (in
         the training loop) is not affected and not flagged.
+
+        Printing a NumPy/host value is different: `print(arr[0:2])` of a NumPy array, `print(np.array(...) * 2)`
+        or `print(x.asnumpy())` compile (2.10 CPU, validate IR) to PyExecute nodes and no Print op — the
+        interpreter fallback runs the Python `print` at every call. The message says so for a printed
+        value that is a `numpy` call, a host value (`.asnumpy()`, `.item()`…), or a local last
+        assigned one (and subscripts/arithmetic of those); no fix is offered there.
 
         Fix (unsafe: it keeps the print in the graph, where deleting it may be what
         you want): `print(...)` → `ops.print_(...)`, offered when the module already
@@ -128,14 +134,62 @@ class PrintInGraph(Rule):
             def step(x):
                 return helper(x)
         """, line=4, note="in a helper reached from a jit function"),
+        Invalid("""
+            import numpy as np
+            import mindspore as ms
+
+            @ms.jit
+            def step(x):
+                arr = np.array([1, 2, 3])
+                print(arr[0:2])
+                return x + 1
+        """, line=7, note="a NumPy value: printed through PyExecute (interpreter fallback), no Print op"),
     ]
+
+    _PRINT_OP = "is compiled into a Print op with no source line that runs on every step"
+    _PYEXECUTE = "runs through PyExecute (interpreter fallback), not a Print op, on every call"
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         if isinstance(node.func, ast.Name) and node.func.id == "print" and "print" not in ctx.imports.names:
             if self._error_path(node, ctx):
                 return
             scope = ctx.scope
-            ctx.report(node, fix=self._fix(node, ctx), where=scope.short_name if scope else "graph")
+            host = any(self._host_value(a, ctx) for a in node.args)
+            ctx.report(node, fix=None if host else self._fix(node, ctx),
+                       what=" of a NumPy/host value" if host else "",
+                       how=self._PYEXECUTE if host else self._PRINT_OP,
+                       where=scope.short_name if scope else "graph")
+
+    @classmethod
+    def _host_value(cls, e: ast.AST, ctx, depth: int = 0) -> bool:
+        """A printed value that is NumPy/host data, not a tensor or a constant: a value
+        pulled to the host (``x.asnumpy()``), a ``numpy`` call, or a local bound (last
+        assignment before the print) to one, or a subscript / arithmetic of those."""
+        if depth > 4:
+            return False
+        if ctx.kind(e) is Kind.HOST:
+            return True
+        if isinstance(e, ast.Starred):
+            return cls._host_value(e.value, ctx, depth + 1)
+        if isinstance(e, ast.Call):
+            q = ctx.qualname(e.func) or ""
+            return q == "numpy" or q.startswith("numpy.")
+        if isinstance(e, ast.Subscript):
+            return cls._host_value(e.value, ctx, depth + 1)
+        if isinstance(e, ast.BinOp):
+            return cls._host_value(e.left, ctx, depth + 1) or cls._host_value(e.right, ctx, depth + 1)
+        if isinstance(e, ast.Name):
+            func = ctx.values.func if ctx.values is not None else None
+            if func is None:
+                return False
+            last = None
+            for stmt in ast.walk(func):
+                if isinstance(stmt, ast.Assign) and stmt.lineno < e.lineno and any(
+                        isinstance(t, ast.Name) and t.id == e.id for t in stmt.targets):
+                    if last is None or stmt.lineno > last.lineno:
+                        last = stmt
+            return last is not None and cls._host_value(last.value, ctx, depth + 1)
+        return False
 
     @staticmethod
     def _error_path(node: ast.Call, ctx) -> bool:

@@ -280,3 +280,35 @@ def test_methods_named_like_logging_on_other_objects(tmp_path):
                 return y.log() if info is None else y
     """)
     assert found == []
+
+
+# --------------------------------------------------------------------------- MSG201 message
+def test_print_message_names_the_mechanism_measured_on_2_10(tmp_path):
+    """Measured on MindSpore 2.10 CPU (MS_DEV_SAVE_GRAPHS=1, validate IR): `print(x)` and
+    `print("hello", 3)` in `@ms.jit` compile to one Print op; `print(arr[0:2])` of a NumPy
+    array, `print(np.array([1, 2]) * 2)` and `print(x.asnumpy())` compile to PyExecute
+    nodes and no Print op (the Python print runs at every call)."""
+    found = lint(tmp_path, {"model.py": """
+        import numpy as np
+        import mindspore as ms
+        from mindspore import ops
+
+        @ms.jit
+        def fn(x):
+            arr = np.array([1, 2, 3])
+            print(arr[0:2])
+            print(np.array([1, 2]) * 2)
+            print(x.asnumpy())
+            print(x)
+            print("hello", 3)
+            return x + 1
+    """}, select=["MSG201"])
+    by_line = {f.line: f for f in found}
+    assert sorted(by_line) == [8, 9, 10, 11, 12]
+    for line in (8, 9, 10):
+        assert "PyExecute" in by_line[line].message and "NumPy" in by_line[line].message
+        assert "compiled into a Print op" not in by_line[line].message
+        assert by_line[line].fix is None  # ops.print_ of a NumPy value is not the same program
+    for line in (11, 12):
+        assert "compiled into a Print op" in by_line[line].message and "PyExecute" not in by_line[line].message
+        assert by_line[line].fix is not None
