@@ -200,6 +200,7 @@ class GlobalRebind(Rule):
     message = "`{name}` is declared `global` and rebound in graph code: the module variable keeps its value (compiled as a constant)"
     hint = "keep the value in a Parameter (`ops.assign`/`ops.assign_add`), or update the global outside `construct`"
     severity = Severity.ERROR
+    requires_text = ("global",)  # an ast.Global needs the keyword in the text
     rationale = """
         Measured with MindSpore 2.10 CPU: `global CALLS; CALLS = CALLS + 1` in
         `construct` compiles at the default level and under STRICT, and the module's
