@@ -344,9 +344,9 @@ class ModuleEngine:
                 self._from_callers[qualname] = frozenset(hints)
 
     def _record_hints(self, func: ast.AST, values: ScopeValues, scope: GraphScope, local_helpers: Dict[str, ast.AST]) -> None:
-        guarded = string_dispatched(func, values)
+        guarded = None  # computed on the first call of a local helper: most scopes make none
         for node in _walk(func):
-            if not isinstance(node, ast.Call) or id(node) in guarded:
+            if not isinstance(node, ast.Call):
                 continue
             f = node.func
             target_q = None
@@ -358,6 +358,10 @@ class ModuleEngine:
                     and isinstance(f.value.value, ast.Name) and f.value.value.id == "self":
                 target_q = self._attr_method_qualname(scope.class_key, f.value.attr, f.attr)
             if target_q not in local_helpers:
+                continue
+            if guarded is None:
+                guarded = string_dispatched(func, values)
+            if id(node) in guarded:
                 continue
             callee = local_helpers[target_q]
             params = [a.arg for a in callee.args.args]
