@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from .astutil import children
 from .kinds import Kind, merge
 
 _ITERATORS = frozenset({"create_tuple_iterator", "create_dict_iterator", "create_iterator"})
@@ -258,4 +259,4 @@ def _walk_no_defs(stmt: ast.AST, nested: List[Tuple[ast.AST, Optional[str]]], cl
         if isinstance(n, ast.Lambda):
             continue
         yield n
-        stack.extend(ast.iter_child_nodes(n))
+        stack.extend(children(n))  # ast.iter_child_nodes' order, without a generator per node
