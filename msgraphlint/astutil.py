@@ -54,6 +54,80 @@ def walk_with_parents(root: AST, parents: dict) -> Iterator[AST]:
             push(child)
 
 
+_NO_CTX_FIELDS: Dict[type, tuple] = {}
+
+
+def walk_no_ctx(root: AST) -> Iterator[AST]:
+    """``walk`` (same order) without the ``Load``/``Store``/``Del`` markers of ``ctx`` fields:
+    for searches that look for other node types (a third fewer nodes to visit)."""
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    fields_of = _NO_CTX_FIELDS
+    while stack:
+        node = pop()
+        yield node
+        cls = node.__class__
+        fields = fields_of.get(cls)
+        if fields is None:
+            fields = fields_of[cls] = tuple(f for f in cls._fields if f != "ctx")
+        for name in fields:
+            v = getattr(node, name, None)
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, AST):
+                        push(x)
+            elif isinstance(v, AST):
+                push(v)
+
+
+def children_no_ctx(node: AST) -> List[AST]:
+    """``children`` without the ``Load``/``Store``/``Del`` marker of the ``ctx`` field."""
+    cls = node.__class__
+    fields = _NO_CTX_FIELDS.get(cls)
+    if fields is None:
+        fields = _NO_CTX_FIELDS[cls] = tuple(f for f in cls._fields if f != "ctx")
+    out: List[AST] = []
+    for name in fields:
+        v = getattr(node, name, None)
+        if v.__class__ is list:
+            for x in v:
+                if isinstance(x, AST):
+                    out.append(x)
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def walk_with_parents_no_ctx(root: AST, parents: dict) -> Iterator[AST]:
+    """``walk_with_parents`` without the ``ctx`` field's ``Load``/``Store``/``Del`` markers
+    (about a third of the nodes of a module; no rule visits them or asks for their parent):
+    the same nodes otherwise, in the same order, with the same parents recorded."""
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    fields_of = _NO_CTX_FIELDS
+    while stack:
+        node = pop()
+        yield node
+        cls = node.__class__
+        fields = fields_of.get(cls)
+        if fields is None:
+            fields = fields_of[cls] = tuple(f for f in cls._fields if f != "ctx")
+        kids: List[AST] = []
+        add = kids.append
+        for name in fields:
+            v = getattr(node, name, None)
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, AST):
+                        add(x)
+            elif isinstance(v, AST):
+                add(v)
+        for child in kids:
+            parents[id(child)] = node
+        for child in reversed(kids):
+            push(child)
+
+
 def walk_statements(body: list) -> Iterator[AST]:
     """Statements only (into compound statements' bodies, not into expressions)."""
     stack = list(reversed(body))

@@ -63,6 +63,8 @@ class Dispatch:
 
 
 from .astutil import walk as _walk, walk_with_parents as _walk_with_parents  # noqa: E402
+from .astutil import walk_no_ctx as _walk_no_ctx, walk_with_parents_no_ctx as _walk_with_parents_no_ctx  # noqa: E402
+_CTX_TYPES = (ast.Load, ast.Store, ast.Del)
 
 
 def _module_consts(tree: ast.Module) -> Dict[str, Kind]:
@@ -345,7 +347,7 @@ class ModuleEngine:
 
     def _record_hints(self, func: ast.AST, values: ScopeValues, scope: GraphScope, local_helpers: Dict[str, ast.AST]) -> None:
         guarded = None  # computed on the first call of a local helper: most scopes make none
-        for node in _walk(func):
+        for node in _walk_no_ctx(func):
             if not isinstance(node, ast.Call):
                 continue
             f = node.func
@@ -494,7 +496,8 @@ class ModuleEngine:
 def _dispatch(root: ast.AST, table: dict, ctx: RuleContext) -> None:
     """Walk ``root`` in source order and hand each node to the rules registered for its type."""
     ctx._parents = {}
-    for node in _walk_with_parents(root, ctx._parents):
+    walker = _walk_with_parents if any(t in table for t in _CTX_TYPES) else _walk_with_parents_no_ctx
+    for node in walker(root, ctx._parents):
         handlers = table.get(type(node))
         if handlers:
             for rule, visit in handlers:
@@ -509,7 +512,7 @@ def string_dispatched(func: ast.AST, values: ScopeValues) -> set:
     a diffusers-style `"np"` branch costs 9 PyExecute nodes with `output_type="np"`, none
     with `"ms"`)."""
     out: set = set()
-    for node in _walk(func):
+    for node in _walk_no_ctx(func):
         if isinstance(node, (ast.If, ast.IfExp)) and _string_test(node.test, values):
             for part in (node.body, node.orelse):
                 for stmt in (part if isinstance(part, list) else [part]):
