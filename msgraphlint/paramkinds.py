@@ -28,7 +28,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from .astutil import children
+from .astutil import children_no_ctx
 from .kinds import Kind, merge
 
 _ITERATORS = frozenset({"create_tuple_iterator", "create_dict_iterator", "create_iterator"})
@@ -259,4 +259,4 @@ def _walk_no_defs(stmt: ast.AST, nested: List[Tuple[ast.AST, Optional[str]]], cl
         if isinstance(n, ast.Lambda):
             continue
         yield n
-        stack.extend(children(n))  # ast.iter_child_nodes' order, without a generator per node
+        stack.extend(children_no_ctx(n))  # ast.iter_child_nodes' order, without Load/Store markers

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from .astutil import per_tree, walk, walk_statements
+from .astutil import per_tree, walk, walk_no_ctx, walk_statements
 from .imports import ImportMap
 from .source import SourceError, SourceFile
 
@@ -142,7 +142,7 @@ def linted_top(paths) -> str:
 
 def _calls_in(func: ast.AST, imports: ImportMap) -> List[CallEdge]:
     edges: List[CallEdge] = []
-    for node in walk(func):
+    for node in walk_no_ctx(func):
         if not isinstance(node, ast.Call):
             continue
         f = node.func

@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, FrozenSet, Iterator, List, Optional, Tuple
 
-from msgraphlint.astutil import children as _children
+from msgraphlint.astutil import children_no_ctx as _children  # no rule here looks at Load/Store markers
 from msgraphlint.values import Kind
 
 # Functions whose size/shape/count arguments must be Python ints (or tuples of ints)
