@@ -512,7 +512,6 @@ def _component_elsewhere(ctx, class_name: str) -> bool:
     fed a tuple by its parent (benchmarks/results/false_positives.md, FP-5): one compile for
     three calls, equal to PyNative.
     Only consulted when a finding is about to be reported."""
-    import os
     cls = next((n for n in ctx.source.tree.body if isinstance(n, ast.ClassDef) and n.name == class_name), None)
     if cls is not None:
         for d in cls.decorator_list:
@@ -525,28 +524,56 @@ def _component_elsewhere(ctx, class_name: str) -> bool:
     if key in _COMPONENT_CACHE:
         return _COMPONENT_CACHE[key]
     found = False
+    for path, text in _package_texts(root):
+        if class_name not in text:
+            continue
+        tree = _package_tree(path, text)
+        if tree is not None and _referenced_as_component(tree, class_name):
+            found = True
+            break
+    _COMPONENT_CACHE[key] = found
+    return found
+
+
+_PACKAGE_TEXTS: dict = {}  # package root -> [(path, text)] of its .py files, in os.walk order
+_PACKAGE_TREES: dict = {}  # path -> parsed tree (None: does not parse); the last few only
+
+
+def _package_texts(root: str) -> list:
+    """The package's Python files, read once per run (each class name used to re-read them all)."""
+    import os
+    hit = _PACKAGE_TEXTS.get(root)
+    if hit is not None:
+        return hit
+    out = []
     for dirpath, dirnames, files in os.walk(root):
         dirnames[:] = [x for x in dirnames if not x.startswith(".") and x != "__pycache__"]
         for f in files:
-            if found or not f.endswith(".py"):
+            if not f.endswith(".py"):
                 continue
             path = os.path.join(dirpath, f)
             try:
                 with open(path, encoding="utf-8", errors="replace") as fh:
-                    text = fh.read()
+                    out.append((path, fh.read()))
             except OSError:
                 continue
-            if class_name not in text:
-                continue
-            try:
-                tree = ast.parse(text)
-            except (SyntaxError, ValueError):
-                continue
-            found = _referenced_as_component(tree, class_name)
-        if found:
-            break
-    _COMPONENT_CACHE[key] = found
-    return found
+    if len(_PACKAGE_TEXTS) >= 4:
+        _PACKAGE_TEXTS.pop(next(iter(_PACKAGE_TEXTS)))
+    _PACKAGE_TEXTS[root] = out
+    return out
+
+
+def _package_tree(path: str, text: str):
+    if path in _PACKAGE_TREES:
+        return _PACKAGE_TREES[path]
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        tree = None
+    if len(_PACKAGE_TREES) >= 32:
+        _PACKAGE_TREES.pop(next(iter(_PACKAGE_TREES)))
+    _PACKAGE_TREES[path] = tree
+    return tree
 
 
 def _referenced_as_component(tree: ast.AST, class_name: str) -> bool:
