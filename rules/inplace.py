@@ -21,6 +21,7 @@ import ast
 import re
 from typing import List, Optional
 
+from msgraphlint.astutil import walk_no_ctx
 from msgraphlint.findings import Edit, Fix
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
@@ -437,21 +438,30 @@ def _caller_cannot_observe(ctx, names: List[str]) -> bool:
     if m is None:
         return False
     path, line = m.group(1), int(m.group(2))
-    tree = _SITE_TREES.get(path)
-    if tree is None:
+    # the caller's file indexed once: its calls by callee name, its assignments by value
+    index = _SITE_TREES.get(path)
+    if index is None:
         try:
             with open(path, encoding="utf-8", errors="replace") as fh:
                 tree = ast.parse(fh.read())
         except (OSError, SyntaxError, ValueError):
             return False
+        by_name: dict = {}
+        assign_of: dict = {}
+        for n in walk_no_ctx(tree):
+            if isinstance(n, ast.Call):
+                by_name.setdefault(_call_name(n), []).append(n)
+            elif isinstance(n, ast.Assign):
+                assign_of[id(n.value)] = n
+        index = (tree, by_name, assign_of)  # the tree keeps the ids valid
         _SITE_TREES.clear()
-        _SITE_TREES[path] = tree
+        _SITE_TREES[path] = index
+    _tree, by_name, assign_of = index
     params = [a.arg for a in list(getattr(func.args, "posonlyargs", [])) + list(func.args.args)]
     if params and params[0] in ("self", "cls"):
         params = params[1:]
     name = names[0]
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n, "lineno", 0) <= line
-             <= getattr(n, "end_lineno", 0) and _call_name(n) == func.name]
+    calls = [n for n in by_name.get(func.name, ()) if getattr(n, "lineno", 0) <= line <= getattr(n, "end_lineno", 0)]
     if len(calls) != 1:
         return False
     call = calls[0]
@@ -464,7 +474,7 @@ def _caller_cannot_observe(ctx, names: List[str]) -> bool:
         return False
     if not isinstance(arg, ast.Name):
         return not isinstance(arg, ast.Attribute)  # a temporary (a self.<attr> tensor stays visible)
-    stmt = next((n for n in ast.walk(tree) if isinstance(n, ast.Assign) and n.value is call), None)
+    stmt = assign_of.get(id(call))
     return stmt is not None and any(isinstance(t, ast.Name) and t.id == arg.id for t in stmt.targets)
 
 

@@ -176,3 +176,30 @@ class Net(nn.Cell):
 """})
     found = codes_at(lint([tmp_path / "m.py"], select=["MSG202"]))
     assert found == [("m.py", 15, "MSG202")]  # only scale(): the caller reads y afterwards
+
+
+def test_msg202_two_helpers_rebound_in_one_caller(tmp_path):
+    """The caller's file is indexed once and asked twice (the second answer comes from the index)."""
+    write_tree(tmp_path, {"m.py": """
+import mindspore.nn as nn
+
+
+def first(h):
+    h[0] = 0.0
+    return h
+
+
+def second(h):
+    h[1] = 0.0
+    return h
+
+
+class Net(nn.Cell):
+    def construct(self, x, y, w):
+        x = first(x)
+        y = second(y)
+        z = second(w)
+        return x + y + z + w
+"""})
+    found = codes_at(lint([tmp_path / "m.py"], select=["MSG000", "MSG202"]))
+    assert found == [("m.py", 10, "MSG202")]  # only second(w): the caller reads w afterwards
