@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from msgraphlint.astutil import walk_no_ctx
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
 # construct -> (what the message calls it, MindSpore 2.10's error, first line)
@@ -478,7 +479,7 @@ def _is_str(e: ast.AST, ctx) -> bool:
         return True
     func = ctx.values.func if ctx.values is not None else None
     if isinstance(e, ast.Name) and func is not None:
-        values = [n.value for n in ast.walk(func) if isinstance(n, ast.Assign)
+        values = [n.value for n in walk_no_ctx(func) if isinstance(n, ast.Assign)
                   and any(isinstance(t, ast.Name) and t.id == e.id for t in n.targets)]
         return bool(values) and all(_str_literal(v) for v in values) and e.id not in ctx.values.params
     if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self" \
@@ -487,7 +488,7 @@ def _is_str(e: ast.AST, ctx) -> bool:
         cls = class_def_of(ctx.source.tree, ctx.scope)
         if cls is None:
             return False
-        values = [n.value for n in ast.walk(cls) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None
+        values = [n.value for n in walk_no_ctx(cls) if isinstance(n, (ast.Assign, ast.AnnAssign)) and n.value is not None
                   and any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
                           and t.attr == e.attr for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))]
         return bool(values) and all(_str_literal(v) for v in values)
