@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LABELED = ROOT / "fixtures" / "labeled"
 CHILD = Path(__file__).resolve().parent / "_label_child.py"
-FAMILIES = ("control_flow", "inplace", "side_effect", "fallback", "dynamic_shape", "syntax", "api")
+FAMILIES = ("control_flow", "inplace", "side_effect", "fallback", "dynamic_shape", "syntax", "api", "mode")
 NAME_RE = re.compile(r"^(?P<family>%s)_(?P<polarity>pos|neg)_(?P<name>[a-z0-9_]+)\.py$" % "|".join(FAMILIES))
 IR_PASSES = "validate,graph_build,hwopt_common_final"
 SCHEMA_VERSION = 2  # bump when the label content changes meaning; stale labels are redone
@@ -382,6 +382,15 @@ def confirm(meta: dict, lab: dict) -> tuple[bool, str]:
             effect.append("compile error")
         if o.get("deprecation_warnings"):
             effect.append("MindSpore deprecation warning: " + o["deprecation_warnings"][0])
+    elif fam == "mode":  # train-only ops (dropout) that still run with the Cell in evaluation mode
+        drop = sorted(k for k in set(o.get("validate_ops") or {}) | set(kops) if k.startswith("Dropout"))
+        if drop:
+            effect.append("dropout op(s) in the graph of a Cell in evaluation mode: " + ",".join(drop))
+        r = o.get("repeat_equal") or {}
+        if r.get("graph") is False:
+            effect.append("graph results differ between two calls with the same inputs")
+        if err_d or err_s:
+            effect.append("compile error")
     # general sanity for negatives: compiles at both levels, no fallback, same result as PyNative
     general_bad = []
     if not pos:

@@ -39,6 +39,7 @@ FAMILY_MODULES = {
     "fallback": ("fallback",),
     "syntax": ("unsupported_syntax",),
     "api": ("jit_forbidden", "deprecated_api", "torch_leftovers"),
+    "mode": ("dropout",),
 }
 
 
