@@ -79,8 +79,15 @@ def parse_module(text: str, path: str) -> ast.Module:
         worker.start()
     finally:
         threading.stack_size(old)
-    while worker.is_alive():  # short joins: the per-file budget's signal still reaches this thread
-        worker.join(0.05)
+    try:
+        while worker.is_alive():  # short joins: the per-file budget's signal still reaches this thread
+            worker.join(0.05)
+    except BaseException:
+        # The budget (or Ctrl-C) interrupted the wait. ast.parse cannot be stopped, so wait for
+        # it here: a parse left running would burn the process CPU time that the next file's
+        # budget (ITIMER_PROF, the whole process) is measured in.
+        worker.join()
+        raise
     if "exc" in box:
         raise box["exc"]
     return box["tree"]
