@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, FrozenSet, Optional
 
-from .astutil import children as _children
+from .astutil import children as _children, children_no_ctx
 from .imports import ImportMap
 from .kinds import ClassInfo, Kind, merge  # noqa: F401  (re-exported: rules import Kind from here)
 from .project import ModuleSummary
@@ -93,7 +93,7 @@ def _double_starred_names(func) -> FrozenSet[str]:
             out.update(v.id for k, v in zip(n.keys, n.values) if k is None and isinstance(v, ast.Name))
         elif isinstance(n, ast.Call):
             out.update(kw.value.id for kw in n.keywords if kw.arg is None and isinstance(kw.value, ast.Name))
-        stack.extend(ast.iter_child_nodes(n))
+        stack.extend(children_no_ctx(n))  # iter_child_nodes' order, without Load/Store markers
     return frozenset(out)
 
 class ScopeValues:
