@@ -3,6 +3,7 @@ per-tree indexes built once (``per_tree``) so lookups by name or line never resc
 
 from __future__ import annotations
 
+import ast
 from ast import AST
 from collections import OrderedDict
 from typing import Any, Callable, Dict, Iterator, List
@@ -158,3 +159,15 @@ def per_tree(tree: AST, what: str, build: Callable[[AST], Any]) -> Any:
     if len(_PER_TREE) > _PER_TREE_SIZE:
         _PER_TREE.popitem(last=False)
     return value
+
+
+def last_assignment_before(func: AST, name: str, lineno: int):
+    """The ``name = …`` statement (a plain ``Assign``) in ``func`` with the highest line
+    before ``lineno``, or None: the value a name was last given, read by line order."""
+    last = None
+    for stmt in ast.walk(func):
+        if isinstance(stmt, ast.Assign) and stmt.lineno < lineno and any(
+                isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            if last is None or stmt.lineno > last.lineno:
+                last = stmt
+    return last

@@ -35,6 +35,11 @@ class RuleContext:
         self._qualnames: dict = {}
 
     # questions ------------------------------------------------------------------
+    @property
+    def where(self) -> str:
+        """The graph scope a finding is in, for messages (``Net.construct``), or "graph"."""
+        return self.scope.short_name if self.scope is not None else "graph"
+
     def qualname(self, node: ast.AST) -> Optional[str]:
         """Dotted name an expression spells, MindSpore names normalised (``ms.ops.add`` → ``mindspore.ops.add``)."""
         key = id(node)

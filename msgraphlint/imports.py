@@ -95,8 +95,10 @@ class ImportMap:
                 stack.extend(node.body)
         return cls(names)
 
-    def dotted(self, node: ast.AST) -> Optional[str]:
-        """The dotted name an expression spells (``ms.ops.add`` → ``mindspore.ops.add``), or None."""
+    def dotted(self, node: ast.AST, normalized: bool = True) -> Optional[str]:
+        """The dotted name an expression spells (``ms.ops.add`` → ``mindspore.ops.add``), or None.
+        ``normalized=False``: as imported (``mindspore.common.api.jit``), before the alias
+        normalisation."""
         parts = []
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)
@@ -107,7 +109,8 @@ class ImportMap:
         if base is None:
             return None
         parts.append(base)
-        return normalize(".".join(reversed(parts)))
+        dotted = ".".join(reversed(parts))
+        return normalize(dotted) if normalized else dotted
 
     def mentions_mindspore(self) -> bool:
         return any(v == "mindspore" or v.startswith("mindspore.") for v in self.names.values())

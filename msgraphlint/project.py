@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from .astutil import per_tree, walk, walk_no_ctx, walk_statements
+from .astutil import per_tree, walk_no_ctx, walk_statements
 from .imports import ImportMap
 from .source import SourceError, SourceFile
 

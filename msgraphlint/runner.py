@@ -19,8 +19,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Ty
 from . import suppressions
 from .cachekeys import DepsKeys, settings_key
 from .config import Config, ConfigError, validate_against_rules, validate_version
-from .discovery import PY_SUFFIXES, YAML_SUFFIXES, discover, matches_any
-from .engine import Dispatch
+from .discovery import YAML_SUFFIXES, discover, matches_any
 from .filework import (INTERNAL_ERROR_CODE, PARSE_ERROR_CODE, TREE_CACHE_LINES, Phase2, internal_error,
                        in_memory_source, is_internal_error, lint_python, lint_yaml, parse_error, phase1)
 from .findings import FileResult, Finding

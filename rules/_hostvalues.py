@@ -22,10 +22,6 @@ NUMERIC_HOST = frozenset({"numpy", "math", "cmath", "scipy", "random", "statisti
 TO_NUMPY = ("asnumpy", "numpy", "tolist")
 
 
-def where(ctx) -> str:
-    return ctx.scope.short_name if ctx.scope is not None else "graph"
-
-
 def short(ctx, node: ast.AST, limit: int = 60) -> str:
     text = " ".join(ctx.segment(node).split()) or ast.unparse(node)
     return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -25,7 +25,7 @@ import ast
 
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
-from .control_flow import _cond_text, _is_elif, _where, tensor_decider
+from .control_flow import _cond_text, _is_elif, tensor_decider
 
 
 def _mode(ctx) -> str:
@@ -39,7 +39,7 @@ class _ModeBranch(Rule):
         if _mode(ctx) != self.mode:
             return
         if tensor_decider(ctx, test, any_capture=True) is not None:
-            ctx.report(test, what=what, cond=_cond_text(ctx, test), where=_where(ctx))
+            ctx.report(test, what=what, cond=_cond_text(ctx, test), where=ctx.where)
 
     def visit_If(self, node: ast.If, ctx) -> None:
         self._check(node, node.test, "elif" if _is_elif(ctx, node) else "if", ctx)

@@ -22,13 +22,10 @@ from typing import Optional
 
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
-from ._params import SHARED_USES, ScopeUses
+from ._params import SHARED_USES
 
 _USES = SHARED_USES
 
-
-def _where(ctx) -> str:
-    return ctx.scope.short_name if ctx.scope is not None else "graph"
 
 
 def tensor_decider(ctx, test: ast.AST, any_capture: bool = False) -> Optional[ast.AST]:
@@ -265,7 +262,7 @@ class TensorIf(Rule):
         cond = tensor_decider(ctx, node.test)
         if cond is not None:
             ctx.report(node.test, what="elif" if _is_elif(ctx, node) else "if",
-                       cond=_cond_text(ctx, node.test), where=_where(ctx))
+                       cond=_cond_text(ctx, node.test), where=ctx.where)
 
 
 class TensorWhile(Rule):
@@ -347,7 +344,7 @@ class TensorWhile(Rule):
     def visit_While(self, node: ast.While, ctx) -> None:
         cond = tensor_decider(ctx, node.test)
         if cond is not None:
-            ctx.report(node.test, cond=_cond_text(ctx, node.test), where=_where(ctx))
+            ctx.report(node.test, cond=_cond_text(ctx, node.test), where=ctx.where)
 
 
 def _in_condition(ctx, node: ast.AST) -> bool:
@@ -448,7 +445,7 @@ class TensorValueBranch(Rule):
 
     def visit_IfExp(self, node: ast.IfExp, ctx) -> None:
         if tensor_decider(ctx, node.test) is not None:
-            ctx.report(node.test, expr=_cond_text(ctx, node), where=_where(ctx),
+            ctx.report(node.test, expr=_cond_text(ctx, node), where=ctx.where,
                        hint="`ops.where(cond, a, b)` (or `ops.select`) computes both and selects without a branch")
 
     def visit_BoolOp(self, node: ast.BoolOp, ctx) -> None:
@@ -456,7 +453,7 @@ class TensorValueBranch(Rule):
             return
         if any(tensor_decider(ctx, v) is not None for v in node.values[:-1]):
             op = "and" if isinstance(node.op, ast.And) else "or"
-            ctx.report(node, expr=_cond_text(ctx, node), where=_where(ctx),
+            ctx.report(node, expr=_cond_text(ctx, node), where=ctx.where,
                        hint=f"`ops.logical_{op}(a, b)` (or `{'&' if op == 'and' else '|'}` on boolean tensors) "
                             "has no branch")
 
@@ -526,12 +523,12 @@ class TensorAssert(Rule):
 
     def visit_Assert(self, node: ast.Assert, ctx) -> None:
         if tensor_decider(ctx, node.test) is not None:
-            ctx.report(node.test, what="assert " + _cond_text(ctx, node.test), where=_where(ctx))
+            ctx.report(node.test, what="assert " + _cond_text(ctx, node.test), where=ctx.where)
 
     def visit_If(self, node: ast.If, ctx) -> None:
         if _is_raise_guard(node) and tensor_decider(ctx, node.test) is not None:
             ctx.report(node.test, what=("elif " if _is_elif(ctx, node) else "if ") + _cond_text(ctx, node.test)
-                       + ": raise", where=_where(ctx))
+                       + ": raise", where=ctx.where)
 
 
 def _entry_param(ctx, test: ast.AST) -> Optional[ast.Name]:
@@ -672,7 +669,7 @@ class EntryParameterBranch(Rule):
             seen[1].add(p.id)
         else:
             self._seen = (ctx.values, {p.id})
-        ctx.report(test, what=what, cond=_cond_text(ctx, test), param=p.id, where=f"`{_where(ctx)}`")
+        ctx.report(test, what=what, cond=_cond_text(ctx, test), param=p.id, where=f"`{ctx.where}`")
 
     def visit_If(self, node: ast.If, ctx) -> None:
         self._check(ctx, node.test, "elif" if _is_elif(ctx, node) else "if")

@@ -27,20 +27,6 @@ def _version(v: str):
     return tuple(out)
 
 
-def _raw_dotted(ctx, node: ast.AST) -> Optional[str]:
-    """The dotted name as imported (``mindspore.common.api.jit``), before normalisation."""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    base = ctx.imports.names.get(node.id)
-    if base is None:
-        return None
-    return ".".join([base] + parts[::-1])
-
-
 class DeprecatedApi(Rule):
     code = "MSG513"
     name = "deprecated-api"
@@ -149,7 +135,7 @@ class DeprecatedApi(Rule):
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
         if not isinstance(node.ctx, ast.Load) or isinstance(ctx.parent(node), ast.Attribute):
             return  # only the whole dotted chain
-        dotted = _raw_dotted(ctx, node)
+        dotted = ctx.imports.dotted(node, normalized=False)
         if dotted is None:
             return
         self._check_name(ctx, node, dotted)

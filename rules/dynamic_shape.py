@@ -17,7 +17,7 @@ from msgraphlint.astutil import walk as _fast_walk
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
-from ._params import SHARED_USES, ScopeUses, size_args, slice_bounds
+from ._params import SHARED_USES, size_args, slice_bounds
 
 _USES = SHARED_USES
 
@@ -41,9 +41,6 @@ _BOOL_METHODS = frozenset({"logical_and", "logical_or", "logical_not", "logical_
                            "greater", "greater_equal", "less", "less_equal", "bool", "isneginf", "isposinf",
                            "signbit"})
 
-
-def _where(ctx) -> str:
-    return ctx.scope.short_name if ctx.scope is not None else "graph"
 
 
 def _text(ctx, node: ast.AST, limit: int = 50) -> str:
@@ -180,7 +177,7 @@ class BooleanMaskIndex(Rule):
         parts = idx.elts if isinstance(idx, ast.Tuple) else [idx]
         if any(is_bool_tensor(ctx, p) and _USES.grounded(ctx, p, names=False) for p in parts
                if not isinstance(p, ast.Slice)):
-            ctx.report(node, expr=_text(ctx, node), where=_where(ctx))
+            ctx.report(node, expr=_text(ctx, node), where=ctx.where)
 
 
 class DataDependentShapeOp(Rule):
@@ -265,7 +262,7 @@ class DataDependentShapeOp(Rule):
                 dyn = self._condition_holds(ctx, node, cond, method=False)
             if dyn:
                 ctx.report(node, api=q.replace("mindspore.", "", 1) + "()" if not isinstance(f, ast.Call)
-                           else q.replace("mindspore.", "", 1) + "()(…)", where=_where(ctx))
+                           else q.replace("mindspore.", "", 1) + "()(…)", where=ctx.where)
             return
         if isinstance(f, ast.Attribute) and q is None and ctx.kind(f.value).tensor_like:
             info = cat.tensor_method(f.attr) if cat is not None else None
@@ -276,7 +273,7 @@ class DataDependentShapeOp(Rule):
             if not dyn and cond:
                 dyn = self._condition_holds(ctx, node, cond, method=True)
             if dyn:
-                ctx.report(node, api=f"Tensor.{f.attr}()", where=_where(ctx))
+                ctx.report(node, api=f"Tensor.{f.attr}()", where=ctx.where)
 
     @staticmethod
     def _condition_holds(ctx, node: ast.Call, cond: str, method: bool) -> bool:
@@ -435,7 +432,7 @@ class ShapeFromTensorValue(Rule):
             if bad is not None:
                 name = f.attr if isinstance(f, ast.Attribute) and q is None else q.replace("mindspore.", "", 1)
                 ctx.report(node, expr=_text(ctx, node), what=f"size argument of `{name}`", value=_text(ctx, bad, 30),
-                           where=_where(ctx))
+                           where=ctx.where)
                 return
 
     def visit_Subscript(self, node: ast.Subscript, ctx) -> None:
@@ -445,7 +442,7 @@ class ShapeFromTensorValue(Rule):
             bad = _tensor_valued(ctx, b)
             if bad is not None:
                 ctx.report(node, expr=_text(ctx, node), what="slice bound", value=_text(ctx, bad, 30),
-                           where=_where(ctx))
+                           where=ctx.where)
                 return
 
 

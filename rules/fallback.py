@@ -19,7 +19,7 @@ from typing import FrozenSet, Optional
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
-from ._hostvalues import NUMERIC_HOST, Flow, builtin, folded, scalar_from_tensor, short, under_string_dispatch, where
+from ._hostvalues import NUMERIC_HOST, Flow, builtin, folded, scalar_from_tensor, short, under_string_dispatch
 
 _MAP_FILE = os.path.join(os.path.dirname(os.path.abspath(__import__("msgraphlint.data", fromlist=["_"]).__file__)),
                          "fallback_map.json")
@@ -61,7 +61,6 @@ def third_party_packages() -> FrozenSet[str]:
     return frozenset(d.get("interpreted_modules", [])) | frozenset(d.get("host_packages", []))
 
 
-_where = where
 _short = short
 
 
@@ -219,7 +218,7 @@ class TensorToNumpy(Rule):
                     and not folded(ctx, node.args[0]) and not self._in_error_message(node, ctx):
                 if under_string_dispatch(ctx, node):
                     return  # one configuration's branch (see _hostvalues.under_string_dispatch)
-                ctx.report(node, self.STR_MESSAGE, hint=self.STR_HINT, expr=short(ctx, node), where=where(ctx))
+                ctx.report(node, self.STR_MESSAGE, hint=self.STR_HINT, expr=short(ctx, node), where=ctx.where)
             return
         if isinstance(f, ast.Attribute) and f.attr == "format" and isinstance(f.value, ast.Constant) \
                 and isinstance(f.value.value, str):
@@ -239,7 +238,7 @@ class TensorToNumpy(Rule):
             return
         if under_string_dispatch(ctx, node):
             return  # one configuration's branch (see _hostvalues.under_string_dispatch)
-        ctx.report(node, hint=self._suggestion(node, f, ctx), expr=_short(ctx, node), where=_where(ctx))
+        ctx.report(node, hint=self._suggestion(node, f, ctx), expr=_short(ctx, node), where=ctx.where)
 
     def visit_JoinedStr(self, node: ast.JoinedStr, ctx) -> None:
         if any(isinstance(v, ast.FormattedValue) and ctx.kind(v.value).tensor_like and not folded(ctx, v.value)
@@ -247,7 +246,7 @@ class TensorToNumpy(Rule):
             if under_string_dispatch(ctx, node):
                 return  # one configuration's branch (see _hostvalues.under_string_dispatch)
             ctx.report(node, self.FORMAT_MESSAGE, hint=self.STR_HINT, expr="an f-string with a tensor",
-                       where=where(ctx), effect=self.FSTRING_EFFECT)
+                       where=ctx.where, effect=self.FSTRING_EFFECT)
 
     def visit_BinOp(self, node: ast.BinOp, ctx) -> None:
         if not (isinstance(node.op, ast.Mod) and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str)):
@@ -257,7 +256,7 @@ class TensorToNumpy(Rule):
             if under_string_dispatch(ctx, node):
                 return  # one configuration's branch (see _hostvalues.under_string_dispatch)
             ctx.report(node, self.FORMAT_MESSAGE, hint=self.STR_HINT, expr="`%` formatting of a tensor",
-                       where=where(ctx), effect=self.FORMAT_EFFECT)
+                       where=ctx.where, effect=self.FORMAT_EFFECT)
 
     def _format_call(self, node: ast.Call, ctx) -> None:
         args = list(node.args) + [k.value for k in node.keywords]
@@ -265,7 +264,7 @@ class TensorToNumpy(Rule):
             if under_string_dispatch(ctx, node):
                 return  # one configuration's branch (see _hostvalues.under_string_dispatch)
             ctx.report(node, self.FORMAT_MESSAGE, hint=self.STR_HINT, expr="`.format()` of a tensor",
-                       where=where(ctx), effect=self.FORMAT_EFFECT)
+                       where=ctx.where, effect=self.FORMAT_EFFECT)
 
     FORMAT_MESSAGE = "{expr} turns tensor data into a Python string inside graph-mode code ({where}): {effect}"
     FSTRING_EFFECT = ("MindSpore runs it in the interpreter (PyExecute) at the default level; under STRICT the value "
@@ -411,7 +410,7 @@ class HostMathOnTensor(Rule):
             suggestion = "use the `ops.*`/`mint.*` equivalent on the tensor, or compute it outside the graph"
         if under_string_dispatch(ctx, node):
             return  # one configuration's branch (see _hostvalues.under_string_dispatch)
-        ctx.report(node, hint=suggestion, func=short_name, where=_where(ctx),
+        ctx.report(node, hint=suggestion, func=short_name, where=ctx.where,
                    what="a scalar taken from a tensor (`.item()`/`float(t)`)" if scalar else "a tensor")
 
 
@@ -529,7 +528,7 @@ class ThirdPartyOnTensor(Rule):
             return  # a module function: only with a known tensor (or host value)
         if under_string_dispatch(ctx, node):
             return  # one configuration's branch (see _hostvalues.under_string_dispatch)
-        ctx.report(node, func=_short(ctx, node.func, 40), package=package, where=_where(ctx))
+        ctx.report(node, func=_short(ctx, node.func, 40), package=package, where=ctx.where)
 
     @staticmethod
     def _names_tokenizer(node: ast.AST) -> bool:
@@ -666,4 +665,4 @@ class LocalListMethod(Rule):
         if under_string_dispatch(ctx, node):
             return  # one configuration's branch (see _hostvalues.under_string_dispatch)
         ctx.report(node, hint=f"use {_LIST_METHODS[f.attr][1]}; `append`, `+` and `+=` compile natively at both levels",
-                   expr=short(ctx, node), where=where(ctx))
+                   expr=short(ctx, node), where=ctx.where)

@@ -15,7 +15,7 @@ from typing import Optional, Set
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
-from ._hostvalues import NUMERIC_HOST, Flow, builtin, conversion, short, under_string_dispatch, where
+from ._hostvalues import NUMERIC_HOST, Flow, builtin, conversion, short, under_string_dispatch
 
 # Tensor-creating / reshaping functions and methods whose argument is a shape or a size
 SHAPE_FUNCS = frozenset({"zeros", "ones", "full", "empty", "arange", "linspace", "range", "reshape", "view",
@@ -218,7 +218,7 @@ class TensorToScalar(Rule):
         if effects == ["condition"] and isinstance(node.func, ast.Name) and node.func.id == "bool":
             return  # `if bool(t):` is a tensor truth test: MSG101/MSG102/MSG103 report the Switch
         effect = "; " + "; ".join(EFFECTS[e] for e in effects) if effects else ""
-        ctx.report(node, expr=short(ctx, node), where=where(ctx), effect=effect)
+        ctx.report(node, expr=short(ctx, node), where=ctx.where, effect=effect)
 
     @staticmethod
     def _param_arithmetic(expr: ast.AST, ctx, depth: int = 0) -> bool:
@@ -321,4 +321,4 @@ class CellListRuntimeIndex(Rule):
                 return
         else:
             return
-        ctx.report(node, expr=short(ctx, node), where=where(ctx))
+        ctx.report(node, expr=short(ctx, node), where=ctx.where)

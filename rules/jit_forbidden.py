@@ -156,7 +156,7 @@ class JitForbiddenApi(Rule):
                 if impl is None and owner == "mindspore.Parameter":
                     impl = cat.jit_forbidden_methods("mindspore.Tensor").get(f.attr)
                 if impl is not None and f.attr not in _OWNED_METHODS:
-                    ctx.report(node, call=f"{ctx.segment(f)}()", where=_where(ctx), impl=impl,
+                    ctx.report(node, call=f"{ctx.segment(f)}()", where=ctx.where, impl=impl,
                                advice=_ADVICE.get(f.attr, "keep the result as an attribute"))
                     return
         q = ctx.qualname(f)
@@ -173,7 +173,7 @@ class JitForbiddenApi(Rule):
             if pq and cat.jit_forbidden(pq) is not None:
                 return  # `initializer(Normal(), ...)`: one finding, on the outer call
         impl = f"{entry['module']}.{q.rsplit('.', 1)[-1]}" if entry["why"] == "module" else entry.get("impl", q)
-        ctx.report(node, call=f"{ctx.segment(f)}()", where=_where(ctx), impl=impl,
+        ctx.report(node, call=f"{ctx.segment(f)}()", where=ctx.where, impl=impl,
                    advice=f"`{entry.get('module', 'MindSpore')}` is a forbidden module")
 
 
@@ -188,5 +188,3 @@ _ADVICE = {
 }
 
 
-def _where(ctx) -> str:
-    return ctx.scope.short_name if ctx.scope is not None else "graph"

@@ -2,6 +2,7 @@
 
 import ast
 
+from msgraphlint.astutil import last_assignment_before
 from msgraphlint.findings import Edit, Fix
 from msgraphlint.kinds import Kind
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
@@ -182,12 +183,7 @@ class PrintInGraph(Rule):
             func = ctx.values.func if ctx.values is not None else None
             if func is None:
                 return False
-            last = None
-            for stmt in ast.walk(func):
-                if isinstance(stmt, ast.Assign) and stmt.lineno < e.lineno and any(
-                        isinstance(t, ast.Name) and t.id == e.id for t in stmt.targets):
-                    if last is None or stmt.lineno > last.lineno:
-                        last = stmt
+            last = last_assignment_before(func, e.id, e.lineno)
             return last is not None and cls._host_value(last.value, ctx, depth + 1)
         return False
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from msgraphlint.astutil import walk_no_ctx
+from msgraphlint.astutil import last_assignment_before, walk_no_ctx
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
 # construct -> (what the message calls it, MindSpore 2.10's error, first line)
@@ -58,9 +58,6 @@ _REPLACE = {
     "complex": "build complex tensors with `ops.Complex(real, imag)`",
 }
 
-
-def _where(ctx) -> str:
-    return ctx.scope.short_name if ctx.scope is not None else "graph"
 
 
 class UnsupportedSyntax(Rule):
@@ -320,12 +317,12 @@ class UnsupportedSyntax(Rule):
         what, error = _ERRORS[key]
         hint = _REPLACE[key]
         if end is not None:  # a compound statement: underline its header, not the whole block
-            ctx.report(node, end_node=end, hint=hint, what=what, where=_where(ctx), error=error)
+            ctx.report(node, end_node=end, hint=hint, what=what, where=ctx.where, error=error)
         elif isinstance(node, (ast.Try, ast.With, ast.AsyncWith, ast.ClassDef) + _MATCH):
             ctx.report_at(node.lineno, ctx.char_col(node.lineno, node.col_offset), hint=hint, what=what,
-                          where=_where(ctx), error=error)
+                          where=ctx.where, error=error)
         else:
-            ctx.report(node, hint=hint, what=what, where=_where(ctx), error=error)
+            ctx.report(node, hint=hint, what=what, where=ctx.where, error=error)
 
     @staticmethod
     def _maybe_jit_class(expr: ast.AST, ctx) -> bool:
@@ -434,7 +431,7 @@ class InterpretedSyntax(Rule):
         if any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and ctx.kind(n).tensor_like
                for o in operands for n in ast.walk(o)):
             if not _in_error_message(node, ctx):
-                ctx.report(node, what="`%` formatting that mentions a graph variable", where=_where(ctx),
+                ctx.report(node, what="`%` formatting that mentions a graph variable", where=ctx.where,
                            effect=self._PCT_EFFECT, hint=self._PCT_HINT)
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
@@ -443,12 +440,12 @@ class InterpretedSyntax(Rule):
                 and (ctx.values is None or f.id not in ctx.values.params)):
             return
         if f.id == "exec":
-            ctx.report(node, what="`exec()`", where=_where(ctx),
+            ctx.report(node, what="`exec()`", where=ctx.where,
                        effect="runs in the Python interpreter (PyExecute) at the default level and does not compile "
                               "under STRICT",
                        hint="write the code out in the function (or compute it outside the graph)")
         elif f.id == "len" and len(node.args) == 1 and _is_str(node.args[0], ctx):
-            ctx.report(node, what="`len()` of a string", where=_where(ctx), effect=self._LEN_EFFECT,
+            ctx.report(node, what="`len()` of a string", where=ctx.where, effect=self._LEN_EFFECT,
                        hint=self._LEN_HINT)
 
 
@@ -596,7 +593,7 @@ class DictUnpackOfTensors(Rule):
                 effect = self._WRONG
             if effect:
                 ctx.report(node, expr=" ".join(ctx.segment(value).split()) or ast.unparse(value),
-                           where=_where(ctx), effect=effect)
+                           where=ctx.where, effect=effect)
                 return
 
     @staticmethod
@@ -604,12 +601,7 @@ class DictUnpackOfTensors(Rule):
         func = ctx.values.func if ctx.values is not None else None
         if func is None:
             return False
-        last = None
-        for stmt in ast.walk(func):
-            if isinstance(stmt, ast.Assign) and stmt.lineno < name.lineno and any(
-                    isinstance(t, ast.Name) and t.id == name.id for t in stmt.targets):
-                if last is None or stmt.lineno > last.lineno:
-                    last = stmt
+        last = last_assignment_before(func, name.id, name.lineno)
         if last is None or not isinstance(last.value, (ast.Dict, ast.DictComp)):
             return False
         values = last.value.values if isinstance(last.value, ast.Dict) else [last.value.value]
