@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type, Union
 
-from . import suppressions
+from . import runcache, suppressions
 from .cachekeys import DepsKeys, settings_key
 from .config import Config, ConfigError, validate_against_rules, validate_version
 from .discovery import YAML_SUFFIXES, discover, matches_any
@@ -366,6 +366,7 @@ def _run_files(files: List[str], settings: Union[Settings, PerFile], jobs: int, 
     """Lint ``files`` with one project index. ``settings``: one Settings for all, or each
     file's own (:class:`PerFile`, which then also names each file's result cache)."""
     fs = settings if isinstance(settings, PerFile) else PerFile(settings, default_cache=cache)
+    runcache.new_run()  # before the workers fork: nothing read from disk by an earlier run is reused
     # discovery yields only .py/.pyi/.yaml files from directories: any other name was given
     # explicitly (or as --stdin-filename) and is linted as Python, as ruff does
     py_files = [f for f in files if not f.endswith(YAML_SUFFIXES)]

@@ -15,6 +15,7 @@ from typing import Optional
 
 from msgraphlint.astutil import walk as _fast_walk
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.runcache import per_run
 from msgraphlint.values import Kind
 
 from ._params import SHARED_USES, size_args, slice_bounds
@@ -484,7 +485,7 @@ def _used_as_subcell(ctx, class_name: str) -> bool:
 
 
 _FACTORY_WORDS = ("build", "create", "parse", "make", "get_", "load_model", "instantiate")
-_COMPONENT_CACHE: dict = {}
+_COMPONENT_CACHE: dict = per_run({})
 
 
 def _package_root(path: str) -> str:
@@ -532,8 +533,8 @@ def _component_elsewhere(ctx, class_name: str) -> bool:
     return found
 
 
-_PACKAGE_TEXTS: dict = {}  # package root -> [(path, text)] of its .py files, in os.walk order
-_PACKAGE_TREES: dict = {}  # path -> parsed tree (None: does not parse); the last few only
+_PACKAGE_TEXTS: dict = per_run({})  # package root -> [(path, text)] of its .py files, in os.walk order
+_PACKAGE_TREES: dict = per_run({})  # path -> parsed tree (None: does not parse); the last few only
 
 
 def _package_texts(root: str) -> list:

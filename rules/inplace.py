@@ -24,6 +24,7 @@ from typing import List, Optional
 from msgraphlint.astutil import walk_no_ctx
 from msgraphlint.findings import Edit, Fix
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
+from msgraphlint.runcache import per_run
 from msgraphlint.values import Kind
 
 from ._flow import OriginsCache, class_node, self_attr_values, statement_of
@@ -422,7 +423,7 @@ def no_alias_proof(stmt: ast.AugAssign, ctx) -> Optional[str]:
 
 
 _SITE = re.compile(r"\((.+):(\d+)\)$")
-_SITE_TREES: dict = {}
+_SITE_TREES: dict = per_run({})
 
 
 def _caller_cannot_observe(ctx, names: List[str]) -> bool:

@@ -147,6 +147,19 @@ def test_msg304_cells_the_project_assembles_into_other_graph_code(tmp_path):
     assert found[0][1] == 29  # LooseLoss.construct: nothing says it is fed by another graph
 
 
+def test_msg304_package_evidence_is_read_again_by_a_later_run(tmp_path):
+    """What a rule read from other files of the package lives for one run: a second run in
+    the same process (the language server, --fix passes) sees the package as it is now."""
+    body = "    def construct(self, preds, labels):\n        out = labels * 0\n        for p in preds:\n" \
+           "            out = out + p.sum()\n        return out\n"
+    write_tree(tmp_path, {"pkg/__init__.py": "",
+                          "pkg/losses.py": "import mindspore.nn as nn\n\nclass LooseLoss(nn.Cell):\n" + body})
+    assert [c for _, _, c in codes_at(lint([tmp_path], select=["MSG304"]))] == ["MSG304"]
+    write_tree(tmp_path, {"pkg/builder.py": "from .losses import LooseLoss\n\n"
+                                            "def build_loss():\n    return LooseLoss()\n"})
+    assert codes_at(lint([tmp_path], select=["MSG304"])) == []
+
+
 def test_msg202_helper_argument_the_caller_cannot_observe(tmp_path):
     write_tree(tmp_path, {"m.py": """
 import mindspore.nn as nn
