@@ -38,8 +38,8 @@ sys.path.insert(0, ROOT)
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
 CHILD = textwrap.dedent(r"""
-    import glob, importlib, json, os, sys
-    corpus, rel, name, out = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+    import glob, importlib, json, os, re, sys
+    corpus, rel, names, out = sys.argv[1], sys.argv[2], sys.argv[3].split(","), sys.argv[4]
     # a `tests` package in the scratch dir: `tests.mark_utils.arg_mark` stubbed, `tests.st.compiler` -> the corpus
     root = os.path.join(os.getcwd(), "pkgroot")
     os.makedirs(os.path.join(root, "tests", "st"))
@@ -50,38 +50,76 @@ CHILD = textwrap.dedent(r"""
     os.symlink(corpus, os.path.join(root, "tests", "st", "compiler"))
     sys.path.insert(0, root)
     modname = "tests.st.compiler." + rel[:-3].replace(os.sep, ".")
-    res = {"passed": False, "error": None}
+    LOC = re.compile(r"# In file (.+?):(\d+)")
+
+    def irs():
+        return set(glob.glob(os.path.join(os.getcwd(), "**", "*validate*.ir"), recursive=True))
+
+    def fallback_nodes(files):
+        # PyExecute/PyInterpret nodes, and the corpus lines their `# In file` comments name
+        nodes, lines = 0, set()
+        for f in files:
+            with open(f, errors="replace") as fh:
+                text = fh.read().splitlines()
+            for i, line in enumerate(text):
+                if "PyExecute(" not in line and "PyInterpret(" not in line:
+                    continue
+                nodes += 1
+                for nxt in text[i + 1:i + 12]:
+                    if nxt.lstrip().startswith("%") or nxt.startswith("}"):
+                        break
+                    m = LOC.search(nxt)
+                    if m and os.path.realpath(m.group(1)).endswith(rel):
+                        lines.add(int(m.group(2)))
+                        break
+        return nodes, sorted(lines)
+
+    results = {}
     try:
         mod = importlib.import_module(modname)
-        getattr(mod, name)()
-        res["passed"] = True
     except BaseException as exc:
-        res["error"] = (type(exc).__name__ + ": " + (str(exc).strip().splitlines() or [""])[0])[:200]
-    nodes = 0
-    for f in glob.glob(os.path.join(os.getcwd(), "**", "*validate*.ir"), recursive=True):
-        with open(f, errors="replace") as fh:
-            text = fh.read()
-        nodes += text.count("PyExecute(") + text.count("PyInterpret(")
-    res["fallback_nodes"] = nodes
-    with open(out, "w") as fh:
-        json.dump(res, fh)
+        mod, err = None, (type(exc).__name__ + ": " + (str(exc).strip().splitlines() or [""])[0])[:200]
+    for name in names:
+        res = {"passed": False, "error": None}
+        before = irs()
+        if mod is None:
+            res["error"] = err
+        else:
+            try:
+                getattr(mod, name)()
+                res["passed"] = True
+            except BaseException as exc:
+                res["error"] = (type(exc).__name__ + ": " + (str(exc).strip().splitlines() or [""])[0])[:200]
+        res["fallback_nodes"], res["fallback_lines"] = fallback_nodes(irs() - before)
+        results[name] = res
+        with open(out, "w") as fh:
+            json.dump(results, fh)
 """)
 
 
-def run_one(corpus: str, rel: str, name: str, timeout: int = 180) -> dict:
+def run_file(corpus: str, rel: str, names, timeout: int = 900) -> dict:
+    """Run ``names`` (tests of one file) in one child, in order, as pytest would; each test's
+    result and the fallback nodes of the IR written while it ran."""
     with tempfile.TemporaryDirectory(prefix="oracle_", dir="/tmp") as tmp:
         out = os.path.join(tmp, "result.json")
         env = dict(os.environ, MS_DEV_SAVE_GRAPHS="1", MS_DEV_SAVE_GRAPHS_PATH=tmp,
                    MS_DEV_DUMP_IR_PASSES="validate", GLOG_v="3")
         try:
-            subprocess.run([sys.executable, "-c", CHILD, os.path.abspath(corpus), rel, name, out], cwd=tmp, env=env,
-                           capture_output=True, timeout=timeout)
+            subprocess.run([sys.executable, "-c", CHILD, os.path.abspath(corpus), rel, ",".join(names), out], cwd=tmp,
+                           env=env, capture_output=True, timeout=timeout)
         except subprocess.TimeoutExpired:
-            return {"passed": False, "error": "timeout", "fallback_nodes": 0}
-        if not os.path.exists(out):
-            return {"passed": False, "error": "child crashed", "fallback_nodes": 0}
-        with open(out) as fh:
-            return json.load(fh)
+            pass
+        done = {}
+        if os.path.exists(out):
+            with open(out) as fh:
+                done = json.load(fh)
+        # a test the child never finished: a timeout or a crash (its successors are not judged)
+        return {n: done.get(n, {"passed": False, "error": "child crashed", "fallback_nodes": 0, "fallback_lines": []})
+                for n in names}
+
+
+def run_one(corpus: str, rel: str, name: str, timeout: int = 180) -> dict:
+    return run_file(corpus, rel, [name], timeout)[name]
 
 
 def main(argv=None) -> int:
@@ -93,6 +131,8 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", default=oracle.DEFAULT_CORPUS)
     ap.add_argument("--failures", action="store_true",
                     help="sample the in-reach failure assertions (pytest.raises) instead of the fallback tests")
+    ap.add_argument("--all", action="store_true", help="every candidate, not a sample (one child per file)")
+    ap.add_argument("--recompile", action="store_true", help="judge tests that already have a verdict again")
     args = ap.parse_args(argv)
     res = oracle.analyse(args.corpus)
     verdicts = {}
@@ -102,9 +142,11 @@ def main(argv=None) -> int:
     import ast
     cands = []
     pool = [r for r in res["failures"] if r["reach"] == "in reach"] if args.failures else res["fallbacks"]
+    seen = set()
     for r in pool:
-        if r["test"] in verdicts or "." in r["test"].split("::")[1]:
+        if r["test"] in seen or (r["test"] in verdicts and not args.recompile) or "." in r["test"].split("::")[1]:
             continue
+        seen.add(r["test"])
         rel, name = r["test"].split("::")
         path = os.path.join(args.corpus, rel)
         tree = ast.parse(open(path, encoding="utf-8").read())
@@ -113,31 +155,54 @@ def main(argv=None) -> int:
             continue
         cands.append((hashlib.sha256(f"{args.seed}:{r['test']}".encode()).hexdigest(), r["test"], rel, name))
     cands.sort()
-    for _, key, rel, name in cands[:args.sample]:
-        out = run_one(args.corpus, rel, name)
-        if not out["passed"] and out["error"] and out["error"].startswith(("ImportError", "ModuleNotFoundError",
-                                                                          "timeout", "child crashed")):
-            print(key, "not judged:", out["error"], flush=True)
-            continue
-        if args.failures:
-            # the test wraps the graph call in pytest.raises: it passes when 2.10 still raises
-            if out["passed"]:
-                v = {"verdict": "in reach", "evidence": "2.10 CPU: still raises as the test asserts"}
-            else:
-                v = {"verdict": "changed since 2.7", "evidence": f"2.10 CPU: the test fails: {out['error']}"}
-        elif out["passed"] and out["fallback_nodes"]:
-            v = {"verdict": "in reach", "evidence": f"2.10 CPU: passes, {out['fallback_nodes']} PyExecute/PyInterpret nodes"}
-        elif out["passed"]:
-            v = {"verdict": "changed since 2.7", "evidence": "2.10 CPU: passes with no PyExecute/PyInterpret node"}
-        else:
-            v = {"verdict": "changed since 2.7", "evidence": f"2.10 CPU: fails: {out['error']}"}
-        print(key, v, flush=True)
-        verdicts[key] = v
+    if not args.all:
+        cands = cands[:args.sample]
+    by_file = {}
+    for _, key, rel, name in cands:
+        by_file.setdefault(rel, []).append(name)
+    for rel in sorted(by_file):
+        # in file order, as pytest runs them
+        order = {n.name: n.lineno for n in ast.parse(open(os.path.join(args.corpus, rel), encoding="utf-8").read()).body
+                 if isinstance(n, ast.FunctionDef)}
+        names = sorted(by_file[rel], key=lambda n: order.get(n, 0))
+        outs = run_file(args.corpus, rel, names)
+        for name in names:
+            key, out = f"{rel}::{name}", outs[name]
+            v = _verdict(out, args.failures)
+            print(key, v or ("not judged: " + str(out["error"])), flush=True)
+            if v:
+                verdicts[key] = v
+        _save(oracle, verdicts)
+    _save(oracle, verdicts)
+    return 0
+
+
+def _verdict(out: dict, failures: bool):
+    if not out["passed"] and out["error"] and out["error"].startswith(("ImportError", "ModuleNotFoundError",
+                                                                      "timeout", "child crashed")):
+        return None
+    if failures:
+        # the test wraps the graph call in pytest.raises: it passes when 2.10 still raises
+        if out["passed"]:
+            return {"verdict": "in reach", "evidence": "2.10 CPU: still raises as the test asserts"}
+        return {"verdict": "changed since 2.7", "evidence": f"2.10 CPU: the test fails: {out['error']}"}
+    if out["passed"] and out["fallback_nodes"]:
+        v = {"verdict": "in reach", "evidence": f"2.10 CPU: passes, {out['fallback_nodes']} PyExecute/PyInterpret nodes"}
+        if out.get("fallback_lines"):
+            v["fallback_lines"] = out["fallback_lines"]
+        return v
+    if out["passed"]:
+        return {"verdict": "changed since 2.7", "evidence": "2.10 CPU: passes with no PyExecute/PyInterpret node"}
+    return {"verdict": "changed since 2.7", "evidence": f"2.10 CPU: fails: {out['error']}"}
+
+
+def _save(oracle, verdicts) -> None:
     os.makedirs(os.path.dirname(oracle.VERDICTS), exist_ok=True)
-    with open(oracle.VERDICTS, "w", encoding="utf-8") as fh:
+    tmp = oracle.VERDICTS + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
         json.dump(dict(sorted(verdicts.items())), fh, indent=1)
         fh.write("\n")
-    return 0
+    os.replace(tmp, oracle.VERDICTS)
 
 
 if __name__ == "__main__":
