@@ -12,6 +12,7 @@ the project is understood without parsing the whole tree. The installed
 from __future__ import annotations
 
 import ast
+import keyword
 import os
 import re
 from dataclasses import dataclass, field
@@ -90,10 +91,11 @@ def module_name_for(path: str) -> Tuple[str, str, bool]:
     is_package = stem == "__init__"
     parts: List[str] = [] if is_package else [stem]
     while os.path.isfile(os.path.join(directory, "__init__.py")):
-        directory, pkg = os.path.split(directory)
+        parent, pkg = os.path.split(directory)
+        if not pkg.isidentifier() or keyword.iskeyword(pkg):
+            break  # `mindspore-st-compiler/__init__.py`: no import can name it, so it is a sys.path root
         parts.insert(0, pkg)
-        if not pkg:
-            break
+        directory = parent
     return ".".join(parts) or stem, directory, is_package
 
 

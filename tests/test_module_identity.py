@@ -73,3 +73,29 @@ def test_without_project_markers_the_linted_paths_are_one_project(tmp_path):
     res = run_paths([str(tmp_path / "model.py"), str(tmp_path / "helpers.py")])
     assert sorted((f.path.rsplit("/", 1)[-1], f.line, f.code) for f in res.findings) == \
         [("helpers.py", 2, "MSG201")]
+
+
+def test_a_directory_no_import_can_name_is_not_a_package(tmp_path):
+    """`mindspore-st-compiler/__init__.py` (a checkout of MindSpore's tests): the directory
+    cannot be imported, so it is a sys.path root. Counted as a package, its modules were named
+    `mindspore-st-compiler.…`, their nested helpers looked like MindSpore functions and the
+    helper's `.asnumpy()` went unreported."""
+    from msgraphlint.project import module_name_for
+    write_tree(tmp_path, {"mindspore-tests/__init__.py": "", "mindspore-tests/fallback/__init__.py": "",
+                          "mindspore-tests/fallback/test_m.py": """
+        import numpy as np
+        import mindspore.nn as nn
+
+        def test_save():
+            def _save(data):
+                np.save("d.npy", data.asnumpy())
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    _save(x)
+                    return x
+        """})
+    path = str(tmp_path / "mindspore-tests" / "fallback" / "test_m.py")
+    assert module_name_for(path)[:2] == ("fallback.test_m", str(tmp_path / "mindspore-tests"))
+    found = sorted((f.code, f.line) for r in run_paths([str(tmp_path)]).files for f in r.findings)
+    assert ("MSG401", 6) in found and ("MSG401", 10) in found
