@@ -36,6 +36,9 @@ _ERRORS = {
     "async": ("`async def`", "TypeError: Parse Lambda Function Fail. Node type must be Lambda, but got NoneType."),
     "async-nested": ("`async def`", "RuntimeError: Unsupported statement 'AsyncFunctionDef'."),
     "complex": ("complex literal", "TypeError: Unsupported Constant type : 1j"),
+    "subscript-attr": ("an attribute assignment on a subscripted object (`a[i].attr = …`)",
+                       "RuntimeError: In graph mode, only attribute and name of class members can be assigned. "
+                       "But got Subscript."),
 }
 
 _REPLACE = {
@@ -56,6 +59,8 @@ _REPLACE = {
     "async": "make it a plain `def`",
     "async-nested": "make it a plain `def`",
     "complex": "build complex tensors with `ops.Complex(real, imag)`",
+    "subscript-attr": "set the attribute outside the graph (before the Cell is called), or keep the state in a "
+                      "Parameter updated with `ops.assign`",
 }
 
 
@@ -95,6 +100,7 @@ class UnsupportedSyntax(Rule):
         | `async def` helper called from construct | `TypeError: Parse Lambda Function Fail. Node type must be Lambda, but got NoneType.` (misleading) |
         | nested `async def` | `RuntimeError: Unsupported statement 'AsyncFunctionDef'.` |
         | complex literal `1j` | `TypeError: Unsupported Constant type : 1j` |
+        | attribute of a subscript as a target: `self.cells[0].x = v`, `self.objs[0].x += 1`, `lst[0].x, y = …` (CellList, list or dict element) | `RuntimeError: In graph mode, only attribute and name of class members can be assigned. But got Subscript.` |
 
         Checked and accepted at both levels (not reported): `global` (reading and rebinding;
         the rebinding is a side effect, see MSG2xx), lambdas (also with default arguments),
@@ -103,7 +109,10 @@ class UnsupportedSyntax(Rule):
         generator expressions, `{**base}`, chained assignment and comparison, `assert` and
         `raise` with constant messages, `slice(...)`, `@`, `break`/`continue`, `set(...)`/
         `frozenset(...)` calls, `locals()`, `super().construct(x)`, `with` on an
-        `@ms.jit_class` instance, and `with ms.runtime.StreamCtx(stream):` (measured on
+        `@ms.jit_class` instance, reading an attribute of a subscript (`self.blocks[0].scale`),
+        an attribute of a plain object assigned through a name bound to the list element
+        (`o = self.objs[0]; o.x = 2`; for a CellList element that fails differently:
+        `AttributeError: 'int' object has no attribute …`), and `with ms.runtime.StreamCtx(stream):` (measured on
         2.10 CPU: compiles and runs in graph mode).
 
         Nested functions are parsed even when never called (a `try` in an uncalled inner
@@ -178,6 +187,18 @@ class UnsupportedSyntax(Rule):
                 def construct(self, x):
                     return x * 2
         """, note="not graph-mode code"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self, blocks):
+                    super().__init__()
+                    self.blocks = nn.CellList(blocks)
+
+                def construct(self, x):
+                    scale = self.blocks[0].scale
+                    return self.blocks[0](x) * scale
+        """, note="reading an attribute of a CellList element compiles (measured on 2.10)"),
     ]
     INVALID = [
         Invalid("""
@@ -226,6 +247,18 @@ class UnsupportedSyntax(Rule):
                         x = x * n
                     return x
         """, line=5),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def __init__(self, blocks):
+                    super().__init__()
+                    self.blocks = nn.CellList(blocks)
+
+                def construct(self, x):
+                    self.blocks[0].scale = 2
+                    return self.blocks[0](x)
+        """, line=9, note="an attribute of a CellList element as an assignment target"),
     ]
 
     # statements -------------------------------------------------------------------
@@ -250,6 +283,24 @@ class UnsupportedSyntax(Rule):
         return bool(q) and (q in self._GRAPH_CMS or (ctx.catalog.canonical(q) in self._GRAPH_CMS))
 
     visit_AsyncWith = visit_With
+
+    def visit_Assign(self, node: ast.Assign, ctx) -> None:
+        for target in node.targets:
+            self._subscript_attr_targets(target, ctx)
+
+    def visit_AugAssign(self, node: ast.AugAssign, ctx) -> None:
+        self._subscript_attr_targets(node.target, ctx)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign, ctx) -> None:
+        if node.value is not None:
+            self._subscript_attr_targets(node.target, ctx)
+
+    def _subscript_attr_targets(self, target: ast.AST, ctx) -> None:
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                self._subscript_attr_targets(elt.value if isinstance(elt, ast.Starred) else elt, ctx)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Subscript):
+            self._report(target, "subscript-attr", ctx)
 
     def visit_Delete(self, node, ctx) -> None:
         self._report(node, "del", ctx)
