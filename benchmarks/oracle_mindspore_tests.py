@@ -28,7 +28,8 @@ read for what it asserts about graph mode:
 
 A target's lines are its root scope (``construct``/``bprop``/the jit function) and the helpers
 discovery reached from it. An assertion is **hit** when a finding of its family's rules lies on
-those lines (for fallback also any finding whose message says PyExecute/the interpreter). A miss gets a reason: *in reach* (the linter should have seen it), *out of static
+those lines (for fallback also any finding whose message says PyExecute/the interpreter; for a STRICT-level
+syntax failure also any finding whose message says the code fails to compile under STRICT). A miss gets a reason: *in reach* (the linter should have seen it), *out of static
 reach* (no graph scope is invoked in the block, or the failure depends on run-time values), or
 *changed since 2.7*. Verdicts measured by compiling on MindSpore 2.10 CPU live in
 ``benchmarks/data/oracle_verdicts.json`` (key ``relpath::test_name``; ``verdict`` one of
@@ -270,12 +271,17 @@ class TestFile:
 
 
 FALLBACK_CLAIM = re.compile(r"PyExecute|interpreter fallback|runs in the (?:Python )?interpreter")
+# a finding that predicts the failure a STRICT-level assertion ("In JIT strict mode ...") checks
+STRICT_FAILURE_CLAIM = re.compile(r"under STRICT (?:it )?(?:fails to compile|does not compile|is rejected)"
+                                  r"|(?:fails|does not compile) (?:at|under) STRICT")
 
 
 def _counts_for(f, fam: str, codes) -> bool:
     """A finding of the family's rules, or (for fallback) any finding whose message says the
-    code goes through the interpreter (PyExecute), whichever family its rule belongs to."""
-    return f.code in codes.get(fam, ()) or (fam == "fallback" and bool(FALLBACK_CLAIM.search(f.message)))
+    code goes through the interpreter (PyExecute), or (for syntax) any finding whose message says
+    the code fails to compile under STRICT, whichever family its rule belongs to."""
+    return (f.code in codes.get(fam, ()) or (fam == "fallback" and bool(FALLBACK_CLAIM.search(f.message)))
+            or (fam == "syntax" and bool(STRICT_FAILURE_CLAIM.search(f.message))))
 
 
 def _judge(f, test_key: str, verdicts: dict) -> dict:

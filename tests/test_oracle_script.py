@@ -73,3 +73,20 @@ def test_assertions_are_read_and_scored(tmp_path, monkeypatch):
     rows, summary = oracle.table(res)
     assert summary["syntax"]["recall"] == 1.0 and summary["control_flow"]["recall"] == 0.0
     assert "| syntax | 1 | 1 | 1 | 1.00 | 0 | 0 | - |" in rows
+
+
+def test_a_strict_failure_is_hit_by_a_finding_that_predicts_it():
+    """A pytest.raises of "In JIT strict mode ..." (family syntax) counts a finding of another
+    family whose message says the code fails under STRICT; a cost-only claim does not count."""
+    class F:
+        def __init__(self, code, message):
+            self.code, self.message = code, message
+    codes = oracle.family_codes()
+    strict = F("MSG209", "`self.data` (a plain Python value) is assigned in graph code: PyExecute fallback nodes "
+                         "cut the graph at the default level; under STRICT it fails to compile (the attribute "
+                         "must be a Parameter)")
+    cost = F("MSG204", "augmented assignment on a local tensor: an in-place kernel plus Assign/Depend nodes")
+    assert "MSG209" not in codes["syntax"]
+    assert oracle._counts_for(strict, "syntax", codes)
+    assert not oracle._counts_for(cost, "syntax", codes)
+    assert not oracle._counts_for(strict, "control_flow", codes)
