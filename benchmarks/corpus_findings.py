@@ -125,6 +125,12 @@ def _priority(f: dict, seed: int) -> str:
     return hashlib.sha256(f"{seed}:{finding_key(f)}:{f['col']}:{f['message']}".encode("utf-8")).hexdigest()
 
 
+def _same(f: dict) -> Tuple[str, str, int, str]:
+    """What makes a finding the same one across two runs over the same corpora (a reworded
+    message is the same finding)."""
+    return (f["corpus"], f["path"], f["line"], f["code"])
+
+
 def stratified_sample(findings: List[dict], n: int, seed: int) -> List[dict]:
     """Every rule with findings first (its lowest-priority finding), then the lowest-priority
     findings of the rest; with more rules than ``n``, the ``n`` rules whose picks rank first."""
@@ -306,7 +312,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     help="rule selection (repeatable; e.g. ALL); default: the default selection")
     ap.add_argument("--compare", metavar="DUMP", help="also print findings per 100 constructs per corpus "
                     "against an earlier --dump (e.g. one made with --rev of the previous main)")
+    ap.add_argument("--new-only", action="store_true", help="with --compare: draw the judged sample only from "
+                    "findings the earlier dump does not have (same corpus, file, line and code)")
     args = ap.parse_args(argv)
+    if args.new_only and not args.compare:
+        ap.error("--new-only needs --compare DUMP")
     if args.rev and not os.environ.get("_CORPUS_FINDINGS_REV"):
         return run_snapshot(args.rev, list(sys.argv[1:] if argv is None else argv))
 
@@ -355,11 +365,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     table_md = format_table(rows, corpora, scopes)
     print(table_md)
 
+    pool = findings
     if args.compare:
-        print("\n" + compare_table(json.loads(Path(args.compare).read_text(encoding="utf-8")), findings, scopes,
-                                    corpora))
+        before = json.loads(Path(args.compare).read_text(encoding="utf-8"))
+        print("\n" + compare_table(before, findings, scopes, corpora))
+        if args.new_only:
+            old = {_same(f) for f in before["findings"]}
+            pool = [f for f in findings if _same(f) not in old]
+            print(f"\nnew findings (not in {args.compare}): {len(pool)}; by rule: "
+                  + ", ".join(f"{c} {n}" for c, n in sorted(Counter(f["code"] for f in pool).items())))
 
-    sample = stratified_sample(findings, args.sample, args.seed)
+    sample = stratified_sample(pool, args.sample, args.seed)
     verdicts = {}
     vpath = Path(args.verdicts)
     if vpath.is_file():
