@@ -76,7 +76,7 @@ RESULTS = os.path.join(ROOT, "benchmarks", "results")
 
 # family -> rule modules (rules/<module>.py) whose codes count for it
 FAMILY_MODULES = {
-    "control_flow": ("control_flow",),
+    "control_flow": ("control_flow", "branch_join"),
     "dynamic_shape": ("dynamic_shape",),
     "inplace": ("inplace",),
     "side_effect": ("side_effects", "print_in_graph"),

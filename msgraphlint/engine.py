@@ -198,6 +198,7 @@ class ModuleEngine:
         self._consts: Optional[Dict[str, Kind]] = None
         self._closures: Dict[int, Dict[str, Kind]] = {}
         self._from_callers: Dict[str, frozenset] = {}
+        self._dtypes: Dict[str, Dict[str, str]] = {}  # scope qualname -> parameter -> dtype its callers pass
         self._prepass: Dict[str, Tuple[tuple, ScopeValues]] = {}
 
     def _sink(self, finding: Finding, scope, rule) -> None:
@@ -299,18 +300,20 @@ class ModuleEngine:
         return ScopeValues(func, self.summary.imports if self.summary else None, self.summary,
                            self.class_info(class_name), hints, is_root=is_root,
                            module_consts=consts, helper_returns=self._helper_returns(class_name),
-                           from_callers=self._from_callers.get(qualname, frozenset()))
+                           from_callers=self._from_callers.get(qualname, frozenset()),
+                           param_dtypes=self._dtypes.get(qualname))
 
     def _values_key(self, qualname: str, is_root: bool, enclosing: Tuple[int, ...]) -> tuple:
         hints = self._hints.get(qualname)
-        return (is_root, enclosing, tuple(sorted((k, v.value) for k, v in (hints or {}).items())))
+        return (is_root, enclosing, tuple(sorted((k, v.value) for k, v in (hints or {}).items())),
+                tuple(sorted((self._dtypes.get(qualname) or {}).items())))
 
     def _caller_kinds(self, tree: ast.Module) -> None:
         """Parameter kinds of this module's graph entries from the calls the module makes
         (paramkinds.py): a training loop feeding dataset columns, a parent Cell passing a flag."""
         if self.summary is None:
             return
-        targets: Dict[str, Tuple[str, ast.AST]] = {}
+        targets: List[Tuple[str, str, ast.AST]] = []
         graph_funcs: Dict[int, Tuple[str, Optional[str]]] = {}
         by_name: Dict[str, GraphScope] = {}
         for scope in self.scopes:
@@ -322,9 +325,9 @@ class ModuleEngine:
             if scope.chain:
                 continue
             if scope.kind == "construct" and scope.class_name and func.name == "construct":
-                targets[scope.class_name] = (scope.qualname, func)
+                targets.append((scope.class_name, scope.qualname, func))
             elif scope.kind == "jit" and not scope.class_name:
-                targets[func.name] = (scope.qualname, func)
+                targets.append((func.name, scope.qualname, func))
         if not targets:
             return
 
@@ -338,12 +341,16 @@ class ModuleEngine:
             cls = self.summary.classes.get(class_name) if class_name else None
             return cls.attrs if cls is not None else {}
 
-        found = CallerKinds(tree, self.summary.name, self.summary.imports, targets, graph_funcs,
-                            values_for, self_attrs).run(self.source.text)
+        callers = CallerKinds(tree, self.summary.name, self.summary.imports, targets, graph_funcs,
+                              values_for, self_attrs)
+        found = callers.run(self.source.text)
         for qualname, hints in found.items():
             if hints and qualname not in self._hints:
                 self._hints[qualname] = dict(hints)
                 self._from_callers[qualname] = frozenset(hints)
+        for qualname, dtypes in callers.dtypes.items():
+            if dtypes:
+                self._dtypes[qualname] = dtypes
 
     def _record_hints(self, func: ast.AST, values: ScopeValues, scope: GraphScope, local_helpers: Dict[str, ast.AST]) -> None:
         guarded = None  # computed on the first call of a local helper: most scopes make none
@@ -432,7 +439,8 @@ class ModuleEngine:
         info = self.class_info(scope.class_key)
         attrs = tuple(sorted(info.attrs.items())) if info is not None else ()
         hints = tuple(sorted((k, v.value) for k, v in (self._hints.get(scope.qualname) or {}).items()))
-        rules = tuple(sorted({id(r) for handlers in d.graph.values() for r, _ in handlers}))
+        hints += tuple(sorted((self._dtypes.get(scope.qualname) or {}).items()))
+        rules = tuple(sorted({id(r) for handlers in d.graph.values() for r, _ in handlers} | {id(r) for r in d.graph_leave}))
         return (scope.qualname, scope.chain, scope.root_site and scope.root_site[1:], self.source.segment(func),
                 attrs, hints, rules, self.target)
 

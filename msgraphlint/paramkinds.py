@@ -29,6 +29,7 @@ import ast
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .astutil import children_no_ctx
+from .dtypes import constructed_dtype
 from .kinds import Kind, merge
 
 _ITERATORS = frozenset({"create_tuple_iterator", "create_dict_iterator", "create_iterator"})
@@ -44,29 +45,50 @@ def _params(func: ast.AST) -> List[str]:
 
 
 class _Target:
-    __slots__ = ("qualname", "params", "kwonly")
+    __slots__ = ("qualname", "params", "kwonly", "func")
 
     def __init__(self, qualname: str, func: ast.AST) -> None:
         self.qualname = qualname
+        self.func = func
         self.params = _params(func)
         self.kwonly = [a.arg for a in func.args.kwonlyargs]  # type: ignore[attr-defined]
+
+
+def _local_defs(body: Sequence[ast.stmt]):
+    """The ``def``/``class`` statements of a body (also under ``if``/``with``/loops), not
+    those inside other defs: the names the body binds to functions and classes."""
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            yield n
+        elif isinstance(n, ast.stmt):
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                stack.extend(getattr(n, field, ()) or ())
+        elif isinstance(n, ast.ExceptHandler):
+            stack.extend(n.body)
 
 
 class CallerKinds:
     """Parameter kinds of the module's graph entries, from the calls the module makes."""
 
-    def __init__(self, tree: ast.Module, modname: str, imports, targets: Dict[str, Tuple[str, ast.AST]],
+    def __init__(self, tree: ast.Module, modname: str, imports, targets: Sequence[Tuple[str, str, ast.AST]],
                  graph_funcs: Dict[int, Tuple[str, Optional[str]]],
                  values_for: Callable[[ast.AST, Optional[str], str], object],
                  self_attrs: Callable[[str], Dict[str, str]]) -> None:
-        """``targets``: local name (a Cell class or a jit function) -> (scope qualname, def);
-        ``graph_funcs``: id(def) -> (qualname, class name) of the module's graph scopes (their
-        own value analysis classifies the arguments they pass); ``self_attrs(class)`` the raw
-        attribute kinds of a class (``call:<dotted>`` for ``self.x = Block(...)``)."""
+        """``targets``: (local name of a Cell class or a jit function, scope qualname, def);
+        names are resolved lexically, so same-named Cells or jit functions defined in two
+        test functions are two targets; ``graph_funcs``: id(def) -> (qualname, class name)
+        of the module's graph scopes (their own value analysis classifies the arguments they
+        pass); ``self_attrs(class)`` the raw attribute kinds of a class (``call:<dotted>``
+        for ``self.x = Block(...)``)."""
         self.tree = tree
         self.modname = modname
         self.imports = imports
-        self.targets = {k: _Target(q, f) for k, (q, f) in targets.items()}
+        self._by_def: Dict[int, Tuple[str, _Target]] = {id(f): (k, _Target(q, f)) for k, q, f in targets}
+        self._names = {k for k, _q, _f in targets}
+        self.targets = self._visible(tree.body, {})
+        self.dtypes: Dict[str, Dict[str, Optional[str]]] = {}
         self.graph_funcs = graph_funcs
         self.values_for = values_for
         self.self_attrs = self_attrs
@@ -77,15 +99,16 @@ class CallerKinds:
     def run(self, text: Optional[str] = None) -> Dict[str, Dict[str, Kind]]:
         """``text``: the module's source, to skip the work when no target is called and to skip
         functions that never name one."""
-        if not self.targets:
+        if not self._by_def:
             return {}
         self._lines: Optional[List[str]] = None
         self._needles: Tuple[str, ...] = ()
         if text is not None:
             # a target is called only if its name is followed by "(" somewhere besides its own def
-            live = {k for k in self.targets if text.count(k + "(") >= 2}
+            live = {k for k in self._names if text.count(k + "(") >= 2}
             if not live:
                 return {}
+            self._by_def = {i: (k, t) for i, (k, t) in self._by_def.items() if k in live}
             self.targets = {k: v for k, v in self.targets.items() if k in live}
             self._lines = text.splitlines()
             attrs = set()
@@ -97,8 +120,28 @@ class CallerKinds:
                             attrs.add(f"self.{attr}(")
             self._needles = tuple(live) + tuple(sorted(attrs))
         self._scan_body(self.tree.body, None, None)
+        self.dtypes = {q: {p: d for p, d in h.items() if d} for q, h in self.dtypes.items()}
         return {q: {p: k for p, k in h.items() if k in (Kind.TENSOR, Kind.CONST, Kind.NONE)}
                 for q, h in self.hints.items()}
+
+    def _visible(self, body: Sequence[ast.stmt], outer: Dict[str, _Target]) -> Dict[str, _Target]:
+        """``outer`` with the targets ``body`` defines itself (they shadow same-named ones)."""
+        mine: Dict[str, _Target] = {}
+        for d in _local_defs(body):
+            if isinstance(d, ast.ClassDef):
+                for item in d.body:
+                    hit = self._by_def.get(id(item))
+                    if hit is not None and hit[0] == d.name:
+                        mine[d.name] = hit[1]
+            else:
+                hit = self._by_def.get(id(d))
+                if hit is not None and hit[0] == d.name:
+                    mine[d.name] = hit[1]
+        if not mine:
+            return outer
+        out = dict(outer)
+        out.update(mine)
+        return out
 
     def _names_a_target(self, func: ast.AST) -> bool:
         if self._lines is None:
@@ -107,7 +150,16 @@ class CallerKinds:
         return any(n in line for line in seg for n in self._needles)
 
     def _scan_body(self, body: Sequence[ast.stmt], func: Optional[ast.AST], class_name: Optional[str]) -> None:
+        outer = self.targets
+        self.targets = self._visible(body, outer)
+        try:
+            self._scan_visible(body, func, class_name)
+        finally:
+            self.targets = outer
+
+    def _scan_visible(self, body: Sequence[ast.stmt], func: Optional[ast.AST], class_name: Optional[str]) -> None:
         env: Dict[str, object] = {}  # local name -> target key or a Kind
+        denv: Dict[str, Optional[str]] = {}  # local name -> the dtype of the Tensor(...) it holds
         calls: List[Tuple[_Target, ast.Call]] = []
         attrs = self.self_attrs(class_name) if class_name else {}
         nested: List[Tuple[ast.AST, Optional[str]]] = []
@@ -122,6 +174,7 @@ class CallerKinds:
                     v = node.value
                     key = self._constructed(v)
                     env[node.targets[0].id] = key if key is not None else self._plain_kind(v, env)
+                    denv[node.targets[0].id] = constructed_dtype(v, self._dotted)
                     if key is not None:
                         needles.append(node.targets[0].id + "(")  # `net = Net()`: later `net(x)` calls it
                 elif isinstance(node, (ast.For, ast.comprehension)) and self._is_dataset_iter(node.iter):
@@ -141,9 +194,12 @@ class CallerKinds:
                 self._scan_body(inner.body, inner if graph is not None else None,  # type: ignore[attr-defined]
                                 graph[1] if graph is not None and graph[1] else cname)
         if calls:
-            self._sites(func, calls, env)
+            self._sites(func, calls, env, denv)
 
-    def _sites(self, func: Optional[ast.AST], calls, env) -> None:
+    def _dotted(self, node: ast.AST) -> Optional[str]:
+        return self.imports.dotted(node) if self.imports is not None else None
+
+    def _sites(self, func: Optional[ast.AST], calls, env, denv) -> None:
         values = None
         if func is not None:
             q, cname = self.graph_funcs[id(func)]
@@ -151,6 +207,29 @@ class CallerKinds:
         caller_params = set(_params(func)) if func is not None else set()
         for target, call in calls:
             self._record(target, call, env, values, caller_params)
+            self._record_dtypes(target, call, denv if values is None else {})
+
+    def _record_dtypes(self, target: _Target, call: ast.Call, denv: Dict[str, Optional[str]]) -> None:
+        """The dtype of each tensor argument the call spells (``Tensor([1])``, a name bound
+        to ``Tensor(2, ms.float32)`` in a plain caller), kept only where every site agrees."""
+        bound: Dict[str, Optional[str]] = {}
+        for i, a in enumerate(call.args):
+            if isinstance(a, ast.Starred) or i >= len(target.params):
+                break
+            bound[target.params[i]] = self._arg_dtype(a, denv)
+        for kw in call.keywords:
+            if kw.arg is not None and (kw.arg in target.params or kw.arg in target.kwonly):
+                bound[kw.arg] = self._arg_dtype(kw.value, denv)
+        first = target.qualname not in self.dtypes
+        seen = self.dtypes.setdefault(target.qualname, {})
+        for p in target.params + target.kwonly:
+            d = bound.get(p)
+            seen[p] = d if first else (d if seen.get(p) == d else None)
+
+    def _arg_dtype(self, a: ast.AST, denv: Dict[str, Optional[str]]) -> Optional[str]:
+        if isinstance(a, ast.Name):
+            return denv.get(a.id)
+        return constructed_dtype(a, self._dotted)
 
     # ------------------------------------------------------------------ call sites
     def _constructed(self, v: ast.AST) -> Optional[str]:

@@ -102,9 +102,11 @@ class ScopeValues:
     def __init__(self, func: ast.AST, imports: ImportMap, module: Optional[ModuleSummary] = None,
                  cls: Optional[ClassInfo] = None, param_kinds: Optional[Dict[str, Kind]] = None,
                  is_root: bool = True, module_consts: Optional[Dict[str, Kind]] = None,
-                 helper_returns=None, from_callers: frozenset = frozenset()) -> None:
+                 helper_returns=None, from_callers: frozenset = frozenset(),
+                 param_dtypes: Optional[Dict[str, str]] = None) -> None:
         self.func = func
         self.from_callers = from_callers  # parameters whose kinds come from the project's call sites (paramkinds.py)
+        self.param_dtypes = param_dtypes or {}  # parameter -> the dtype every call site's tensor has
         self.imports = imports
         self.module = module
         self.cls = cls

@@ -32,7 +32,7 @@ MIN_PRECISION, MIN_RECALL = 0.95, 0.90
 
 # family (label) -> the rule modules that implement it
 FAMILY_MODULES = {
-    "control_flow": ("control_flow",),
+    "control_flow": ("control_flow", "branch_join"),
     "dynamic_shape": ("dynamic_shape",),
     "inplace": ("inplace",),
     "side_effect": ("side_effects", "print_in_graph"),

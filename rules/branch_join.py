@@ -1,0 +1,730 @@
+"""MSG108: values that graph mode cannot join where a tensor decides the branch.
+
+When a condition is a tensor, MindSpore compiles a ``Switch`` and must give the values that
+leave the two branches one abstract type (the *join*). A Tensor and a Python scalar, a Tensor
+and a tuple, two Python scalars of different types or two tensors of different dtypes do not
+join, and the compile fails with ``TypeError: Cannot join the return values of different
+branches, perhaps you need to make them equal.`` Every case below was compiled on MindSpore
+2.10.0 CPU (``fixtures/labeled/control_flow_*_join_*``).
+
+The analysis (``_Joins``) walks one graph scope's statements once, keeping for each local
+name what it holds on the current path (a ``_Val``: tensor with an optional dtype, a Python
+``int``/``float``/``bool``/``str``, a tuple display, ``None``) and for each ``return`` the
+chain of ``if`` statements it sits under. It knows only what the code spells: literals,
+``len()``/``.shape``/``.ndim``, ``is None`` tests, ``Tensor(...)`` with its dtype,
+``astype``/``ops.cast``, comparisons (bool tensors), and the dtypes the module's call sites
+pass (``msgraphlint/paramkinds.py``). Anything else is unknown and never reported.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Tuple
+
+from msgraphlint.dtypes import TENSOR_MAKERS, constructed_dtype, dtype_name
+from msgraphlint.kinds import Kind
+from msgraphlint.rule import Invalid, Rule, Severity, Valid
+
+from ._params import SHARED_USES
+from .control_flow import tensor_decider
+
+_USES = SHARED_USES
+
+_SCALARS = ("int", "float", "bool", "str")
+# functions and Tensor methods that give one tensor (not a tuple): elementwise ops, reductions
+# over axes, creation, casts and layout changes
+_SINGLE_FUNCS = frozenset("""
+    cast ones zeros ones_like zeros_like full full_like fill fills select abs exp log sqrt square pow
+    matmul mm bmm reshape concat cat stack sum mean prod relu sigmoid softmax log_softmax tanh gelu silu
+    add sub mul div neg maximum minimum clamp clip logical_and logical_or logical_not equal not_equal
+    greater less greater_equal less_equal gt lt ge le eq ne transpose permute squeeze unsqueeze expand_dims
+    broadcast_to tile masked_fill gather argmax argmin norm cumsum isnan isinf isfinite floor ceil round
+    sign sin cos erf rsqrt reciprocal any all flatten tril triu one_hot ReduceSum ReduceMean
+""".split())
+_SINGLE_METHODS = frozenset("""
+    astype sum mean prod abs exp log sqrt square pow reshape view transpose permute squeeze unsqueeze
+    expand_dims float int half bool long double clone copy matmul flatten any all norm softmax sigmoid
+    relu tanh clip clamp masked_fill to type_as expand_as broadcast_to argmax argmin cumsum neg
+    reciprocal rsqrt floor ceil round sign isnan isinf tile contiguous
+""".split())
+_MAX_RETURNS = 40
+
+
+class _Val:
+    """What a value is, as far as MindSpore's join is concerned."""
+    __slots__ = ("cls", "dtype", "node", "elts")
+
+    def __init__(self, cls: str, node: ast.AST, dtype: Optional[str] = None, elts: Optional[list] = None) -> None:
+        self.cls = cls      # "tensor", "int", "float", "bool", "str", "tuple", "none"
+        self.dtype = dtype  # a tensor's dtype when the code says it
+        self.node = node    # where the value was made (for the message)
+        self.elts = elts    # a tuple display's elements (None where unknown)
+
+    def same(self, other: "_Val") -> bool:
+        return self.cls == other.cls and self.dtype == other.dtype and self.elts is None and other.elts is None
+
+    def describe(self) -> str:
+        if self.cls == "tensor":
+            if not self.dtype:
+                return "a Tensor"
+            return ("an " if self.dtype[0] in "aeiou" else "a ") + self.dtype + " Tensor"
+        if self.cls == "tuple":
+            return "a tuple"
+        return f"a Python {self.cls}"
+
+
+def clash(a: Optional[_Val], b: Optional[_Val]) -> Optional[Tuple[_Val, _Val]]:
+    """The two values that cannot be joined (measured on 2.10), or None. ``None`` joins
+    with anything (`return x` / `return None` compiled); tuples of different lengths join
+    too (they did: `return x, y, x` / `return x, y`); equal-length tuples join element by
+    element."""
+    if a is None or b is None or "none" in (a.cls, b.cls):
+        return None
+    if a.cls == "tensor" and b.cls == "tensor":
+        return (a, b) if a.dtype and b.dtype and a.dtype != b.dtype else None
+    if a.cls == "tuple" and b.cls == "tuple":
+        if a.elts is not None and b.elts is not None and len(a.elts) == len(b.elts):
+            for x, y in zip(a.elts, b.elts):
+                c = clash(x, y)
+                if c is not None:
+                    return c
+        return None
+    if "tensor" in (a.cls, b.cls):
+        other = b if a.cls == "tensor" else a
+        return (a, b) if other.cls in _SCALARS + ("tuple",) else None
+    if a.cls in _SCALARS and b.cls in _SCALARS:
+        return (a, b) if a.cls != b.cls else None
+    if "tuple" in (a.cls, b.cls):
+        other = b if a.cls == "tuple" else a
+        return (a, b) if other.cls in _SCALARS else None
+    return None
+
+
+class _Entry:
+    """One step of a return's path: the ``if`` (or loop) it sits in and which side."""
+    __slots__ = ("node", "side", "tensor")
+
+    def __init__(self, node: ast.AST, side: str, tensor: bool) -> None:
+        self.node, self.side, self.tensor = node, side, tensor
+
+
+class _Joins:
+    """The join problems of one scope function."""
+
+    def __init__(self, ctx, func: ast.AST) -> None:
+        self.ctx = ctx
+        self.func = func
+        self.returns: List[Tuple[ast.Return, _Val, Tuple[_Entry, ...]]] = []
+        self.problems: List[Tuple[ast.AST, str, _Val, _Val]] = []  # (report node, what, a, b)
+        self._deciders: Dict[int, bool] = {}
+        self._inputs: Optional[frozenset] = None
+        self._param_dtypes = ctx.values.param_dtypes
+        body = func.body if isinstance(func.body, list) else []
+        self._block(body, self._param_env(), ())
+        self._pair_returns()
+
+    def _param_env(self) -> Dict[str, _Val]:
+        """The parameters that surely hold one tensor: the module's call sites pass one
+        (`Tensor(...)`, a dataset column), an annotation says so, or the body uses the name
+        as a tensor (`x.sum()`); a bare parameter is as likely a Python value."""
+        values = self.ctx.values
+        args = self.func.args  # type: ignore[attr-defined]
+        uses, _weak = _USES.get(self.ctx)
+        env: Dict[str, _Val] = {}
+        for a in list(getattr(args, "posonlyargs", [])) + list(args.args) + list(args.kwonlyargs):
+            if a.arg in ("self", "cls") or not values.params.get(a.arg, Kind.UNKNOWN).tensor_like:
+                continue
+            use = uses.get(a.arg)
+            ann = ast.unparse(a.annotation).rsplit(".", 1)[-1] if a.annotation is not None else ""
+            if (a.arg in values.from_callers and values.params.get(a.arg) is Kind.TENSOR) or ann == "Tensor" \
+                    or (use is not None and use.tensor is not None):
+                env[a.arg] = _Val("tensor", a, self._param_dtypes.get(a.arg))
+        return env
+
+    # values -----------------------------------------------------------------------
+    def decides(self, test: ast.AST) -> bool:
+        """A condition MindSpore decides at run time: a tensor (MSG101's test) computed from
+        the scope's inputs or a Parameter. A tensor made only of constants
+        (`a = Tensor([1]); b = Tensor([2.0]); a and b`) is folded: measured on 2.10, that
+        compiled and returned `b`."""
+        key = id(test)
+        if key not in self._deciders:
+            self._deciders[key] = tensor_decider(self.ctx, test) is not None and self._from_inputs(test)
+        return self._deciders[key]
+
+    def _from_inputs(self, e: ast.AST) -> bool:
+        if self._inputs is None:
+            self._inputs = _input_names(self.func)
+        for n in ast.walk(e):
+            if isinstance(n, ast.Name) and n.id in self._inputs:
+                return True
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self" \
+                    and self.ctx.kind(n) is Kind.PARAMETER:
+                return True
+        return False
+
+    def value(self, e: Optional[ast.AST], env: Dict[str, _Val]) -> Optional[_Val]:
+        ctx = self.ctx
+        if e is None:
+            return None
+        if isinstance(e, ast.Constant):
+            v = e.value
+            if v is None:
+                return _Val("none", e)
+            if isinstance(v, bool):
+                return _Val("bool", e)
+            if isinstance(v, int):
+                return _Val("int", e)
+            if isinstance(v, float):
+                return _Val("float", e)
+            if isinstance(v, str):
+                return _Val("str", e)
+            return None
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)) and isinstance(e.operand, ast.Constant) \
+                and type(e.operand.value) in (int, float):
+            return _Val(type(e.operand.value).__name__, e)
+        if isinstance(e, ast.Name):
+            if e.id in env:
+                return env[e.id]
+            if e.id in _local_stores(self.func):
+                return None  # bound somewhere this walk did not follow (a loop, a tuple target)
+        if isinstance(e, ast.Tuple):
+            elts = [self.value(x, env) for x in e.elts]
+            return _Val("tuple", e, elts=None if any(x is None or isinstance(x_node, ast.Starred)
+                                                     for x, x_node in zip(elts, e.elts)) else elts)
+        if isinstance(e, ast.Compare):
+            if all(isinstance(op, (ast.Is, ast.IsNot)) for op in e.ops):
+                return _Val("bool", e)
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id in ("len", "isinstance") \
+                and e.func.id not in ctx.imports.names and e.func.id not in _local_stores(self.func):
+            return _Val("int" if e.func.id == "len" else "bool", e)
+        if isinstance(e, ast.Attribute) and e.attr == "training" and isinstance(e.value, ast.Name) \
+                and e.value.id == "self" and ctx.class_info is not None and ctx.class_info.is_cell:
+            return _Val("bool", e)
+        kind = ctx.kind(e)
+        if isinstance(e, ast.Attribute) and e.attr in ("ndim", "shape") and ctx.kind(e.value).tensor_like:
+            return _Val("int" if e.attr == "ndim" else "tuple", e)
+        if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Attribute) and e.value.attr == "shape" \
+                and ctx.kind(e.value.value).tensor_like and not isinstance(e.slice, ast.Slice):
+            return _Val("int", e)
+        if kind.tensor_like and self.single(e, env):
+            return _Val("tensor", e, self.dtype(e, env))
+        return None
+
+    def single(self, e: ast.AST, env: Dict[str, _Val], depth: int = 0) -> bool:
+        """``e`` is one tensor, not a tuple of them: many MindSpore functions that the
+        catalog says return tensors return tuples (`ops.topk`, `ops.split`, `max(dim=...)`),
+        and so may a sub-Cell; only what surely gives one tensor counts."""
+        ctx = self.ctx
+        if depth > 12 or not ctx.kind(e).tensor_like:
+            return False
+        if isinstance(e, ast.Name):
+            if e.id in env:
+                return env[e.id].cls == "tensor"
+            return False  # a parameter without evidence, a global, or a name bound where the walk did not follow
+        if isinstance(e, ast.BinOp):
+            return self.single(e.left, env, depth + 1) or self.single(e.right, env, depth + 1)
+        if isinstance(e, ast.UnaryOp):
+            return self.single(e.operand, env, depth + 1)
+        if isinstance(e, ast.Compare):
+            return any(self.single(x, env, depth + 1) for x in [e.left] + list(e.comparators))
+        if isinstance(e, ast.Subscript):
+            return self.single(e.value, env, depth + 1)
+        if isinstance(e, ast.Attribute):
+            return isinstance(e.value, ast.Name) and e.value.id == "self" and ctx.kind(e) is Kind.PARAMETER
+        if isinstance(e, ast.Call):
+            q = ctx.qualname(e.func) or ""
+            if q in TENSOR_MAKERS:
+                return True
+            if q.startswith("mindspore.") and q.rsplit(".", 1)[-1] in _SINGLE_FUNCS:
+                return True
+            if isinstance(e.func, ast.Attribute) and e.func.attr in _SINGLE_METHODS and q == "":
+                return self.single(e.func.value, env, depth + 1)
+        return False
+
+    def dtype(self, e: ast.AST, env: Dict[str, _Val]) -> Optional[str]:
+        ctx = self.ctx
+        if isinstance(e, ast.Compare):
+            return "bool"
+        if isinstance(e, ast.Name):
+            v = env.get(e.id)
+            if v is not None:
+                return v.dtype if v.cls == "tensor" else None
+            if e.id in _local_stores(self.func):
+                return None
+            return self._param_dtypes.get(e.id)
+        if isinstance(e, ast.Call):
+            q = ctx.qualname(e.func) or ""
+            if q in TENSOR_MAKERS:
+                return constructed_dtype(e, ctx.qualname)
+            if q in ("mindspore.ops.cast",) and len(e.args) == 2:
+                return _dtype_name(ctx, e.args[1])
+            if isinstance(e.func, ast.Attribute) and e.func.attr == "astype" and len(e.args) == 1 and not e.keywords \
+                    and ctx.kind(e.func.value).tensor_like:
+                return _dtype_name(ctx, e.args[0])
+        return None
+
+    # statements -------------------------------------------------------------------
+    def _block(self, body, env: Optional[Dict[str, _Val]], path: Tuple[_Entry, ...]) -> Optional[Dict[str, _Val]]:
+        """Walk ``body`` from ``env``; the environment at its end, or None when it never
+        falls through (every path returns or raises)."""
+        for stmt in body:
+            if env is None:
+                return None  # dead code after a return
+            env = self._stmt(stmt, env, path)
+        return env
+
+    def _stmt(self, stmt: ast.stmt, env: Dict[str, _Val], path) -> Optional[Dict[str, _Val]]:
+        self._expressions(stmt, env)
+        if isinstance(stmt, ast.Return):
+            v = self.value(stmt.value, env) if stmt.value is not None else _Val("none", stmt)
+            if v is not None and len(self.returns) < _MAX_RETURNS:
+                self.returns.append((stmt, v, path))
+            return None
+        if isinstance(stmt, ast.Raise):
+            return None
+        if isinstance(stmt, ast.If):
+            return self._if(stmt, env, path)
+        if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While)):
+            inner = self._block(stmt.body, dict(env), path + (_Entry(stmt, "loop", False),))
+            self._block(stmt.orelse, dict(env), path + (_Entry(stmt, "loop", False),))
+            out = dict(env)
+            for name in _stores(stmt):
+                out.pop(name, None)
+            del inner
+            return out
+        if isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                if item.optional_vars is not None:
+                    for name in _target_names(item.optional_vars):
+                        env.pop(name, None)
+            return self._block(stmt.body, env, path)
+        if isinstance(stmt, ast.Try):
+            out = self._block(stmt.body, dict(env), path + (_Entry(stmt, "try", False),))
+            for name in _stores(stmt):
+                env.pop(name, None)
+            return env if out is not None or stmt.handlers else None
+        if isinstance(stmt, ast.Assign):
+            v = self.value(stmt.value, env)
+            for t in stmt.targets:
+                self._bind(t, v, stmt, env)
+            return env
+        if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            self._bind(stmt.target, self.value(stmt.value, env), stmt, env)
+            return env
+        if isinstance(stmt, ast.AugAssign):
+            if isinstance(stmt.target, ast.Name):
+                old = env.get(stmt.target.id)
+                new = self.value(stmt.value, env)
+                if (old is not None and old.cls == "tensor") or (new is not None and new.cls == "tensor"):
+                    env[stmt.target.id] = _Val("tensor", stmt)
+                else:
+                    env.pop(stmt.target.id, None)
+            return env
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            env.pop(stmt.name, None)
+            return env
+        if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal, ast.Delete)):
+            for name in _stores(stmt):
+                env.pop(name, None)
+            return env
+        return env
+
+    def _bind(self, target: ast.AST, v: Optional[_Val], stmt: ast.AST, env: Dict[str, _Val]) -> None:
+        if isinstance(target, ast.Name):
+            if v is None:
+                env.pop(target.id, None)
+            else:
+                env[target.id] = _Val(v.cls, stmt, v.dtype, v.elts)
+        else:
+            for name in _target_names(target):
+                env.pop(name, None)
+
+    def _if(self, stmt: ast.If, env: Dict[str, _Val], path) -> Optional[Dict[str, _Val]]:
+        tensor = self.decides(stmt.test)
+        b = self._block(stmt.body, dict(env), path + (_Entry(stmt, "body", tensor),))
+        o = self._block(stmt.orelse, dict(env), path + (_Entry(stmt, "orelse", tensor),))
+        if b is None:
+            return o
+        if o is None:
+            return b
+        if tensor:
+            for name in sorted(set(b) | set(o)):
+                vb, vo = b.get(name), o.get(name)
+                if vb is None or vo is None or vb is vo:
+                    continue
+                c = clash(vb, vo)
+                if c is not None and _live_after(self.func, stmt, name):
+                    self.problems.append((stmt.test, f"`{name}` (used after it) is", c[0], c[1]))
+                    break
+        out = {}
+        for name in set(b) & set(o):
+            if b[name] is o[name] or b[name].same(o[name]):
+                out[name] = b[name]
+        return out
+
+    def _expressions(self, stmt: ast.stmt, env: Dict[str, _Val]) -> None:
+        """Conditional expressions and ``and``/``or`` in the statement's own expressions."""
+        for field, value in ast.iter_fields(stmt):
+            if field in ("body", "orelse", "finalbody", "handlers"):
+                continue
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, ast.AST):
+                    self._scan(item, env)
+
+    def _scan(self, root: ast.AST, env: Dict[str, _Val]) -> None:
+        stack = [root]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                continue
+            if isinstance(n, ast.IfExp) and self.decides(n.test):
+                c = clash(self.value(n.body, env), self.value(n.orelse, env))
+                if c is not None:
+                    self.problems.append((n, "its two values are", c[0], c[1]))
+            elif isinstance(n, ast.BoolOp):
+                self._boolop(n, env)
+            stack.extend(ast.iter_child_nodes(n))
+
+    def _boolop(self, n: ast.BoolOp, env: Dict[str, _Val]) -> None:
+        vals = [self.value(v, env) for v in n.values]
+        for i, left in enumerate(n.values[:-1]):
+            if not self.decides(left):
+                return  # a Python value first: MindSpore folds the rest
+            for j in range(i + 1, len(n.values)):
+                c = clash(vals[i], vals[j])
+                if c is not None:
+                    op = "and" if isinstance(n.op, ast.And) else "or"
+                    self.problems.append((n, f"the operands of `{op}` are", c[0], c[1]))
+                    return
+
+    # returns ----------------------------------------------------------------------
+    def _pair_returns(self) -> None:
+        seen = set()
+        rets = self.returns
+        for i in range(len(rets)):
+            for j in range(i + 1, len(rets)):
+                (ra, va, pa), (rb, vb, pb) = rets[i], rets[j]
+                c = clash(va, vb)
+                if c is None:
+                    continue
+                sep = _separator(pa, pb, ra, rb)
+                if sep is None or id(sep) in seen:
+                    continue
+                seen.add(id(sep))
+                self.problems.append((sep.test, "its branches return", _Val(va.cls, ra, va.dtype, va.elts),
+                                      _Val(vb.cls, rb, vb.dtype, vb.elts)))
+
+
+def _separator(pa, pb, ra: ast.AST, rb: ast.AST) -> Optional[ast.If]:
+    """The tensor-decided ``if`` whose Switch joins returns ``ra`` and ``rb``, or None when
+    nothing but tensor ``if`` statements lies between them (a loop, a ``try`` or a
+    compile-time ``if`` on the way, and nothing is claimed)."""
+    k = 0
+    while k < len(pa) and k < len(pb) and pa[k].node is pb[k].node and pa[k].side == pb[k].side:
+        k += 1
+    ea = pa[k] if k < len(pa) else None
+    eb = pb[k] if k < len(pb) else None
+    if ea is not None and eb is not None and ea.node is eb.node:
+        sep = ea.node  # the two sides of one `if`
+    else:
+        # one return sits in an `if`, the other comes after it in the same block
+        first, other_pos = None, None
+        if ea is not None and (eb is None or ea.node.lineno < eb.node.lineno):
+            first, other_pos = ea.node, (eb.node if eb is not None else rb)
+        elif eb is not None:
+            first, other_pos = eb.node, (ea.node if ea is not None else ra)
+        if first is None or other_pos.lineno <= (first.end_lineno or first.lineno):
+            return None
+        sep = first
+    if not isinstance(sep, ast.If):
+        return None
+    if any(not e.tensor for e in pa[k:]) or any(not e.tensor for e in pb[k:]):
+        return None
+    return sep
+
+
+def _dtype_name(ctx, node: ast.AST) -> Optional[str]:
+    return dtype_name(ctx.qualname(node))
+
+
+def _input_names(func: ast.AST) -> frozenset:
+    """The scope's parameters (but ``self``) and every local assigned from an expression
+    that names one of them or a ``self.`` attribute (a Parameter, a sub-Cell's output),
+    to a fixpoint, flow-insensitively."""
+    args = func.args  # type: ignore[attr-defined]
+    names = {a.arg for a in list(getattr(args, "posonlyargs", [])) + list(args.args) + list(args.kwonlyargs)}
+    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+    names.discard("self")
+    names.discard("cls")
+    assigns = []
+    for n in ast.walk(func):
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and getattr(n, "value", None) is not None:
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            outs = {t for tgt in targets for t in _target_names(tgt)}
+            ins = {m.id for m in ast.walk(n.value) if isinstance(m, ast.Name)}
+            if isinstance(n, ast.AugAssign):
+                ins |= outs
+            uses_self = any(isinstance(m, ast.Attribute) and isinstance(m.value, ast.Name) and m.value.id == "self"
+                            for m in ast.walk(n.value))
+            assigns.append((outs, ins, uses_self))
+        elif isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+            assigns.append((set(_target_names(n.target)), {m.id for m in ast.walk(n.iter) if isinstance(m, ast.Name)},
+                            False))
+    changed = True
+    while changed:
+        changed = False
+        for outs, ins, uses_self in assigns:
+            if (uses_self or ins & names) and not outs <= names:
+                names |= outs
+                changed = True
+    return frozenset(names)
+
+
+def _target_names(target: ast.AST):
+    for n in ast.walk(target):
+        if isinstance(n, ast.Name):
+            yield n.id
+
+
+def _stores(stmt: ast.AST):
+    out = set()
+    for n in ast.walk(stmt):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out.update((a.asname or a.name).split(".")[0] for a in n.names)
+    return out
+
+
+_STORES_MEMO: Dict[int, Tuple[ast.AST, frozenset]] = {}
+
+
+def _local_stores(func: ast.AST) -> frozenset:
+    hit = _STORES_MEMO.get(id(func))
+    if hit is None or hit[0] is not func:
+        if len(_STORES_MEMO) > 256:
+            _STORES_MEMO.clear()
+        hit = (func, frozenset(_stores(func)))
+        _STORES_MEMO[id(func)] = hit
+    return hit[1]
+
+
+def _live_after(func: ast.AST, stmt: ast.AST, name: str) -> bool:
+    """Whether ``name`` is read after ``stmt`` before being rebound, judged by position in
+    the function: its first later occurrence is a load, or a store by a statement that also
+    reads it (``x += 1``, ``x = x + 1``)."""
+    end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
+    first = None
+    for n in ast.walk(func):
+        if isinstance(n, ast.Name) and n.id == name and (n.lineno, n.col_offset) >= end:
+            if first is None or (n.lineno, n.col_offset) < (first.lineno, first.col_offset):
+                first = n
+    if first is None:
+        return False
+    if isinstance(first.ctx, ast.Load):
+        return True
+    for s in ast.walk(func):
+        if isinstance(s, ast.AugAssign) and s.target is first:
+            return True
+        if isinstance(s, (ast.Assign, ast.AnnAssign)) and any(t is first for t in ast.walk(
+                ast.Tuple(elts=list(getattr(s, "targets", [getattr(s, "target", None)])), ctx=ast.Store()))):
+            return s.value is not None and any(isinstance(v, ast.Name) and v.id == name for v in ast.walk(s.value))
+    return True
+
+
+def _encloses_another(node: ast.AST, problems, ctx) -> bool:
+    """An ``if`` whose body holds another problem's ``if``: MindSpore stops at the inner one
+    (it names `if input_x > 1:` for three nested ifs), so only that one is reported."""
+    parent = ctx.parent(node)
+    if not isinstance(parent, ast.If) or parent.test is not node:
+        return False
+    lo, hi = parent.lineno, parent.end_lineno or parent.lineno
+    for other, *_ in problems:
+        op = ctx.parent(other)
+        if other is not node and isinstance(op, ast.If) and op.test is other and op is not parent \
+                and lo < op.lineno <= hi:
+            return True
+    return False
+
+
+def _line_text(ctx, node: ast.AST, limit: int = 40) -> str:
+    text = " ".join((ctx.segment(node) or ast.unparse(node)).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class UnjoinableBranches(Rule):
+    code = "MSG108"
+    name = "unjoinable-branches"
+    summary = ("A tensor-decided branch whose two sides give values graph mode cannot join (a Tensor and a Python "
+               "scalar or tuple, scalars of different types, tensors of different dtypes): the compile fails.")
+    message = ("{what} ({where}), and {subject} {a} (line {la}: `{ta}`) and {b} (line {lb}: `{tb}`): MindSpore "
+               "cannot join them, and the compile fails with `TypeError: Cannot join the return values of different "
+               "branches`")
+    hint = ("make both branches give the same kind: a Tensor on both sides (`ops.zeros_like(x)`, `Tensor(0, x.dtype)`, "
+            "`.astype(...)` to one dtype), or pick with `ops.select`/`ops.where`")
+    severity = Severity.ERROR
+    report_call_sites = True
+    rationale = """
+        A condition that is a tensor is decided on the device: MindSpore 2.10 compiles a
+        `Switch` and joins what leaves the two branches (the value returned, a variable
+        assigned differently and used afterwards, the result of `a if t else b`, of
+        `t and y` / `t or y`) into one abstract value. Some values do not join, and the
+        call fails to compile with `TypeError: Cannot join the return values of different
+        branches, perhaps you need to make them equal.` Measured on 2.10 CPU, with `x < y`
+        or `x.sum() > 0` on tensor arguments as the condition, the compile failed for:
+
+        * a Tensor against a Python `int`, `float`, `bool`, `str` or tuple (`return x * 2` /
+          `return 0`; `a = x * 2` / `a = 0` then `return a`; `loss = 0` before
+          `if t: loss = loss + x`; `x * 2 if t else 0`; a tensor `and`/`or` a Python value,
+          also inside an `if` test: `if x.sum() > 0 and y is None:` and
+          `if x.sum() > 0 and self.flag:` failed, while `if self.flag and x.sum() > 0:`
+          compiled because the Python operand comes first and is folded);
+        * Python scalars of different types (`1` / `1.5`, `1` / `True`, `"a"` / `1`);
+        * tensors of different dtypes (`x` float32 / `y` int64; `astype(int32)` /
+          `astype(int64)`; `astype(float16)` / float32; `(x > 0) and y` with `y` float32:
+          a comparison is a bool tensor; `foo(Tensor([1]), Tensor([1.0]))` with `x and y`);
+        * equal-length tuples whose elements clash (`return x, 0` / `return x, x`).
+
+        The same code compiled when the kinds agree or the branch is decided at compile
+        time: `None` against a Tensor or an int (`return x * 2` / `return None`, and
+        `x * 2 if t else None`), tensors of different shapes, tuples of different
+        lengths, two ints (`1` / `2`), a variable assigned differently but not used after
+        the `if`, one branch returning early with the rest of the function returning the
+        same kind, and any condition that is a Python value (`if y is None: return 0`,
+        `if self.training: return 0`: folded, no Switch).
+
+        Dtypes are taken only from what the code spells: `Tensor(data, dtype)`,
+        `Tensor([1])` (int64) and `Tensor([1.0])` (float32), `astype`/`ops.cast`,
+        comparisons (bool), and the arguments the module's own call sites pass. Two
+        tensors of unknown dtype are never reported.
+    """
+    VALID = [
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit
+            def fn(x, y):
+                if x < y:
+                    return x * 2
+                z = y - 1
+                return z
+        """, note="one branch returns early, the rest of the function returns a tensor too"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x, bias=None):
+                    if bias is None:
+                        return 0
+                    if self.training:
+                        return x * 2
+                    return x + bias
+        """, note="compile-time conditions are folded: nothing is joined"),
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit
+            def fn(x):
+                if x.sum() > 0:
+                    return x * 2
+                return None
+        """, note="None joins with a Tensor on 2.10"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import Tensor
+
+            @ms.jit
+            def fn(x, y):
+                return x and y
+
+            fn(Tensor([1.0]), Tensor([2.0]))
+        """, note="two float32 tensors join"),
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit
+            def fn(x, y):
+                if x.sum() > 0:
+                    a = x * 2
+                    b = 1
+                else:
+                    a = y
+                    b = 2.5
+                return a
+        """, note="`b` differs but is not used after the branch"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore as ms
+            from mindspore import Tensor
+
+            @ms.jit
+            def fn(x, y):
+                if x < y:
+                    return x * 2
+                return 0
+
+            fn(Tensor(2.0), Tensor(6.0))
+        """, line=6),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    loss = 0
+                    if x.sum() > 0:
+                        loss = loss + x.mean()
+                    return loss
+        """, line=6, note="`loss` is an int on one path and a tensor on the other"),
+        Invalid("""
+            import mindspore as ms
+
+            @ms.jit
+            def fn(x):
+                return x * 2 if x.sum() > 0 else 0
+        """, line=5),
+        Invalid("""
+            import mindspore as ms
+
+            @ms.jit
+            def fn(x, y=None):
+                if x.sum() > 0 and y is None:
+                    return x * 2
+                return x
+        """, line=5, note="a tensor `and` a Python bool: the `and` itself is a Switch"),
+        Invalid("""
+            import mindspore as ms
+
+            @ms.jit
+            def fn(x):
+                if x.sum() > 0:
+                    a = x.astype(ms.int32)
+                else:
+                    a = x.astype(ms.int64)
+                return a
+        """, line=5, note="tensors of different dtypes"),
+    ]
+
+    def leave_scope(self, scope, ctx) -> None:
+        values = ctx.values
+        if values is None or not isinstance(values.func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return
+        joins = _Joins(ctx, values.func)
+        done = set()
+        problems = joins.problems
+        for node, subject, a, b in problems:
+            if id(node) in done or _encloses_another(node, problems, ctx):
+                continue
+            done.add(id(node))
+            if isinstance(node, (ast.BoolOp, ast.IfExp)):
+                what = f"`{_line_text(ctx, node)}` picks a value by a tensor's truth"
+            else:
+                parent = ctx.parent(node)
+                kw = "elif" if isinstance(parent, ast.If) and ctx.source.line(parent.lineno).lstrip().startswith("elif") else "if"
+                what = f"`{kw} {_line_text(ctx, node)}` branches on a tensor value"
+            ctx.report(node, what=what, where=ctx.where, subject=subject, a=a.describe(), b=b.describe(),
+                       la=getattr(a.node, "lineno", "?"), lb=getattr(b.node, "lineno", "?"),
+                       ta=_line_text(ctx, a.node), tb=_line_text(ctx, b.node))
