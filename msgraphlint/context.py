@@ -33,6 +33,8 @@ class RuleContext:
         self.class_info = None  # values.ClassInfo of the scope's class, when it has one
         self.memo: dict = {}     # per-file memo for rules' own analyses (cleared with the context)
         self._qualnames: dict = {}
+        self.func: Optional[ast.AST] = None  # the def of the scope being walked
+        self._python_called: Callable[[], frozenset] = frozenset  # ids of defs plain Python code calls
 
     # questions ------------------------------------------------------------------
     @property
@@ -77,6 +79,17 @@ class RuleContext:
     def catalog(self):
         from .catalog import get_catalog
         return get_catalog()
+
+    @property
+    def called_from_python(self) -> bool:
+        """The scope is a graph root (a Cell's ``construct``, a ``jit`` function) that plain
+        Python code of this module calls: its own graph, whose output Python receives
+        (``entries.py``). False for sub-cells and ``jit`` functions only called from graphs
+        (inlined), and where no call is visible."""
+        s = self.scope
+        if s is None or s.chain or s.kind not in ("construct", "jit") or self.func is None:
+            return False
+        return id(self.func) in self._python_called()
 
     @property
     def in_graph(self) -> bool:

@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .context import RuleContext
 from .findings import Finding
+from .entries import python_called
 from .paramkinds import CallerKinds
 from .project import ModuleSummary, ProjectIndex, all_functions, find_function
 from .scopes import CellResolver, GraphScope, _attr_method
@@ -200,6 +201,14 @@ class ModuleEngine:
         self._from_callers: Dict[str, frozenset] = {}
         self._dtypes: Dict[str, Dict[str, str]] = {}  # scope qualname -> parameter -> dtype its callers pass
         self._prepass: Dict[str, Tuple[tuple, ScopeValues]] = {}
+        self._python_called_ids: Optional[frozenset] = None
+
+    def _python_called(self) -> frozenset:
+        """Ids of the module's defs that plain Python code calls (computed on first use)."""
+        if self._python_called_ids is None:
+            graph_defs = {id(self._funcs[s.lineno]) for s in self.scopes if s.lineno in self._funcs}
+            self._python_called_ids = frozenset(python_called(self.source.tree, graph_defs))
+        return self._python_called_ids
 
     def _sink(self, finding: Finding, scope, rule) -> None:
         self.findings.append((finding, scope, rule))
@@ -441,8 +450,9 @@ class ModuleEngine:
         hints = tuple(sorted((k, v.value) for k, v in (self._hints.get(scope.qualname) or {}).items()))
         hints += tuple(sorted((self._dtypes.get(scope.qualname) or {}).items()))
         rules = tuple(sorted({id(r) for handlers in d.graph.values() for r, _ in handlers} | {id(r) for r in d.graph_leave}))
+        entry = not scope.chain and id(func) in self._python_called()
         return (scope.qualname, scope.chain, scope.root_site and scope.root_site[1:], self.source.segment(func),
-                attrs, hints, rules, self.target)
+                attrs, hints, rules, self.target, entry)
 
     def _remember(self, key, base_line: int, produced) -> None:
         cache = self.scope_cache
@@ -466,6 +476,7 @@ class ModuleEngine:
         if d.graph or d.graph_leave:
             self._index_defs(tree)
             self._caller_kinds(tree)
+            ctx._python_called = self._python_called
             ordered = sorted(self.scopes, key=lambda s: (len(s.chain), s.lineno))
             local = {s.qualname: self._funcs[s.lineno] for s in ordered if s.lineno in self._funcs and s.chain}
             for scope in ordered:
@@ -483,6 +494,7 @@ class ModuleEngine:
                 if local:
                     self._record_hints(func, values, scope, local)
                 ctx.scope, ctx.values, ctx.class_info = scope, values, self.class_info(scope.class_key)
+                ctx.func = func
                 if key is not None and key in self.scope_cache:
                     self._replay(self.scope_cache[key], func.lineno, scope)
                     continue
@@ -493,7 +505,7 @@ class ModuleEngine:
                     rule.leave_scope(scope, ctx)
                 if key is not None:
                     self._remember(key, func.lineno, self.findings[first:])
-        ctx.scope = ctx.values = ctx.class_info = None
+        ctx.scope = ctx.values = ctx.class_info = ctx.func = None
         if d.module:
             _dispatch(tree, d.module, ctx)
         for rule in d.module_checks:

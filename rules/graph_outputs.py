@@ -1,0 +1,445 @@
+"""MSG414 python-object-output: a graph entry whose output MindSpore converts with PyExecute.
+
+What Python receives from a compiled graph is built from the graph's output. Tensors, scalars,
+strings, shapes and tuples/lists of those come back natively. A dict, ``None``, a list whose
+elements are constants, a module-level or ``self`` list/dict, or a plain Python object cannot
+be a graph output: MindSpore 2.10 adds PyExecute nodes that build the Python object on the
+host after the graph runs. This only happens where Python calls the graph (an entry): the
+same Cell used as a sub-cell, or a ``jit`` function called by another ``jit`` function, is
+inlined and its output stays a graph value (``msgraphlint/entries.py``).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List, Optional, Tuple
+
+from msgraphlint.astutil import walk_statements
+from msgraphlint.kinds import Kind
+from msgraphlint.rule import Invalid, Rule, Severity, Valid
+
+_TENSOR_MAKERS = frozenset({"mindspore.Tensor", "mindspore.tensor"})
+_LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear"})
+_MAX_DEPTH = 4
+
+
+def _returns(func: ast.AST) -> Iterator[Tuple[ast.Return, bool]]:
+    """The function's own ``return`` statements, each with whether it is a top-level
+    statement of the body (reached on every path that gets that far)."""
+    top = {id(s) for s in func.body}  # type: ignore[attr-defined]
+    stack: List[ast.AST] = list(func.body)  # type: ignore[attr-defined]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(n, ast.Return):
+            yield n, id(n) in top
+            continue
+        if isinstance(n, ast.stmt):
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                part = getattr(n, field, None)
+                if isinstance(part, list):
+                    stack.extend(part)
+        elif isinstance(n, (ast.excepthandler,)) or n.__class__.__name__ == "match_case":
+            stack.extend(n.body)  # type: ignore[attr-defined]
+
+
+def _ends_without_value(func: ast.AST) -> bool:
+    """No ``return <value>`` anywhere: the graph's output is None (unless it always raises)."""
+    if any(r.value is not None and not (isinstance(r.value, ast.Constant) and r.value.value is None)
+           for r, _ in _returns(func)):
+        return False
+    last = func.body[-1]  # type: ignore[attr-defined]
+    return not isinstance(last, (ast.Raise, ast.While)) and not (
+        isinstance(last, ast.Expr) and isinstance(last.value, ast.Constant))  # a docstring-only stub
+
+
+class _Outputs:
+    """What a returned expression is, as far as PyExecute at the output is concerned."""
+
+    def __init__(self, ctx, func: ast.AST) -> None:
+        self.ctx = ctx
+        self.func = func
+        self.params = {a.arg for a in list(getattr(func.args, "posonlyargs", [])) + list(func.args.args)  # type: ignore[attr-defined]
+                       + list(func.args.kwonlyargs)}  # type: ignore[attr-defined]
+        for extra in (func.args.vararg, func.args.kwarg):  # type: ignore[attr-defined]
+            if extra is not None:
+                self.params.add(extra.arg)
+        self._assigned = None
+
+    # local bindings ----------------------------------------------------------------
+    def assignments(self, name: str) -> Optional[List[ast.AST]]:
+        """The values a local name is bound to (None when one binding is not a plain ``name = value``)."""
+        if self._assigned is None:
+            self._assigned = {}
+            self._other = set()
+            self._mutated = set()
+            for node in _walk_no_defs(self.func):
+                if isinstance(node, ast.Assign):
+                    for t in node.targets:
+                        if isinstance(t, ast.Name) and len(node.targets) == 1:
+                            self._assigned.setdefault(t.id, []).append(node.value)
+                        else:
+                            for n in ast.walk(t):
+                                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                                    self._other.add(n.id)  # unpacked or rebound with several targets
+                                elif isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name):
+                                    self._mutated.add(n.value.id)
+                elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                    t = node.target
+                    if isinstance(t, ast.Name):
+                        self._other.add(t.id)
+                    elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
+                        self._mutated.add(t.value.id)
+                elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension, ast.With, ast.NamedExpr,
+                                       ast.Import, ast.ImportFrom, ast.Global, ast.Nonlocal)):
+                    for n in ast.walk(node.target if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension,
+                                                                       ast.NamedExpr)) else node):
+                        if isinstance(n, ast.Name):
+                            self._other.add(n.id)
+                        elif isinstance(n, ast.alias):
+                            self._other.add((n.asname or n.name).split(".")[0])
+                    if isinstance(node, (ast.Global, ast.Nonlocal)):
+                        self._other.update(node.names)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and isinstance(node.func.value, ast.Name) and node.func.attr in _LIST_MUTATORS:
+                    self._mutated.add(node.func.value.id)
+        if name in self._other:
+            return None
+        return self._assigned.get(name)
+
+    def is_local(self, name: str) -> bool:
+        self.assignments(name)
+        return name in self.params or name in self._assigned or name in self._other  # type: ignore[operator]
+
+    # what an expression is ------------------------------------------------------------
+    def const_literal(self, e: ast.AST) -> bool:
+        if isinstance(e, ast.Constant):
+            return True
+        if isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant):
+            return True
+        if isinstance(e, (ast.Tuple, ast.List)):
+            return all(self.const_literal(x) for x in e.elts)
+        if isinstance(e, ast.Call) and self.ctx.qualname(e.func) in _TENSOR_MAKERS and e.args \
+                and not e.keywords and all(self.const_literal(a) for a in e.args):
+            return True  # Tensor([1, 2]): folded into a constant
+        return False
+
+    def why(self, e: ast.AST, depth: int = 0, in_tuple: bool = False) -> Optional[str]:
+        """Why this output needs PyExecute, or None when it is native or not known.
+        ``in_tuple``: an element of a returned tuple, where a list of constants is native
+        (measured: `(1, [2])`, `(x, ([2],))` and `((1,), [2])` need no PyExecute)."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(e, ast.Constant):
+            return "None" if e.value is None else None
+        if isinstance(e, (ast.Dict, ast.DictComp)):
+            return "a dict"
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "dict" \
+                and not self.is_local("dict"):
+            return "a dict"
+        if isinstance(e, ast.List):
+            if all(self.const_literal(x) for x in e.elts):
+                if in_tuple:
+                    return None
+                return "an empty list" if not e.elts else "a list of constants"
+            for x in e.elts:
+                inner = self.why(x, depth + 1, in_tuple)
+                if inner:
+                    return f"a list holding {inner}"
+            return None
+        if isinstance(e, ast.Tuple):
+            for x in e.elts:
+                inner = self.why(x, depth + 1, True)
+                if inner:
+                    return f"a tuple holding {inner}"
+            return None
+        if isinstance(e, ast.Name):
+            return self._why_name(e, depth, in_tuple)
+        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self" \
+                and self.params and self.ctx.class_info is not None and self.ctx.class_info.is_cell:
+            k = self.ctx.class_info.attr(e.attr)
+            if k is Kind.PYDICT:
+                return f"the dict attribute `self.{e.attr}`"
+            if k is Kind.PYLIST:
+                return f"the list attribute `self.{e.attr}`"
+            return None
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name):
+            cls = self._plain_class(e.func.id)
+            if cls is not None:
+                return f"a `{cls.name}` object"
+        return None
+
+    def _why_name(self, e: ast.Name, depth: int, in_tuple: bool) -> Optional[str]:
+        name = e.id
+        if name in self.params:
+            return None
+        if self.is_local(name):
+            values = self.assignments(name)
+            if not values:
+                return None
+            reasons = [self.why(v, depth + 1, in_tuple) for v in values]
+            if all(r == "a dict" for r in reasons):
+                return "a dict"  # filling it with `d[k] = v` keeps it a dict
+            if len(values) == 1 and reasons[0] and name not in self._mutated:
+                return reasons[0]
+            return None
+        value = self._free_value(name)
+        if value is None:
+            return None
+        if isinstance(value, (ast.Dict, ast.DictComp)) or (
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict"):
+            return f"the dict `{name}` defined outside the graph"
+        if isinstance(value, (ast.List, ast.ListComp)) or (
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list"):
+            return f"the list `{name}` defined outside the graph"
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            cls = self._plain_class(value.func.id)
+            if cls is not None:
+                return f"the `{cls.name}` object `{name}` defined outside the graph"
+        return None
+
+    # names from outside the function -----------------------------------------------
+    def _outer_bodies(self) -> List[list]:
+        """Bodies whose names the function sees, innermost first: enclosing functions, the module."""
+        from msgraphlint.project import all_functions
+        bodies: List[list] = []
+        scope = self.ctx.scope
+        if scope is not None and scope.enclosing:
+            funcs = self.ctx.memo.get("msg414_funcs")
+            if funcs is None:
+                funcs = self.ctx.memo["msg414_funcs"] = all_functions(self.ctx.source.tree)
+            for line in reversed(scope.enclosing):
+                outer = funcs.get(line)
+                if outer is not None:
+                    bodies.append(outer.body)
+        bodies.append(self.ctx.source.tree.body)
+        return bodies
+
+    def _free_value(self, name: str) -> Optional[ast.AST]:
+        """The single value a free name is bound to in the innermost body that binds it."""
+        for body in self._outer_bodies():
+            values = []
+            other = False
+            for node in walk_statements(body):
+                if isinstance(node, ast.Assign):
+                    for t in node.targets:
+                        if isinstance(t, ast.Name) and t.id == name:
+                            values.append(node.value if len(node.targets) == 1 else None)
+                        elif any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(t)):
+                            other = True
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+                    other = True
+                elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                        (a.asname or a.name).split(".")[0] == name for a in node.names):
+                    other = True
+                elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AugAssign, ast.AnnAssign)):
+                    targets = [node.target] if hasattr(node, "target") else [i.optional_vars for i in node.items]
+                    if any(isinstance(n, ast.Name) and n.id == name for t in targets if t is not None for n in ast.walk(t)):
+                        other = True
+            if other or len(values) > 1:
+                return None
+            if values:
+                return values[0]
+        return None
+
+    def _plain_class(self, name: str) -> Optional[ast.ClassDef]:
+        """A class of this module (or an enclosing function) with no base classes: a plain
+        Python object, never a Cell or a Tensor."""
+        if self.is_local(name):
+            return None
+        for body in self._outer_bodies():
+            found = [n for n in walk_statements(body) if isinstance(n, ast.ClassDef) and n.name == name]
+            if found:
+                cls = found[-1]
+                if all(isinstance(b, ast.Name) and b.id == "object" for b in cls.bases) and not cls.keywords:
+                    return cls
+                return None
+        return None
+
+
+def _walk_no_defs(func: ast.AST) -> Iterator[ast.AST]:
+    stack = list(func.body)  # type: ignore[attr-defined]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield n
+        stack.extend(ast.iter_child_nodes(n))
+
+
+class PythonObjectOutput(Rule):
+    code = "MSG414"
+    name = "python-object-output"
+    summary = "A graph called from Python returns a dict, None, a constant list or a Python object."
+    message = ("`{where}` is called from Python and its output is {what}: MindSpore builds this output with "
+               "PyExecute on the host after the graph runs")
+    hint = ("return tensors (a tuple of tensors, shapes or scalars); keep dicts, constant lists and Python objects "
+            "inside the graph, and build them in the Python caller if it needs them")
+    severity = Severity.WARNING
+    rationale = """
+        A graph's output comes back to Python natively when it is made of tensors, scalars,
+        strings, shapes and tuples or lists of those. Anything else is built on the host:
+        measured on MindSpore 2.10 CPU (validate IR of `jit` functions and Cells called from
+        Python), the output costs PyExecute nodes when it is
+
+        - a dict (3 nodes; also `dict(a=x)`, `{}`, a dict comprehension, a tuple holding a dict);
+        - `None`: a graph that returns nothing (1 node), `return None`, `(x, None)`, `[x, None]`;
+        - a list of constants as the whole output (1 node): `[1, 2]`, `[]`, `["a"]`,
+          `[[1, 2], [3]]`, `[Tensor(1), Tensor(2)]` (inside a tuple it is mostly native: `(1, [2])`,
+          `(x, ([2],))` need none, so it is not reported there);
+        - a list or dict defined outside the graph (module level, an enclosing function) or held
+          in `self` (`self.cache = [...]` in `__init__`), even a list of tensors (1 node);
+        - an instance of a plain Python class (also a `jit_class`) created in the graph or
+          defined outside it.
+
+        Not affected (measured: no PyExecute): a tensor, an int, a float, a string, a bool,
+        `x.shape`, tuples of those (also nested), a list of tensors (`[x, x + 1]`, `[[x]]`, a
+        list filled by `append` of tensors), a list mixing tensors and constants (`[x, 1]`),
+        `list(x.shape)`, an element read from a global list or dict (`G[0]`), and a `self`
+        tuple or flag.
+
+        Only graph entries are reported: a `jit` function or a Cell that plain Python code of the
+        same module calls. Used as a sub-cell inside another Cell's `construct`, or called from
+        another `jit` function, the same code is inlined and returns a dict, a list of constants or
+        `None` without any PyExecute (measured). With several `return`s, they are reported only when
+        every one of them has such an output (a compile-time branch may drop the others).
+
+        Under `jit_syntax_level=STRICT` a returned dict becomes a tuple of its values instead.
+        Return tensors and keep containers of constants inside the graph, or build the dict in
+        the Python caller.
+    """
+    VALID = [
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return x, x.shape, [x, 1]
+
+            net = Net()
+            out = net(ms.Tensor([1.0]))
+        """, note="tensors, a shape and a list mixing tensors and constants come back natively"),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            class Block(nn.Cell):
+                def construct(self, x):
+                    return {"y": x * 2}
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.block = Block()
+
+                def construct(self, x):
+                    return self.block(x)["y"]
+
+            out = Net()(ms.Tensor([1.0]))
+        """, note="a sub-cell's dict output is inlined into the parent's graph (no PyExecute)"),
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit
+            def inner(x):
+                return [1, 2]
+
+            @ms.jit
+            def outer(x):
+                return x + inner(x)[0]
+
+            y = outer(ms.Tensor([1.0]))
+        """, note="a jit function called only from another jit function is inlined"),
+        Valid("""
+            import mindspore as ms
+
+            G = [1, 2]
+
+            @ms.jit
+            def step(x):
+                l = []
+                l.append(x)
+                return x + G[0], l
+        """, note="an element of a global list, a list filled with tensors; and no Python call is visible"),
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit
+            def step(x, flag=None):
+                if flag is None:
+                    return x
+                return None
+
+            y = step(ms.Tensor([1.0]))
+        """, note="a `return None` under a compile-time branch: reported only when every return is None"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore as ms
+
+            @ms.jit
+            def step(x):
+                return {"loss": x * 2}
+
+            out = step(ms.Tensor([1.0]))
+        """, line=5),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.names = ["a", "b"]
+
+                def construct(self, x):
+                    return self.names
+
+            def test_net():
+                net = Net()
+                assert net(ms.Tensor([1.0])) == ["a", "b"]
+        """, line=10),
+        Invalid("""
+            import mindspore as ms
+
+            def test_step():
+                @ms.jit
+                def step(x):
+                    y = x + 1
+
+                assert step(ms.Tensor([1.0])) is None
+        """, line=5, note="returns nothing: None is built with PyExecute (reported at the def)"),
+        Invalid("""
+            import mindspore as ms
+
+            @ms.jit
+            def step(x):
+                out = dict(y=x)
+                return x, out
+
+            res = step(ms.Tensor([1.0]))
+        """, line=6),
+    ]
+
+    def leave_scope(self, scope, ctx) -> None:
+        if not ctx.called_from_python:
+            return
+        func = ctx.func
+        if _ends_without_value(func):
+            if any(r.value is not None for r, _ in _returns(func)):
+                rets = [r for r, _ in _returns(func)]
+                ctx.report(rets[-1], what="None", where=ctx.where)
+            else:
+                ctx.report_at(func.lineno, ctx.char_col(func.lineno, func.col_offset),
+                              what="None (it returns nothing)", where=ctx.where)
+            return
+        outputs = _Outputs(ctx, func)
+        rets = list(_returns(func))
+        only = len(rets) == 1 and rets[0][1]  # one return, a top-level statement: every call reaches it
+        whys = [(r, outputs.why(r.value) if r.value is not None else "None") for r, _ in rets]
+        every = all(w for _, w in whys)
+        for r, why in whys:
+            if why and r.value is not None and (only or every):
+                ctx.report(r.value, what=why, where=ctx.where)
