@@ -58,6 +58,7 @@ class Catalog:
         self._deprecated_args: Dict[str, Dict[str, Dict[str, Any]]] = dict(data.get("deprecated_args", {}))
         self._jit_forbidden: Dict[str, Any] = dict(data.get("jit_forbidden", {}))
         self._graph_builtins: Dict[str, Any] = dict(data.get("graph_builtins", {}))
+        self._tensor_overloads: Dict[str, Any] = dict(data.get("tensor_overloads", {}))
         self._canon_cache: Dict[str, str] = {}
 
     @classmethod
@@ -239,6 +240,15 @@ class Catalog:
 
     def tensor_methods(self) -> Iterator[str]:
         return iter(sorted(self._tensor_methods))
+
+    def tensor_overloads(self, name: str) -> Optional[Tuple[Dict[str, Any], ...]]:
+        """The overloads graph mode matches a call of ``Tensor.<name>`` against, as MindSpore
+        prints them (``text``: ``Tensor.add(other=<number>, *, alpha=<number>)``), each with
+        ``params`` (``name``, accepted ``types``, ``kw`` for keyword-only, ``req``: required,
+        None when not known) and ``varargs``; None for a method that is not dispatched
+        through MindSpore's overload table (``asnumpy``, ``float``...)."""
+        entries = self._tensor_overloads.get(name)
+        return tuple(entries) if entries else None
 
     @staticmethod
     def _method_dict(info: Optional[Mapping[str, Any]]) -> Optional[Dict[str, Any]]:

@@ -1275,6 +1275,77 @@ class Generator:
                 "interpreted_builtins": interpreted, "converted_stdlib": sorted(stdlib_conv),
                 "interpreted_stdlib": stdlib}
 
+    # ---------------------------------------------------------------- Tensor method overloads
+    _SIG_RE = re.compile(rb"(?<=\x00)(Tensor\.([A-Za-z_][A-Za-z0-9_]*)\(([^\x00()]*)\))(?=\x00)")
+    _SIG_PARAM_RE = re.compile(r"\*|([A-Za-z_][A-Za-z0-9_]*)=<([A-Za-z_,]+)>")
+
+    def tensor_overloads(self, tmethods: Dict[str, Any]) -> Dict[str, List[Dict[str, Any]]]:
+        """The overloads graph mode dispatches a Tensor method call to, as MindSpore 2.10 prints
+        them in its ``The valid calling should be:`` error: the signature strings compiled into
+        ``lib/libmindspore_common.so`` (``Tensor.add(other=<number>, *, alpha=<number>)``), read
+        as NUL-terminated strings of that exact shape.  Each becomes ``{"text", "params"}`` with
+        every parameter's name, accepted types, whether it is keyword-only and whether it is
+        required (``req``: from the method's own docstring signature with the same parameter
+        names, ``add(other, *, alpha=1)``; null when no docstring signature matches); ``varargs``
+        is true when the docstring spells the first parameter ``*name`` (``reshape(*shape)``).
+        Only names that are methods of this MindSpore's Tensor are kept."""
+        path = os.path.join(os.path.dirname(self.ms.__file__), "lib", "libmindspore_common.so")
+        with open(path, "rb") as fh:
+            blob = fh.read()
+        out: Dict[str, List[Dict[str, Any]]] = {}
+        for m in self._SIG_RE.finditer(blob):
+            text, name, inner = (g.decode("ascii") for g in m.groups())
+            if name not in tmethods or tmethods[name].get("property"):
+                continue
+            tokens = self._SIG_PARAM_RE.findall(inner)
+            if re.sub(r"[\s,]", "", inner) != re.sub(r",", "", "".join(f"{n}=<{t}>" if n else "*" for n, t in tokens)):
+                raise SystemExit(f"gen_catalog: unexpected overload signature {text!r}")
+            params, kw = [], False
+            for n, t in tokens:
+                if not n:
+                    kw = True
+                    continue
+                params.append({"name": n, "types": t.split(","), "kw": kw})
+            entries = out.setdefault(name, [])
+            if all(e["text"] != text for e in entries):
+                entries.append({"text": text, "params": params})
+        for name, entries in out.items():
+            docs = self.doc_signatures(name)
+            for e in entries:
+                names = [p["name"] for p in e["params"]]
+                match = next((d for d in docs if [a[0] for a in d] == names), None)
+                e["varargs"] = bool(match) and len(match) == 1 and match[0][1] == "*"
+                for i, p in enumerate(e["params"]):
+                    p["req"] = None if match is None else match[i][1] in ("", "*") and not e["varargs"]
+            entries.sort(key=lambda e: e["text"])
+        return dict(sorted(out.items()))
+
+    def doc_signatures(self, name: str) -> List[List[Tuple[str, str]]]:
+        """The signatures a Tensor method's docstring states (``add(other, *, alpha=1) -> Tensor``
+        and ``.. method:: Tensor.add(...)`` lines): per parameter (name, "" for required,
+        "=" with a default, "*" for ``*name``)."""
+        doc = inspect.getdoc(getattr(self.Tensor, name, None)) or ""
+        pat = re.compile(r"^\s*(?:\.\. method::\s*)?(?:Tensor\.)?%s\((.*)\)\s*(?:->.*)?$" % re.escape(name))
+        sigs = []
+        for line in doc.splitlines():
+            mm = pat.match(line)
+            if not mm:
+                continue
+            try:
+                fn = ast.parse(f"def f({mm.group(1)}): pass").body[0].args
+            except SyntaxError:
+                continue
+            pos = fn.posonlyargs + fn.args
+            first_default = len(pos) - len(fn.defaults)
+            sig = [(a.arg, "=" if i >= first_default else "") for i, a in enumerate(pos)]
+            if fn.vararg is not None:
+                sig.append((fn.vararg.arg, "*"))
+            sig += [(a.arg, "" if d is None else "=") for a, d in zip(fn.kwonlyargs, fn.kw_defaults)]
+            if sig and sig[0][0] == "self":
+                sig = sig[1:]
+            sigs.append(sig)
+        return sigs
+
     # ---------------------------------------------------------------- assemble
     def build(self) -> Dict[str, Any]:
         self.collect()
@@ -1304,6 +1375,7 @@ class Generator:
             "deprecated_args": deprecated_args,
             "jit_forbidden": self.jit_forbidden(),
             "graph_builtins": self.graph_builtins(),
+            "tensor_overloads": self.tensor_overloads(tmethods),
         }
 
 

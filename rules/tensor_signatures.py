@@ -1,0 +1,226 @@
+"""MSG506/MSG507: Tensor method calls and operators that MindSpore 2.10's graph mode rejects
+for their arguments alone (PyTorch habits checked against MindSpore's real signatures)."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from msgraphlint.kinds import Kind
+from msgraphlint.rule import Invalid, Rule, Severity, Valid
+
+# the literal kinds a call may spell, and which of MindSpore's signature types accept them
+# (measured on 2.10 CPU in graph mode: `number` takes int, float and bool; `int` takes
+# neither bool nor float; `float` not int; `bool` not int; a list is no `Tuple`)
+_ACCEPTS: Dict[str, Tuple[str, ...]] = {
+    "int": ("int", "number", "any"),
+    "float": ("float", "number", "any"),
+    "bool": ("bool", "number", "any"),
+    "str": ("str", "any"),
+    "None": ("None", "any"),
+    "tuple": ("Tuple", "any"),
+    "list": ("List", "any"),
+}
+_SHOWN = {"int": "int", "float": "float", "bool": "bool", "str": "string", "None": "None",
+          "tuple": "tuple", "list": "list"}
+
+
+def literal_type(e: ast.AST) -> Optional[str]:
+    """The type of a literal argument (``1``, ``-1``, ``2.5``, ``True``, ``"a"``, ``None``,
+    ``(1, 2)``, ``[1]``); None for anything else (names, calls: never guessed)."""
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)) \
+            and isinstance(e.operand, ast.Constant) and type(e.operand.value) in (int, float):
+        return type(e.operand.value).__name__
+    if isinstance(e, ast.Constant):
+        v = e.value
+        if v is None:
+            return "None"
+        if type(v) in (bool, int, float, str):
+            return type(v).__name__
+        return None
+    if isinstance(e, ast.Tuple):
+        return "tuple"
+    if isinstance(e, ast.List):
+        return "list"
+    return None
+
+
+def _packable(params: Sequence[dict]) -> bool:
+    """A first parameter that takes a tuple also takes its items as separate positional
+    ints (measured: `x.reshape(3, 2)`, `x.view(3, 2)`, `x.permute(1, 0)`, `x.tile(1, 2)`)."""
+    return bool(params) and not params[0]["kw"] and bool({"Tuple", "List"} & set(params[0]["types"]))
+
+
+def match_overload(over: dict, args: Sequence[ast.AST], keywords: Sequence[ast.keyword]) -> Optional[str]:
+    """None when the overload may accept the call; else why it cannot (MindSpore's words)."""
+    params: List[dict] = over["params"]
+    positional = [p for p in params if not p["kw"]]
+    bound: Dict[str, Optional[ast.AST]] = {}
+    if args and _packable(params):
+        kinds = [literal_type(a) for a in args]
+        if all(k in (None, "int", "bool") for k in kinds):
+            bound[params[0]["name"]] = None  # packed into the tuple: not type-checked
+            args = ()
+        elif len(args) > 1:
+            return f"invalid types: ({', '.join(_SHOWN[k] if k else 'any' for k in kinds)})"
+    if len(args) > len(positional):
+        return f"takes {len(positional)} positional arguments but {len(args)} were given"
+    for p, a in zip(positional, args):
+        bound[p["name"]] = a
+    names = {p["name"] for p in params}
+    for k in keywords:
+        if k.arg not in names:
+            return f"incorrect keyword name: {k.arg}"
+        if k.arg in bound:
+            return f"got multiple values for argument '{k.arg}'"
+        bound[k.arg] = k.value
+    missing = [p["name"] for p in params if p["req"] and p["name"] not in bound]
+    if missing:
+        return f"missing {len(missing)} required argument{'s' if len(missing) > 1 else ''}: {', '.join(missing)}"
+    bad_types = []
+    by_name = {p["name"]: p for p in params}
+    for name, e in bound.items():
+        lt = literal_type(e) if e is not None else None
+        if lt is not None and not set(_ACCEPTS[lt]) & set(by_name[name]["types"]):
+            bad_types.append(f"{name}={_SHOWN[lt]}")
+    if bad_types:
+        return f"invalid types: ({', '.join(bad_types)})"
+    return None
+
+
+def _receiver_and_args(node: ast.Call, ctx) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
+    f = node.func
+    if not isinstance(f, ast.Attribute):
+        return None
+    owner = ctx.qualname(f.value)
+    if owner in ("mindspore.Tensor", "mindspore.Parameter"):
+        if not node.args:  # `Tensor.add()`: no receiver either
+            return None
+        return node.args[0], f.attr, list(node.args[1:])
+    if owner:
+        return None
+    return f.value, f.attr, list(node.args)
+
+
+class TensorMethodSignature(Rule):
+    code = "MSG506"
+    name = "tensor-method-signature"
+    summary = ("A Tensor method called with arguments none of its MindSpore overloads accepts: a keyword name it "
+               "does not have, too many positional arguments, a missing one, or a literal of a type it rejects.")
+    message = "`{call}`: no overload of `Tensor.{method}` accepts this call ({why}); the valid calling should be: {valid}"
+    hint = "use one of the signatures MindSpore lists (PyTorch's names and defaults often differ: `keepdim`/`keepdims`, `dim`/`axis`)"
+    severity = Severity.ERROR
+    rationale = """
+        In graph mode MindSpore 2.10 matches a Tensor method call against the method's
+        overloads (the table of `Tensor.<name>(...)` signatures compiled into MindSpore,
+        which the catalog reads: `tensor_overloads`, 181 methods) and rejects the graph when
+        none matches. Measured on 2.10 CPU inside `@ms.jit`:
+        `x.clamp(min=1, max_value=10)` fails with `TypeError: Failed calling clamp with
+        "clamp(min=int, max_value=int)". The valid calling should be: "Tensor.clamp(min=<Tensor,None>,
+        max=<Tensor,None>)" ... match failed because incorrect keyword name: max_value`;
+        `x.max(dim=0, keepdims=True)` (PyTorch's `keepdim` mixed with NumPy's `keepdims`)
+        fails the same way; `x.abs(1)` with `abs() takes 0 positional arguments but 1 was
+        given.`; `x.add()` and `x.roll(1)` with a missing argument; `x.topk(1, 0, 1, True)`,
+        `x.chunk(2.0)` and `x.lerp(y, 1)` with `match failed because invalid types` (the
+        types are strict: an `int` parameter takes no `bool` or `float`, a `float` one no
+        `int`, a `bool` one no `int`; only `number` takes all three; a list is no `Tuple`).
+
+        Only what is certain is reported: the receiver must be a value the analysis knows
+        is a tensor (a Tensor-typed argument from the callers, an ops result...), only
+        literal arguments are type-checked (a name is never guessed), a call with `*args`
+        or `**kwargs` is skipped, and so is an overload whose first parameter takes a tuple
+        when several positional ints are given (`x.reshape(b, -1)`, `x.permute(0, 2, 1)`
+        and `x.tile(1, 2)` compile: MindSpore packs them). A missing argument is reported
+        only where MindSpore's own docstring signature says the parameter has no default
+        (every method whose overloads all need an argument was compiled without one on
+        2.10 and failed).
+    """
+    VALID = [
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit
+            def f(x):
+                a = x.clamp(min=1, max=10)
+                b = x.max(0, keepdims=True) + x.max(dim=0, keepdim=True)[0]
+                c = x.reshape(3, 2).permute(1, 0)
+                d = x.sum(dim=0, keepdim=True, dtype=ms.float32)
+                return a, b, c, d, x.add(x, alpha=2), x.abs()
+
+            f(ms.Tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+        """, note="keyword names, positional counts and literal types MindSpore accepts; packed ints"),
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit
+            def f(x, dim, kw):
+                return x.max(dim, True), x.sum(*dim), x.mean(**kw)
+
+            def g(x):
+                return x.clamp(min=1, max_value=10)   # not graph code
+        """, note="variables are never type-guessed; *args/**kwargs calls are skipped; outside graph mode"),
+        Valid("""
+            import mindspore as ms
+
+            class Box:
+                def clamp(self, min_value, max_value):
+                    return min_value
+
+            @ms.jit
+            def f(x):
+                return Box().clamp(min_value=0, max_value=1)
+
+            f(ms.Tensor([1.0]))
+        """, note="a receiver that is not a tensor"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore as ms
+
+            @ms.jit
+            def f(x):
+                a = x.clamp(min=1, max_value=10)
+                b = x.max(dim=0, keepdims=True)
+                c = x.abs(1)
+                d = x.chunk(2.0)
+                return a, b, c, d, ms.Tensor.add(x)
+
+            f(ms.Tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+        """, line=[5, 6, 7, 8, 9]),
+    ]
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        got = _receiver_and_args(node, ctx)
+        if got is None:
+            return
+        recv, method, args = got
+        overloads = ctx.catalog.tensor_overloads(method)
+        if overloads is None:
+            return
+        if any(isinstance(a, ast.Starred) for a in args) or any(k.arg is None for k in node.keywords):
+            return
+        if not ctx.kind(recv).tensor_like or _guessed(ctx, recv):
+            return
+        reasons = []
+        for over in overloads:
+            why = match_overload(over, args, node.keywords)
+            if why is None:
+                return
+            reasons.append(why)
+        ctx.report(node, call=_short(ctx.segment(node)), method=method, why=_pick(reasons),
+                   valid=" | ".join(o["text"] for o in overloads))
+
+
+def _pick(reasons: List[str]) -> str:
+    """The reason most overloads agree on (first such in MindSpore's order)."""
+    return max(reasons, key=reasons.count)
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _guessed(ctx, node: ast.AST) -> bool:
+    from ._params import SHARED_USES
+    return ctx.values is not None and SHARED_USES.guessed(ctx, node)
