@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional, Tuple
 
-from msgraphlint.astutil import walk_statements
 from msgraphlint.kinds import Kind
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
@@ -168,6 +167,23 @@ class _Outputs:
             cls = self._plain_class(e.func.id)
             if cls is not None:
                 return f"a `{cls.name}` object"
+        if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and isinstance(e.slice, ast.Constant):
+            elt = self._free_element(e.value.id, e.slice.value)
+            if isinstance(elt, (ast.List, ast.Dict)) or (isinstance(elt, ast.Constant) and elt.value is None):
+                kind = "list" if isinstance(elt, ast.List) else "dict" if isinstance(elt, ast.Dict) else "None"
+                return f"the {kind} `{self.ctx.segment(e)}` held by a container defined outside the graph"
+        return None
+
+    def _free_element(self, name: str, key) -> Optional[ast.AST]:
+        """``G[key]`` of a list/dict literal bound outside the graph and never rebound."""
+        value = self.free_value(name)
+        if isinstance(value, ast.List) and isinstance(key, int) and not isinstance(key, bool) \
+                and -len(value.elts) <= key < len(value.elts):
+            return value.elts[key]
+        if isinstance(value, ast.Dict):
+            for k, v in zip(value.keys, value.values):
+                if isinstance(k, ast.Constant) and k.value == key and type(k.value) is type(key):
+                    return v
         return None
 
     def _why_name(self, e: ast.Name, depth: int, in_tuple: bool) -> Optional[str]:
@@ -221,7 +237,7 @@ class _Outputs:
         for body in self._outer_bodies():
             values = []
             other = False
-            for node in walk_statements(body):
+            for node in _body_statements(body):
                 if isinstance(node, ast.Assign):
                     for t in node.targets:
                         if isinstance(t, ast.Name) and t.id == name:
@@ -243,19 +259,42 @@ class _Outputs:
                 return values[0]
         return None
 
-    def _plain_class(self, name: str) -> Optional[ast.ClassDef]:
-        """A class of this module (or an enclosing function) with no base classes: a plain
-        Python object, never a Cell or a Tensor."""
+    def class_def(self, name: str) -> Optional[ast.ClassDef]:
+        """The class a free name names in this module (or an enclosing function)."""
         if self.is_local(name):
             return None
         for body in self._outer_bodies():
-            found = [n for n in walk_statements(body) if isinstance(n, ast.ClassDef) and n.name == name]
+            found = [n for n in _body_statements(body) if isinstance(n, ast.ClassDef) and n.name == name]
             if found:
-                cls = found[-1]
-                if all(isinstance(b, ast.Name) and b.id == "object" for b in cls.bases) and not cls.keywords:
-                    return cls
-                return None
+                return found[-1]
         return None
+
+    def _plain_class(self, name: str) -> Optional[ast.ClassDef]:
+        """A class of this module (or an enclosing function) with no base classes: a plain
+        Python object, never a Cell or a Tensor."""
+        cls = self.class_def(name)
+        if cls is not None and all(isinstance(b, ast.Name) and b.id == "object" for b in cls.bases) \
+                and not cls.keywords:
+            return cls
+        return None
+
+    def free_value(self, name: str) -> Optional[ast.AST]:
+        return None if self.is_local(name) else self._free_value(name)
+
+
+def _body_statements(body: list) -> Iterator[ast.AST]:
+    """The statements of a body and of its compound statements, not entering ``def``/``class``
+    bodies (their bindings are not the body's)."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            v = getattr(node, name, None)
+            if v.__class__ is list:
+                stack.extend(reversed(v))
 
 
 def _walk_no_defs(func: ast.AST) -> Iterator[ast.AST]:
@@ -290,6 +329,8 @@ class PythonObjectOutput(Rule):
           `(x, ([2],))` need none, so it is not reported there);
         - a list or dict defined outside the graph (module level, an enclosing function) or held
           in `self` (`self.cache = [...]` in `__init__`), even a list of tensors (1 node);
+        - an element of such a list or dict that is itself a list or None (`G[1]` with
+          `G = [1, [3, 4], None]`: 1 node);
         - an instance of a plain Python class (also a `jit_class`) created in the graph or
           defined outside it.
 

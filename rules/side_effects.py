@@ -1,4 +1,4 @@
-"""MSG207–MSG211: Python side effects in graph-mode code.
+"""MSG207–MSG211, MSG213: Python side effects in graph-mode code.
 
 Graph mode runs `construct` (and what it calls) once, as Python, while it compiles; the
 compiled graph then runs without Python. Python side effects therefore happen once, at
@@ -660,3 +660,130 @@ class LoggingFileIO(Rule):
         )
         if is_logger:
             ctx.report(node, what=f"logging call `{ctx.segment(f)}()`", effect=self._ONCE)
+
+
+class ObjectAttributeWrite(Rule):
+    code = "MSG213"
+    name = "python-object-attribute-write"
+    summary = "Setting an attribute of a Python object (not `self`) in graph-mode code: PyExecute on every call."
+    message = "`{target}` sets an attribute of {what} in graph code: it runs through PyExecute nodes on the host at every call"
+    hint = ("keep state that changes per step in a Parameter updated with `ops.assign`, or return the value and "
+            "set the attribute in the Python caller")
+    severity = Severity.WARNING
+    rationale = """
+        Graph mode has no Python objects at run time. Measured on MindSpore 2.10 CPU (validate
+        IR of a `jit` function): `obj.x = 9` with `obj` an instance of a plain class created
+        at module level or in an enclosing function costs 2 PyExecute nodes, also when `obj`
+        is a Cell instance that is not the graph's own `self`, or the value is a tensor; the
+        write does reach the Python object (each call runs it on the host). Creating the object
+        inside the graph and setting its attribute there (`o = Obj(); o.x = 3`) costs 5 and fails
+        to compile under STRICT; the module-level object's write compiles under STRICT too
+        (labeled fixtures `side_effect_pos_*_object_setattr`).
+
+        Not flagged: `self.<attr>` writes (MSG209), writes in generators (a `@contextmanager`
+        helper: graph mode rejects `yield`, found in mindformers' PyNative-only code), reading an attribute of a module-level object
+        (`x + obj.x` is folded: no PyExecute), attributes of parameters of the graph (their kind
+        is unknown), and writes in `__init__` or other Python code.
+    """
+    VALID = [
+        Valid("""
+            import mindspore as ms
+
+            class Config:
+                def __init__(self):
+                    self.scale = 2
+
+            CFG = Config()
+
+            @ms.jit
+            def step(x):
+                return x * CFG.scale
+        """, note="reading an attribute of a module-level object is folded"),
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit
+            def step(x, state):
+                state.count = 1
+                return x
+        """, note="a parameter: what it holds is not known here"),
+        Valid("""
+            class Config:
+                def __init__(self):
+                    self.scale = 2
+
+            CFG = Config()
+
+            def configure():
+                CFG.scale = 3
+        """, note="Python code, not a graph"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore as ms
+
+            class Stats:
+                def __init__(self):
+                    self.calls = 0
+
+            STATS = Stats()
+
+            @ms.jit
+            def step(x):
+                STATS.calls = 1
+                return x * 2
+        """, line=11),
+        Invalid("""
+            import mindspore as ms
+
+            class Box:
+                def __init__(self):
+                    self.v = 0
+
+            @ms.jit
+            def step(x):
+                b = Box()
+                b.v = 3
+                return x + b.v
+        """, line=10),
+    ]
+
+    def visit_Assign(self, node, ctx) -> None:
+        for t in node.targets:
+            self._check(t, ctx)
+
+    def visit_AugAssign(self, node, ctx) -> None:
+        self._check(node.target, ctx)
+
+    def _check(self, target, ctx) -> None:
+        if not isinstance(target, ast.Attribute) or ctx.func is None:
+            return
+        base = target.value
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id in ("self", "cls"):
+            return
+        from .graph_outputs import _Outputs, _walk_no_defs
+        outputs = ctx.memo.get(("msg213", id(ctx.func)))
+        if outputs is None:
+            generator = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _walk_no_defs(ctx.func))
+            outputs = ctx.memo[("msg213", id(ctx.func))] = _Outputs(ctx, ctx.func) if not generator else False
+        if outputs is False:
+            return  # a generator (a context manager): graph mode rejects `yield` before any setattr
+        name = base.id
+        if name in outputs.params:
+            return
+        if outputs.is_local(name):
+            values = outputs.assignments(name)
+            if values and len(values) == 1 and isinstance(values[0], ast.Call) \
+                    and isinstance(values[0].func, ast.Name):
+                cls = outputs._plain_class(values[0].func.id)
+                if cls is not None:
+                    ctx.report(target, target=ctx.segment(target), what=f"a `{cls.name}` object created in the graph")
+            return
+        value = outputs.free_value(name)
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            cls = outputs.class_def(value.func.id)
+            if cls is not None:
+                ctx.report(target, target=ctx.segment(target),
+                           what=f"the `{cls.name}` object `{name}` defined outside the graph")
