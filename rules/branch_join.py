@@ -45,8 +45,10 @@ _SINGLE_METHODS = frozenset("""
     astype sum mean prod abs exp log sqrt square pow reshape view transpose permute squeeze unsqueeze
     expand_dims float int half bool long double clone copy matmul flatten any all norm softmax sigmoid
     relu tanh clip clamp masked_fill to type_as expand_as broadcast_to argmax argmin cumsum neg
-    reciprocal rsqrt floor ceil round sign isnan isinf tile contiguous
+    reciprocal rsqrt floor ceil round sign isnan isinf tile contiguous std var
 """.split())
+# reductions that return (values, indices) when given a `dim`
+_SINGLE_WITHOUT_DIM = frozenset({"max", "min", "median"})
 _MAX_RETURNS = 40
 
 
@@ -117,7 +119,6 @@ class _Joins:
         self.returns: List[Tuple[ast.Return, _Val, Tuple[_Entry, ...]]] = []
         self.problems: List[Tuple[ast.AST, str, _Val, _Val]] = []  # (report node, what, a, b)
         self._deciders: Dict[int, bool] = {}
-        self._inputs: Optional[frozenset] = None
         self._param_dtypes = ctx.values.param_dtypes
         body = func.body if isinstance(func.body, list) else []
         self._block(body, self._param_env(), ())
@@ -143,25 +144,13 @@ class _Joins:
 
     # values -----------------------------------------------------------------------
     def decides(self, test: ast.AST) -> bool:
-        """A condition MindSpore decides at run time: a tensor (MSG101's test) computed from
-        the scope's inputs or a Parameter. A tensor made only of constants
-        (`a = Tensor([1]); b = Tensor([2.0]); a and b`) is folded: measured on 2.10, that
-        compiled and returned `b`."""
+        """A condition MindSpore decides at run time (MSG101's test; a tensor made only of
+        literals is folded: `a = Tensor([1]); b = Tensor([2.0]); a and b` compiled and
+        returned `b`)."""
         key = id(test)
         if key not in self._deciders:
-            self._deciders[key] = tensor_decider(self.ctx, test) is not None and self._from_inputs(test)
+            self._deciders[key] = tensor_decider(self.ctx, test) is not None
         return self._deciders[key]
-
-    def _from_inputs(self, e: ast.AST) -> bool:
-        if self._inputs is None:
-            self._inputs = _input_names(self.func)
-        for n in ast.walk(e):
-            if isinstance(n, ast.Name) and n.id in self._inputs:
-                return True
-            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self" \
-                    and self.ctx.kind(n) is Kind.PARAMETER:
-                return True
-        return False
 
     def value(self, e: Optional[ast.AST], env: Dict[str, _Val]) -> Optional[_Val]:
         ctx = self.ctx
@@ -238,7 +227,9 @@ class _Joins:
                 return True
             if q.startswith("mindspore.") and q.rsplit(".", 1)[-1] in _SINGLE_FUNCS:
                 return True
-            if isinstance(e.func, ast.Attribute) and e.func.attr in _SINGLE_METHODS and q == "":
+            if isinstance(e.func, ast.Attribute) and q == "" and (
+                    e.func.attr in _SINGLE_METHODS
+                    or (e.func.attr in _SINGLE_WITHOUT_DIM and not e.args and all(k.arg == "axis" for k in e.keywords))):
                 return self.single(e.func.value, env, depth + 1)
         return False
 
@@ -446,39 +437,6 @@ def _separator(pa, pb, ra: ast.AST, rb: ast.AST) -> Optional[ast.If]:
 
 def _dtype_name(ctx, node: ast.AST) -> Optional[str]:
     return dtype_name(ctx.qualname(node))
-
-
-def _input_names(func: ast.AST) -> frozenset:
-    """The scope's parameters (but ``self``) and every local assigned from an expression
-    that names one of them or a ``self.`` attribute (a Parameter, a sub-Cell's output),
-    to a fixpoint, flow-insensitively."""
-    args = func.args  # type: ignore[attr-defined]
-    names = {a.arg for a in list(getattr(args, "posonlyargs", [])) + list(args.args) + list(args.kwonlyargs)}
-    names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-    names.discard("self")
-    names.discard("cls")
-    assigns = []
-    for n in ast.walk(func):
-        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and getattr(n, "value", None) is not None:
-            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-            outs = {t for tgt in targets for t in _target_names(tgt)}
-            ins = {m.id for m in ast.walk(n.value) if isinstance(m, ast.Name)}
-            if isinstance(n, ast.AugAssign):
-                ins |= outs
-            uses_self = any(isinstance(m, ast.Attribute) and isinstance(m.value, ast.Name) and m.value.id == "self"
-                            for m in ast.walk(n.value))
-            assigns.append((outs, ins, uses_self))
-        elif isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
-            assigns.append((set(_target_names(n.target)), {m.id for m in ast.walk(n.iter) if isinstance(m, ast.Name)},
-                            False))
-    changed = True
-    while changed:
-        changed = False
-        for outs, ins, uses_self in assigns:
-            if (uses_self or ins & names) and not outs <= names:
-                names |= outs
-                changed = True
-    return frozenset(names)
 
 
 def _target_names(target: ast.AST):

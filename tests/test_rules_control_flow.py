@@ -214,3 +214,29 @@ def test_suppression(tmp_path):
         """,
     })
     assert _found(root) == []
+
+
+def test_conditions_on_tensor_literals_are_folded_but_loop_variables_are_not():
+    # measured on 2.10: `a and b` over literal tensors and `if a > 0` on one compile with no
+    # Switch (control_flow_neg_join_constant_tensors_and); a `while` on a literal counter and
+    # an `if` on a name the loop rebinds compile to Switches
+    from msgraphlint.api import check_source
+    src = textwrap.dedent("""
+        import mindspore as ms
+        from mindspore import Tensor
+
+        @ms.jit
+        def fn(x):
+            a = Tensor([1])
+            b = Tensor([2.0])
+            if a > 0:
+                x = x * (a and b)
+            i = Tensor(0)
+            while i < 3:
+                if i % 2 == Tensor(0):
+                    x = x + 1
+                i = i + 1
+            return x
+    """).lstrip("\n")
+    found = sorted((f.line, f.code) for f in check_source(src, select=["MSG101", "MSG102", "MSG103"]))
+    assert found == [(11, "MSG102"), (12, "MSG101")]
