@@ -65,6 +65,7 @@ class _Outputs:
             if extra is not None:
                 self.params.add(extra.arg)
         self._assigned = None
+        self._free_mutated: set = set()
 
     # local bindings ----------------------------------------------------------------
     def assignments(self, name: str) -> Optional[List[ast.AST]]:
@@ -175,8 +176,10 @@ class _Outputs:
         return None
 
     def _free_element(self, name: str, key) -> Optional[ast.AST]:
-        """``G[key]`` of a list/dict literal bound outside the graph and never rebound."""
+        """``G[key]`` of a list/dict literal bound outside the graph, never rebound nor written."""
         value = self.free_value(name)
+        if name in self._free_mutated:
+            return None
         if isinstance(value, ast.List) and isinstance(key, int) and not isinstance(key, bool) \
                 and -len(value.elts) <= key < len(value.elts):
             return value.elts[key]
@@ -242,6 +245,12 @@ class _Outputs:
                     for t in node.targets:
                         if isinstance(t, ast.Name) and t.id == name:
                             values.append(node.value if len(node.targets) == 1 else None)
+                        elif isinstance(t, (ast.Attribute, ast.Subscript)):
+                            base = t.value
+                            while isinstance(base, (ast.Attribute, ast.Subscript)):
+                                base = base.value
+                            if isinstance(base, ast.Name) and base.id == name:
+                                self._free_mutated.add(name)  # `G.x = 1`, `G[0] = 1`: the same object
                         elif any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(t)):
                             other = True
                 elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:

@@ -782,8 +782,15 @@ class ObjectAttributeWrite(Rule):
                     ctx.report(target, target=ctx.segment(target), what=f"a `{cls.name}` object created in the graph")
             return
         value = outputs.free_value(name)
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        if not isinstance(value, ast.Call):
+            return
+        if isinstance(value.func, ast.Name):
             cls = outputs.class_def(value.func.id)
             if cls is not None:
                 ctx.report(target, target=ctx.segment(target),
                            what=f"the `{cls.name}` object `{name}` defined outside the graph")
+                return
+        q = ctx.qualname(value.func)
+        if q and q.startswith("numpy."):
+            ctx.report(target, target=ctx.segment(target),
+                       what=f"the NumPy object `{name}` defined outside the graph")
