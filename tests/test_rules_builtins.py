@@ -1,0 +1,141 @@
+"""MSG420 (interpreted builtins), MSG421 (sequence operations), MSG422 (`is` with a literal)
+and MSG401's `format` spellings: the cases the VALID/INVALID examples do not cover. Every
+expectation is a MindSpore 2.10 CPU measurement (PyExecute nodes in the validate IR) named in
+the test."""
+
+from __future__ import annotations
+
+from helpers import codes_at, lint, write_tree
+
+SELECT = ["MSG401", "MSG420", "MSG421", "MSG422"]
+
+
+def _codes(tmp_path, src, select=SELECT):
+    write_tree(tmp_path, {"m.py": src})
+    return [(c, line) for _, line, c in codes_at(lint([tmp_path], select=select, config_file=None))]
+
+
+def _lines(tmp_path, src, code):
+    return sorted(line for c, line in _codes(tmp_path, src) if c == code)
+
+
+def test_interpreted_builtin_follows_a_local_holding_tensors(tmp_path):
+    # `all({"1": 1, "2": x})`: 2 PyExecute nodes; `type({"1": 1, "2": x})`: 5
+    src = """
+        import mindspore as ms
+
+        @ms.jit
+        def fn(x):
+            d = {"1": 1, "2": x}
+            shp = x.shape
+            return x, all(d), type(d) == dict, any(i < 3 for i in shp)
+    """
+    assert _lines(tmp_path, src, "MSG420") == [7, 7, 7]
+
+
+def test_interpreted_builtin_on_python_values_is_folded(tmp_path):
+    # `all([True, True])`, `all(self.flags)`, `sorted(self.keys)`, `divmod(7, 2)`: 0 nodes;
+    # a Python int passed by the caller (`all(k > 0 for k in (n, 2))`, net(x, 3)): 0 nodes
+    src = """
+        import mindspore.nn as nn
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.flags = (True, False)
+                self.keys = (3, 1, 2)
+
+            def construct(self, x, n):
+                k = sorted(self.keys)
+                q, r = divmod(7, 2)
+                if all(self.flags) or all([True, True]) or all(v > 0 for v in (n, 2)):
+                    return x * k[0] + q
+                return x
+
+        def run(x):
+            return Net()(x, 3)
+    """
+    assert _lines(tmp_path, src, "MSG420") == []
+
+
+def test_interpreted_builtin_not_reported_in_a_raise_message(tmp_path):
+    src = """
+        import mindspore.nn as nn
+        from mindspore import Tensor
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                if x.shape[0] > 4:
+                    raise ValueError(f"bad input of type {type(x)}")
+                assert all(d > 0 for d in x.shape), f"{type(x)}"
+                return x
+
+        def run():
+            return Net()(Tensor([1.0]))
+    """
+    assert _lines(tmp_path, src, "MSG420") == [8]  # the assert's test, not its message
+
+
+def test_format_of_a_tensor_is_msg401_not_msg420(tmp_path):
+    # `format(a)`: 5 nodes; `t.format(x, y)` with `t = "{1} {0}"`: 6; `"{0[1]}".format((x, y))`: 6;
+    # `f = "...".format; f(names)`: 4; `"{}".format(x.shape)`: 0
+    src = """
+        import mindspore as ms
+
+        @ms.jit
+        def fn(a, x, y):
+            s1 = format(a)
+            t = "{1} {0}"
+            s2 = t.format(x, y)
+            names = (x, y)
+            s3 = "a {0[1]}".format(names)
+            f = "b {0[0]}".format
+            s4 = f(names)
+            ok = "{}".format(x.shape)
+            return s1, s2, s3, s4, ok
+    """
+    found = _codes(tmp_path, src)
+    assert sorted(line for c, line in found if c == "MSG401") == [5, 7, 9, 11]
+    assert [line for c, line in found if c == "MSG420"] == []
+
+
+def test_sequence_operations_native_and_interpreted(tmp_path):
+    src = """
+        import mindspore as ms
+
+        @ms.jit
+        def fn(x, y, i):
+            n = ms.mutable(2)
+            a = (x, y, x).count(x)               # tensors only: native
+            m = (x, y, "a", 1)
+            b = m.index(x)                       # mixed: 1 node
+            c = n * ((1, 1), 1)                  # nested, variable count: 1 node
+            d = n * (1, 2)                       # numbers: native
+            e = [x, y][n]                        # tensors, mutable index: native
+            f = [x, "a"][n]                      # mixed, mutable index: 2 nodes
+            g = (1, 2, 3, 4)[i]                  # tensor index: 1 node
+            h = ((x, x + 1), x + 2) < ((y, y - 1), y + 2)  # nested tensors: 1 node
+            k = ("a", "b", 1).index("b")         # constants: folded
+            return a, b, c, d, e, f, g, h, k
+    """
+    assert _lines(tmp_path, src, "MSG421") == [8, 9, 12, 13, 14]
+
+
+def test_is_literal_only_on_values_known_at_run_time(tmp_path):
+    # `a is 1` after a tensor branch: 1 node; `int(x) is 3`: 1; `ms.mutable(1) is 1`: 1;
+    # `a = 1; a is 1`: 0; `is None`: 0
+    src = """
+        import mindspore as ms
+
+        @ms.jit
+        def fn(x, mask=None):
+            a = 0
+            i = 0
+            while i < x:
+                i = i + 1
+                a = a + 1
+            m = ms.mutable(1)
+            c = 1
+            return a is 3, int(x) is not 3, m is 1, c is 1, mask is None, a is not True
+    """
+    assert _lines(tmp_path, src, "MSG422") == [12, 12, 12]
