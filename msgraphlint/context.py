@@ -34,7 +34,7 @@ class RuleContext:
         self.memo: dict = {}     # per-file memo for rules' own analyses (cleared with the context)
         self._qualnames: dict = {}
         self.func: Optional[ast.AST] = None  # the def of the scope being walked
-        self._python_called: Callable[[], frozenset] = frozenset  # ids of defs plain Python code calls
+        self._python_inputs: Optional[Callable[[], Any]] = None  # entries.Inputs of the module (engine)
 
     # questions ------------------------------------------------------------------
     @property
@@ -87,9 +87,19 @@ class RuleContext:
         (``entries.py``). False for sub-cells and ``jit`` functions only called from graphs
         (inlined), and where no call is visible."""
         s = self.scope
-        if s is None or s.chain or s.kind not in ("construct", "jit") or self.func is None:
+        if s is None or s.chain or s.kind not in ("construct", "jit") or self.func is None or self._python_inputs is None:
             return False
-        return id(self.func) in self._python_called()
+        return id(self.func) in self._python_inputs().called
+
+    def python_inputs(self):
+        """``(params, self_attrs)`` of a graph entry: for each parameter, and each ``self.<attr>``
+        its ``__init__`` sets from a parameter, the Python value host code of this module passes
+        at each call (``entries.Value``: a literal display or a class instance, None when
+        unknown); None when the scope is not an entry."""
+        if not self.called_from_python:
+            return None
+        inputs = self._python_inputs()
+        return inputs.params.get(id(self.func), {}), inputs.self_attrs.get(id(self.func), {})
 
     @property
     def in_graph(self) -> bool:

@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from .context import RuleContext
 from .findings import Finding
-from .entries import python_called
+from .entries import Inputs, python_inputs
 from .paramkinds import CallerKinds
 from .project import ModuleSummary, ProjectIndex, all_functions, find_function
 from .scopes import CellResolver, GraphScope, _attr_method
@@ -201,14 +201,27 @@ class ModuleEngine:
         self._from_callers: Dict[str, frozenset] = {}
         self._dtypes: Dict[str, Dict[str, str]] = {}  # scope qualname -> parameter -> dtype its callers pass
         self._prepass: Dict[str, Tuple[tuple, ScopeValues]] = {}
-        self._python_called_ids: Optional[frozenset] = None
+        self._inputs: Optional[Inputs] = None
 
-    def _python_called(self) -> frozenset:
-        """Ids of the module's defs that plain Python code calls (computed on first use)."""
-        if self._python_called_ids is None:
+    def _python_inputs(self) -> Inputs:
+        """What host code of the module calls and passes (entries.py; computed on first use)."""
+        if self._inputs is None:
             graph_defs = {id(self._funcs[s.lineno]) for s in self.scopes if s.lineno in self._funcs}
-            self._python_called_ids = frozenset(python_called(self.source.tree, graph_defs))
-        return self._python_called_ids
+            self._inputs = python_inputs(self.source.tree, graph_defs)
+        return self._inputs
+
+    def _entry_key(self, func: ast.AST):
+        """For the scope cache: whether host code calls ``func`` and what it passes (as text)."""
+        inputs = self._python_inputs()
+        if id(func) not in inputs.called:
+            return None
+
+        def text(v):
+            if v is None:
+                return None
+            return ast.unparse(v[1]) if v[0] == "value" else f"{v[1].name}:{ast.unparse(v[2])}"
+        return tuple(tuple(sorted((k, tuple(text(v) for v in vs)) for k, vs in table.get(id(func), {}).items()))
+                     for table in (inputs.params, inputs.self_attrs))
 
     def _sink(self, finding: Finding, scope, rule) -> None:
         self.findings.append((finding, scope, rule))
@@ -450,7 +463,7 @@ class ModuleEngine:
         hints = tuple(sorted((k, v.value) for k, v in (self._hints.get(scope.qualname) or {}).items()))
         hints += tuple(sorted((self._dtypes.get(scope.qualname) or {}).items()))
         rules = tuple(sorted({id(r) for handlers in d.graph.values() for r, _ in handlers} | {id(r) for r in d.graph_leave}))
-        entry = not scope.chain and id(func) in self._python_called()
+        entry = self._entry_key(func) if not scope.chain else None
         return (scope.qualname, scope.chain, scope.root_site and scope.root_site[1:], self.source.segment(func),
                 attrs, hints, rules, self.target, entry)
 
@@ -476,7 +489,7 @@ class ModuleEngine:
         if d.graph or d.graph_leave:
             self._index_defs(tree)
             self._caller_kinds(tree)
-            ctx._python_called = self._python_called
+            ctx._python_inputs = self._python_inputs
             ordered = sorted(self.scopes, key=lambda s: (len(s.chain), s.lineno))
             local = {s.qualname: self._funcs[s.lineno] for s in ordered if s.lineno in self._funcs and s.chain}
             for scope in ordered:

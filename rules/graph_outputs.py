@@ -66,6 +66,8 @@ class _Outputs:
                 self.params.add(extra.arg)
         self._assigned = None
         self._free_mutated: set = set()
+        found = ctx.python_inputs()
+        self.input_params, self.input_attrs = found if found is not None else ({}, {})
 
     # local bindings ----------------------------------------------------------------
     def assignments(self, name: str) -> Optional[List[ast.AST]]:
@@ -154,6 +156,12 @@ class _Outputs:
                 if inner:
                     return f"a tuple holding {inner}"
             return None
+        vals = self.input_values(e)
+        if vals:
+            what = _same(_classify(v) for v in vals)
+            if what:
+                return f"{what} that the Python caller passes in (`{self.ctx.segment(e)}`)"
+            return None
         if isinstance(e, ast.Name):
             return self._why_name(e, depth, in_tuple)
         if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self" \
@@ -189,6 +197,33 @@ class _Outputs:
                     return v
         return None
 
+    def input_values(self, e: ast.AST, depth: int = 0) -> Optional[list]:
+        """The Python values host code passes for ``e`` at each call of this entry: a parameter,
+        ``self.<attr>`` set from a constructor argument, and constant subscripts and attributes
+        of those; None when ``e`` is none of these or a site's value is unknown."""
+        if depth > _MAX_DEPTH:
+            return None
+        vals: Optional[list] = None
+        if isinstance(e, ast.Name) and e.id in self.params:
+            if self.is_rebound(e.id):
+                return None
+            vals = self.input_params.get(e.id)
+        elif isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self":
+            vals = self.input_attrs.get(e.attr)
+        elif isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Constant):
+            inner = self.input_values(e.value, depth + 1)
+            vals = [element(v, e.slice.value) for v in inner] if inner else None
+        elif isinstance(e, ast.Attribute):
+            inner = self.input_values(e.value, depth + 1)
+            vals = [attribute(v, e.attr) for v in inner] if inner else None
+        if not vals or any(v is None for v in vals):
+            return None
+        return vals
+
+    def is_rebound(self, name: str) -> bool:
+        self.assignments(name)
+        return name in self._assigned or name in self._other  # type: ignore[operator]
+
     def _why_name(self, e: ast.Name, depth: int, in_tuple: bool) -> Optional[str]:
         name = e.id
         if name in self.params:
@@ -200,8 +235,10 @@ class _Outputs:
             reasons = [self.why(v, depth + 1, in_tuple) for v in values]
             if all(r == "a dict" for r in reasons):
                 return "a dict"  # filling it with `d[k] = v` keeps it a dict
-            if len(values) == 1 and reasons[0] and name not in self._mutated:
-                return reasons[0]
+            if len(values) == 1 and reasons[0]:
+                constant_list = reasons[0] in ("a list of constants", "an empty list")
+                if not constant_list or name not in self._mutated:
+                    return reasons[0]  # filled or reordered in place, an outside list is still that list
             return None
         value = self._free_value(name)
         if value is None:
@@ -316,6 +353,60 @@ def _walk_no_defs(func: ast.AST) -> Iterator[ast.AST]:
         stack.extend(ast.iter_child_nodes(n))
 
 
+def _same(items) -> Optional[str]:
+    items = list(items)
+    return items[0] if items and items[0] and all(i == items[0] for i in items) else None
+
+
+def element(v, key):
+    """``v[key]`` of a literal list/tuple/dict display passed by Python (entries.Value)."""
+    from msgraphlint.entries import resolve
+    if v is None or v[0] != "value":
+        return None
+    lit = v[1]
+    if isinstance(lit, (ast.List, ast.Tuple)) and isinstance(key, int) and not isinstance(key, bool) \
+            and -len(lit.elts) <= key < len(lit.elts) and not any(isinstance(x, ast.Starred) for x in lit.elts):
+        return resolve(lit.elts[key], v[2])
+    if isinstance(lit, ast.Dict):
+        for k, x in zip(lit.keys, lit.values):
+            if isinstance(k, ast.Constant) and k.value == key and type(k.value) is type(key):
+                return resolve(x, v[2])
+    return None
+
+
+def attribute(v, name):
+    """``v.name`` of an instance passed by Python, from its class's ``__init__`` (``self.name = param``)."""
+    from msgraphlint.entries import init_attrs
+    if v is None or v[0] != "inst":
+        return None
+    return init_attrs(v[1], v[2], v[3]).get(name)
+
+
+def _classify(v) -> Optional[str]:
+    """What a Python value passed into a graph is, when returning it costs PyExecute
+    (measured: a list, a dict, a tuple holding a list, a jit_class/plain object)."""
+    if v is None:
+        return None
+    if v[0] == "value":
+        lit = v[1]
+        if isinstance(lit, (ast.List, ast.ListComp)):
+            return "a Python list"
+        if isinstance(lit, (ast.Dict, ast.DictComp)):
+            return "a Python dict"
+        if isinstance(lit, ast.Tuple):
+            for i in range(len(lit.elts)):
+                inner = _classify(element(v, i))
+                if inner in ("a Python list", "a Python dict"):
+                    return f"a tuple holding {inner}"
+        return None
+    if v[0] == "inst":
+        cls = v[1]
+        plain = all(isinstance(b, ast.Name) and b.id == "object" for b in cls.bases) and not cls.keywords
+        if plain:
+            return f"a `{cls.name}` object"
+    return None
+
+
 class PythonObjectOutput(Rule):
     code = "MSG414"
     name = "python-object-output"
@@ -341,7 +432,13 @@ class PythonObjectOutput(Rule):
         - an element of such a list or dict that is itself a list or None (`G[1]` with
           `G = [1, [3, 4], None]`: 1 node);
         - an instance of a plain Python class (also a `jit_class`) created in the graph or
-          defined outside it.
+          defined outside it;
+        - a Python list or dict that the calling Python code passes in (1 node): returned as is,
+          inside a tuple (`return x * 2, names`), as an element of a tuple/dict argument
+          (`t[0]`, `d["k"]` holding a list), or kept by a Cell's `__init__` from a constructor
+          argument (`self.v = v`, also `self.h.attr` of a `jit_class` object holding a list).
+          Using its elements (`x * s[0]`) or `len(s)` costs none. The values come from the
+          calls this module makes (`msgraphlint/entries.py`); every call must pass one.
 
         Not affected (measured: no PyExecute): a tensor, an int, a float, a string, a bool,
         `x.shape`, tuples of those (also nested), a list of tensors (`[x, x + 1]`, `[[x]]`, a
@@ -417,6 +514,16 @@ class PythonObjectOutput(Rule):
             import mindspore as ms
 
             @ms.jit
+            def step(x, scales):
+                return x * scales[0] + len(scales)
+
+            def main():
+                step(ms.Tensor([1.0]), [2.0, 3.0])
+        """, note="the elements of a list argument and its length are graph constants"),
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit
             def step(x, flag=None):
                 if flag is None:
                     return x
@@ -426,6 +533,16 @@ class PythonObjectOutput(Rule):
         """, note="a `return None` under a compile-time branch: reported only when every return is None"),
     ]
     INVALID = [
+        Invalid("""
+            import mindspore as ms
+
+            @ms.jit
+            def step(x, labels):
+                return x * 2, labels
+
+            def main():
+                step(ms.Tensor([1.0]), ["cat", "dog"])
+        """, line=5, note="a Python list argument returned (measured: 1 PyExecute)"),
         Invalid("""
             import mindspore as ms
 
