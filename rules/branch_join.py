@@ -375,7 +375,30 @@ class _Joins:
                     self.problems.append((n, "its two values are", c[0], c[1]))
             elif isinstance(n, ast.BoolOp):
                 self._boolop(n, env)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript):
+                self._switch_layer(n, env)
             stack.extend(ast.iter_child_nodes(n))
+
+    def _switch_layer(self, call: ast.Call, env: Dict[str, _Val]) -> None:
+        """``self.layers[i](x)`` with a tensor index: MindSpore builds a switch_layer over the
+        cells and joins their outputs (measured on 2.10: a CellList and a tuple of Cells
+        whose members return `x, x * 2` and `x * x` failed with `Cannot join`; `nn.ReLU()`
+        and `x * x` compiled)."""
+        sub = call.func
+        attr = sub.value
+        if not (isinstance(attr, ast.Attribute) and isinstance(attr.value, ast.Name) and attr.value.id == "self"):
+            return
+        idx = self.value(sub.slice, env)
+        if idx is None or idx.cls != "tensor" or not self.decides(sub.slice):
+            return
+        members = _layer_members(self.ctx, self.func, attr.attr)
+        outs = [(m, kind) for m, kind in members if kind is not None]
+        tup = next((m for m, k in outs if k.cls == "tuple"), None)
+        ten = next((m for m, k in outs if k.cls == "tensor"), None)
+        if tup is not None and ten is not None:
+            a = dict(outs)[tup]
+            b = dict(outs)[ten]
+            self.problems.append((call, "the Cells it picks from return", a, b))
 
     def _boolop(self, n: ast.BoolOp, env: Dict[str, _Val]) -> None:
         vals = [self.value(v, env) for v in n.values]
@@ -493,6 +516,84 @@ def _live_after(func: ast.AST, stmt: ast.AST, name: str) -> bool:
     return True
 
 
+# MindSpore Cells that return one tensor
+_SINGLE_CELLS = frozenset("""
+    ReLU ReLU6 LeakyReLU GELU SiLU Sigmoid Tanh Softmax LogSoftmax Dense Conv1d Conv2d Conv3d Dropout
+    LayerNorm BatchNorm1d BatchNorm2d GroupNorm Identity Flatten Embedding AvgPool2d MaxPool2d
+""".split())
+
+
+def _layer_members(ctx, func: ast.AST, attr: str) -> List[Tuple[str, Optional[_Val]]]:
+    """The Cells ``self.<attr>`` holds (``(self.a, self.b)``, ``[A(), B()]``,
+    ``nn.CellList([...])`` in ``__init__``) with what each ``construct`` returns: a tuple
+    when every ``return`` is a tuple display, one tensor for MindSpore's single-output
+    Cells and for a ``construct`` whose every ``return`` is arithmetic; else None."""
+    tree = ctx.source.tree
+    found = _enclosing_class(tree, func)
+    if found is None:
+        return []
+    cls, siblings = found
+    init = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+    if init is None:
+        return []
+    bound: Dict[str, ast.AST] = {}
+    for n in ast.walk(init):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Attribute) \
+                and isinstance(n.targets[0].value, ast.Name) and n.targets[0].value.id == "self":
+            bound[n.targets[0].attr] = n.value
+    holder = bound.get(attr)
+    if isinstance(holder, ast.Call) and (ctx.qualname(holder.func) or "").endswith(".CellList") \
+            and len(holder.args) == 1:
+        holder = holder.args[0]
+    if not isinstance(holder, (ast.Tuple, ast.List)):
+        return []
+    classes = {c.name: c for c in siblings if isinstance(c, ast.ClassDef)}
+    classes.update({c.name: c for c in tree.body if isinstance(c, ast.ClassDef) and c.name not in classes})
+    out = []
+    for e in holder.elts:
+        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self":
+            e = bound.get(e.attr)
+        if not isinstance(e, ast.Call):
+            out.append(("?", None))
+            continue
+        name = ctx.qualname(e.func) or ""
+        if name.startswith("mindspore.") and name.rsplit(".", 1)[-1] in _SINGLE_CELLS:
+            out.append((name, _Val("tensor", e)))
+            continue
+        c = classes.get(e.func.id) if isinstance(e.func, ast.Name) else None
+        out.append((e.func.id if c is not None else name, _returns_kind(c) if c is not None else None))
+    return out
+
+
+def _returns_kind(cls: ast.ClassDef) -> Optional[_Val]:
+    construct = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "construct"), None)
+    if construct is None:
+        return None
+    rets = [r for r in ast.walk(construct) if isinstance(r, ast.Return)]
+    if not rets or any(r.value is None for r in rets):
+        return None
+    if all(isinstance(r.value, ast.Tuple) for r in rets):
+        return _Val("tuple", rets[0])
+    if all(isinstance(r.value, (ast.BinOp, ast.UnaryOp)) for r in rets):
+        return _Val("tensor", rets[0])
+    return None
+
+
+def _enclosing_class(tree: ast.AST, func: ast.AST):
+    """(the class whose method ``func`` is, the statements beside that class)."""
+    stack = [(tree, getattr(tree, "body", []))]
+    while stack:
+        node, body = stack.pop()
+        for st in body:
+            if isinstance(st, ast.ClassDef) and any(item is func for item in st.body):
+                return st, body
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(st, field, None)
+                if isinstance(inner, list) and inner:
+                    stack.append((st, inner))
+    return None
+
+
 def _encloses_another(node: ast.AST, problems, ctx) -> bool:
     """An ``if`` whose body holds another problem's ``if``: MindSpore stops at the inner one
     (it names `if input_x > 1:` for three nested ifs), so only that one is reported."""
@@ -544,7 +645,10 @@ class UnjoinableBranches(Rule):
         * tensors of different dtypes (`x` float32 / `y` int64; `astype(int32)` /
           `astype(int64)`; `astype(float16)` / float32; `(x > 0) and y` with `y` float32:
           a comparison is a bool tensor; `foo(Tensor([1]), Tensor([1.0]))` with `x and y`);
-        * equal-length tuples whose elements clash (`return x, 0` / `return x, x`).
+        * equal-length tuples whose elements clash (`return x, 0` / `return x, x`);
+        * a CellList or tuple of Cells indexed by a tensor (`self.layers[index](x)`, a
+          switch_layer) whose Cells return a tuple (`return x, x * 2`) and a tensor
+          (`return x * x`); `nn.ReLU()` and `x * x` compiled.
 
         The same code compiled when the kinds agree or the branch is decided at compile
         time: `None` against a Tensor or an int (`return x * 2` / `return None`, and
@@ -664,6 +768,29 @@ class UnjoinableBranches(Rule):
                     a = x.astype(ms.int64)
                 return a
         """, line=5, note="tensors of different dtypes"),
+        Invalid("""
+            import mindspore as ms
+            import mindspore.nn as nn
+            from mindspore import Tensor
+
+            class Pair(nn.Cell):
+                def construct(self, x):
+                    return x, x * 2
+
+            class Square(nn.Cell):
+                def construct(self, x):
+                    return x * x
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.layers = nn.CellList([Pair(), Square()])
+
+                def construct(self, x, index):
+                    return self.layers[index](x)
+
+            Net()(Tensor([1.0]), Tensor(1, ms.int32))
+        """, line=19, note="a CellList indexed by a tensor whose Cells return a tuple and a tensor"),
     ]
 
     def leave_scope(self, scope, ctx) -> None:
@@ -679,6 +806,8 @@ class UnjoinableBranches(Rule):
             done.add(id(node))
             if isinstance(node, (ast.BoolOp, ast.IfExp)):
                 what = f"`{_line_text(ctx, node)}` picks a value by a tensor's truth"
+            elif isinstance(node, ast.Call):
+                what = f"`{_line_text(ctx, node)}` picks a Cell by a tensor index (a switch_layer)"
             else:
                 parent = ctx.parent(node)
                 kw = "elif" if isinstance(parent, ast.If) and ctx.source.line(parent.lineno).lstrip().startswith("elif") else "if"
@@ -686,3 +815,135 @@ class UnjoinableBranches(Rule):
             ctx.report(node, what=what, where=ctx.where, subject=subject, a=a.describe(), b=b.describe(),
                        la=getattr(a.node, "lineno", "?"), lb=getattr(b.node, "lineno", "?"),
                        ta=_line_text(ctx, a.node), tb=_line_text(ctx, b.node))
+
+
+def _appends(stmts, names: frozenset) -> Dict[str, int]:
+    """How many ``name.append/extend/insert(...)`` calls on each local list the statements
+    make (nested function bodies excluded)."""
+    out: Dict[str, int] = {}
+    stack = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend", "insert") \
+                and isinstance(n.func.value, ast.Name) and n.func.value.id in names:
+            out[n.func.value.id] = out.get(n.func.value.id, 0) + 1
+        stack.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _local_lists(ctx, func: ast.AST) -> frozenset:
+    memo = ctx.memo.setdefault(("local_lists", id(func)), {})
+    if "v" not in memo:
+        names = set()
+        for n in ast.walk(func):
+            if isinstance(n, ast.Assign) and isinstance(n.value, (ast.List, ast.ListComp)) or (
+                    isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name)
+                    and n.value.func.id == "list"):
+                names.update(t.id for t in n.targets if isinstance(t, ast.Name))
+        memo["v"] = frozenset(names)
+    return memo["v"]
+
+
+class TensorSizedList(Rule):
+    code = "MSG109"
+    name = "tensor-sized-list"
+    summary = ("A list whose length a tensor decides (a comprehension filtered by a tensor condition, `append` "
+               "under a tensor `if`): MindSpore 2.10 fails to compile it or crashes.")
+    message = ("{what} ({where}): the list's length depends on a tensor value, which graph mode cannot join; "
+               "MindSpore 2.10 fails with `RuntimeError: The pointer[...] is null` or the process crashes "
+               "(segmentation fault)")
+    hint = ("keep the length fixed: compute every element and mask the unwanted ones (`ops.where(cond, v, 0)`), "
+            "or filter outside the graph")
+    severity = Severity.ERROR
+    report_call_sites = True
+    rationale = """
+        A list in graph mode has a length fixed at compile time. When a tensor condition
+        decides whether an element is added, the two branches of the Switch hold lists of
+        different lengths. Measured on MindSpore 2.10 CPU:
+
+        * `[a + i for i in range(5) if (a + i).sum() > 10]` in an `ms.jit` function, and
+          `out.append(x + i)` under `if (x + i).sum() > 5:` in a `for i in range(3)` loop,
+          killed the Python process with a segmentation fault (exit status 139, nothing
+          printed);
+        * the same in a Cell's `construct` (`[x * i for i in range(3) if (x * i).sum() > 2]`,
+          returned or passed to `len`, `sum(... for ... if <tensor>)`, the `append` loop)
+          raised `RuntimeError: The pointer[seq_abs] is null.` (or `pointer[input_1]`);
+        * a filter on a Python value (`if i % 2 == 0`) compiled (the list is built at
+          compile time), and so did appending on both sides of the `if` and appending
+          `ops.where(cond, y, ops.zeros_like(y))` unconditionally.
+
+        These are default-level facts (labeled `control_flow_pos_join_listcomp_tensor_filter`
+        and `control_flow_pos_join_append_under_tensor_if`); under STRICT
+        (`MS_DEV_JIT_SYNTAX_LEVEL=0`) the two Cells compiled.
+
+        MindSpore's own test of the comprehension case expects `Cannot join the return
+        values of different branches` (it is skipped upstream: "Join error msg change").
+
+        What to do: give the list a fixed length (compute every element and zero or mask
+        the unwanted ones with `ops.where`), or filter outside the graph.
+    """
+    VALID = [
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit
+            def fn(x):
+                return [x + i for i in range(4) if i % 2 == 0]
+        """, note="a filter on a Python value: the list is built at compile time"),
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    out = []
+                    for i in range(3):
+                        y = x + i
+                        out.append(ops.where(y.sum() > 5, y, ops.zeros_like(y)))
+                    return out
+        """, note="a fixed length, the unwanted elements masked"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    parts = [x * i for i in range(3) if (x * i).sum() > 2]
+                    return len(parts)
+        """, line=5),
+        Invalid("""
+            import mindspore as ms
+
+            @ms.jit
+            def fn(x):
+                out = []
+                for i in range(3):
+                    if (x + i).sum() > 5:
+                        out.append(x + i)
+                return out
+        """, line=7, note="append under a tensor condition"),
+    ]
+
+    def _comp(self, node, ctx) -> None:
+        for gen in node.generators:
+            for cond in gen.ifs:
+                if tensor_decider(ctx, cond) is not None:
+                    ctx.report(cond, what=f"the comprehension filter `if {_line_text(ctx, cond)}`", where=ctx.where)
+                    return
+
+    visit_ListComp = visit_GeneratorExp = _comp
+
+    def visit_If(self, node: ast.If, ctx) -> None:
+        if ctx.values is None or tensor_decider(ctx, node.test) is None:
+            return
+        lists = _local_lists(ctx, ctx.values.func)
+        if not lists:
+            return
+        body, orelse = _appends(node.body, lists), _appends(node.orelse, lists)
+        for name in sorted(set(body) | set(orelse)):
+            if body.get(name, 0) != orelse.get(name, 0):
+                ctx.report(node.test, what=f"`{name}` grows under `if {_line_text(ctx, node.test)}`", where=ctx.where)
+                return

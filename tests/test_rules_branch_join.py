@@ -217,3 +217,34 @@ def test_bytecode_capture_is_not_described():
             return 0
     """
     assert _lines(src) == []
+
+
+def test_msg109_appending_on_both_sides_keeps_the_length():
+    # measured on 2.10: appending in both branches of a tensor `if` compiles
+    src = """
+        import mindspore.nn as nn
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                out = []
+                for i in range(3):
+                    if (x + i).sum() > 5:
+                        out.append(x + i)
+                    else:
+                        out.append(x - i)
+                    if (x - i).sum() > 5:
+                        out.append(x)
+                return out
+    """
+    assert _lines(src, "MSG109") == [11]
+
+
+def test_msg109_a_filter_on_the_loop_index_is_python():
+    src = """
+        import mindspore as ms
+
+        @ms.jit
+        def fn(x, n: int):
+            return sum(x * i for i in range(4) if i < n)
+    """
+    assert _lines(src, "MSG109") == []
