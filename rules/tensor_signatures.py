@@ -218,3 +218,139 @@ def _short(text: str) -> str:
 def _guessed(ctx, node: ast.AST) -> bool:
     from ._params import SHARED_USES
     return ctx.values is not None and SHARED_USES.guessed(ctx, node)
+
+
+_ARITH = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Pow: "**", ast.FloorDiv: "//",
+          ast.Mod: "%"}
+
+
+class TensorOperandType(Rule):
+    code = "MSG507"
+    name = "tensor-operand-type"
+    summary = ("Arithmetic between a tensor and `None` or a string, or a tensor raised to a tuple or list "
+               "literal: MindSpore 2.10 rejects the graph.")
+    message = "`{expr}`: {why}"
+    hint = "{advice}"
+    severity = Severity.ERROR
+    rationale = """
+        In graph mode an arithmetic operator on a tensor is matched against the overloads
+        of the Tensor operation it stands for (`+` is `Tensor.add`, `-=` is `Tensor.sub`,
+        `**` is `Tensor.pow`...). Measured on 2.10 CPU inside `@ms.jit`, for `+ - * / ** //
+        %`, in both operand orders and as augmented assignments (`x -= y`): a tensor with
+        `None` (a literal or a local bound only to `None`) fails with `TypeError: Failed
+        calling sub with "sub(None)". The valid calling should be: "Tensor.sub(other=<number>,
+        *, alpha=<number>)"...` (or `Failed calling FloorDiv with ... other=None`), and so
+        does a tensor with a string literal. A tensor raised to a tuple or list literal
+        (`x ** (2, 2, 2)`, `t[idx] **= (2, 2)`) fails with `Failed calling pow with
+        "pow(tuple<int, int, int>)"` (`Tensor.pow(exponent=<number>)`), while `+ - * / // %`
+        accept a tuple or list (it is converted to a tensor) and are not reported.
+
+        Only operands the analysis knows: a tensor on one side (not a guess from a bare
+        parameter), and `None`, a string or a tuple/list display on the other. A name that
+        may be `None` on one path and a tensor on another (an optional argument) is not
+        reported.
+    """
+    VALID = [
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn, Tensor
+
+            class Net(nn.Cell):
+                def construct(self, x, bias=None):
+                    y = x * 2
+                    if bias is not None:
+                        y = y + bias
+                    z = y + (1, 2, 3)
+                    return y ** 2, z - [1, 2, 3]
+
+            Net()(Tensor([1.0, 2.0, 3.0]))
+        """, note="an optional argument used under its `is not None` test; tuple and list operands of `+`/`-`"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn, Tensor
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = x * 2
+                    scale = None
+                    y -= scale
+                    z = x ** (2, 2, 2)
+                    return y, z, x + "1"
+
+            Net()(Tensor([1.0, 2.0, 3.0]))
+        """, line=[8, 9, 10]),
+    ]
+
+    def visit_BinOp(self, node: ast.BinOp, ctx) -> None:
+        sym = _ARITH.get(type(node.op))
+        if sym is not None:
+            self._check(node, node.left, node.right, sym, ctx, aug=False)
+
+    def visit_AugAssign(self, node: ast.AugAssign, ctx) -> None:
+        sym = _ARITH.get(type(node.op))
+        if sym is not None:
+            self._check(node, node.target, node.value, sym, ctx, aug=True)
+
+    def _check(self, node, left, right, sym, ctx, aug: bool) -> None:
+        if any(isinstance(a, ast.Raise) for a in ctx.ancestors(node)):
+            return
+        sides = ((left, right),) if aug else ((left, right), (right, left))
+        for tensor, other in sides:
+            target = tensor.value if aug and isinstance(tensor, ast.Subscript) else tensor
+            if isinstance(target, ast.Starred) or not ctx.kind(target).tensor_like or _guessed(ctx, target):
+                continue
+            what = self._bad_operand(other, sym, ctx, node)
+            if what is None:
+                continue
+            op = f"{sym}=" if aug else sym
+            ctx.report(node, expr=_short(ctx.segment(node)),
+                       why=f"`{op}` between a tensor and {what}: no overload of the Tensor operation accepts it "
+                           "and the graph fails to compile (`TypeError: Failed calling ... with`)",
+                       advice="a `None` operand needs an `is None` test first; a string must be a number; "
+                              "`**` takes a number or a tensor (`ops.pow(x, Tensor(exponents))`)")
+            return
+
+    @classmethod
+    def _bad_operand(cls, e: ast.AST, sym: str, ctx, at: ast.AST) -> Optional[str]:
+        lt = literal_type(e)
+        if lt == "None" or (lt is None and isinstance(e, ast.Name) and ctx.kind(e) is Kind.NONE
+                            and cls._surely_none(e, at, ctx)):
+            return "`None`"
+        if lt == "str":
+            return "a string"
+        if sym == "**" and lt in ("tuple", "list"):
+            return f"a {lt} (`**` takes a number or a tensor)"
+        return None
+
+    @staticmethod
+    def _surely_none(name: ast.Name, at: ast.AST, ctx) -> bool:
+        """A local the analysis holds as None, used outside any loop, in a function that never
+        tests it (`is None`, `if name`, `isinstance(name, ...)`, `a if name else b`): the
+        value analysis does not narrow at such tests, and a loop may rebind it (measured on
+        mindone: `buckets = None` then `buckets + ...` under `if buckets is None: ... else:`)."""
+        func = None
+        for anc in ctx.ancestors(at):  # (`at`: the operation being visited, whose parents are known)
+            if isinstance(anc, (ast.For, ast.AsyncFor, ast.While, ast.comprehension)):
+                return False
+            if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                func = anc
+                break
+        if func is None:
+            return False
+        tests: List[ast.AST] = []
+        for n in ast.walk(func):
+            if isinstance(n, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+                tests.append(n.test)
+            elif isinstance(n, (ast.Compare, ast.BoolOp)):
+                tests.append(n)
+            elif isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+                tests.append(n.operand)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("isinstance", "callable"):
+                tests.extend(n.args[:1])
+        for t in tests:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name) and n.id == name.id:
+                    return False
+        return True

@@ -219,3 +219,39 @@ def test_reported_calls_fail_and_look_alikes_compile(facts, tmp_path):
     lines = CASES.splitlines()
     bad_returns = {lines[i + 1].strip() for i, l in enumerate(lines) if l.startswith("def bad_")}
     assert flagged == bad_returns
+
+
+OPERANDS = """
+    import mindspore as ms
+    from mindspore import nn, mint
+
+
+    class Net(nn.Cell):
+        def construct(self, x, mask=None, canvas=None):
+            y = x * 2
+            nothing = None
+            a = y - nothing
+            b = y ** [2, 2]
+            c = "pre" + y
+            if mask is not None:
+                y = y + mask
+            out = y if canvas is None else y * (1 - canvas)
+            buckets = None
+            for i in range(2):
+                if buckets is None:
+                    buckets = mint.ones_like(x)
+                else:
+                    buckets = buckets + y
+            return a, b, c, out, y ** 2, y + (1, 2), y * [1, 2], buckets
+
+
+    Net()(ms.Tensor([1.0, 2.0]))
+"""
+
+
+def test_operands_only_when_surely_none_or_a_literal(tmp_path):
+    found = lint([write_tree(tmp_path, {"m.py": OPERANDS})], select=["MSG507"])
+    # 9: a local bound only to None; 10: `**` with a list; 11: a string on the left. Silent: the
+    # optional arguments under their `is None` tests, the loop-carried `buckets`, `+`/`*` with a
+    # tuple or list (converted to a tensor), a number exponent
+    assert [line for _, line, _ in codes_at(found)] == [9, 10, 11], [(f.line, f.message) for f in found]
