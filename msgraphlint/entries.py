@@ -128,7 +128,7 @@ def _lookup(name: str, chain: List[Dict[str, _Binding]]) -> Optional[_Binding]:
 
 
 def _value_binding(v: ast.AST, chain: List[Dict[str, _Binding]]) -> Optional[_Binding]:
-    if isinstance(v, _LITERALS):
+    if isinstance(v, _LITERALS) or (isinstance(v, ast.Constant) and v.value is None):
         return ("value", v, chain)
     if not isinstance(v, ast.Call):
         return None
@@ -146,7 +146,7 @@ def _value_binding(v: ast.AST, chain: List[Dict[str, _Binding]]) -> Optional[_Bi
 def resolve(e: ast.AST, chain: List[Dict[str, _Binding]]) -> Value:
     """The Python value an argument expression is: a literal display or an instance of a class
     of the module, with the frames its names resolve in; None when unknown."""
-    if isinstance(e, _LITERALS):
+    if isinstance(e, _LITERALS) or (isinstance(e, ast.Constant) and e.value is None):
         return ("value", e, chain)
     if isinstance(e, ast.Name):
         b = _lookup(e.id, chain)

@@ -623,6 +623,22 @@ _LIST_METHODS = {
 }
 
 
+def _local_element(flow, src, depth: int = 0):
+    """``y = x[k]`` with ``x`` a local list/tuple display: the display's element ``k`` (a list
+    nested in a local display is a local list too); other values unchanged."""
+    if depth > 4 or not (isinstance(src, ast.Subscript) and isinstance(src.slice, ast.Constant)
+                         and isinstance(src.slice.value, int) and not isinstance(src.slice.value, bool)):
+        return src
+    base = src.value
+    holder = _local_element(flow, flow.origin(base), depth + 1) if isinstance(base, ast.Name) else \
+        _local_element(flow, base, depth + 1)
+    k = src.slice.value
+    if isinstance(holder, (ast.List, ast.Tuple)) and -len(holder.elts) <= k < len(holder.elts) \
+            and not any(isinstance(e, ast.Starred) for e in holder.elts):
+        return holder.elts[k]
+    return src
+
+
 class LocalListMethod(Rule):
     code = "MSG406"
     name = "list-method-fallback"
@@ -645,6 +661,10 @@ class LocalListMethod(Rule):
         | `parts.reverse()` | 5 PyExecute nodes | native |
         | `parts.append(..)`, `parts += [..]`, `parts = parts + [..]`, `parts.clear()` | native | native |
 
+        The same holds for a list nested in a local display (`y = pairs[0]` with
+        `pairs = ([1, 2, 3], 4)` or `[[1, 2], [3]]`): `y.pop()` 3 PyExecute nodes, `y.reverse()` 3,
+        `y.extend(...)` 2, `y.append(...)` none (2.10 CPU, validate IR).
+
         (`.remove()` and `.sort()` on constant lists are folded at the default level and
         rejected under STRICT.) The same methods on a `self.` or module-level list are
         MSG207. Use `append`, `+` and `+=`; slicing for `pop`/`reverse`.
@@ -662,6 +682,16 @@ class LocalListMethod(Rule):
                     parts = [x - 1] + parts
                     return ops.concat(parts, 1)
         """, note="native list operations"),
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit
+            def fn(x):
+                rows = [[1, 2], [3]]
+                first = rows[0]
+                first.append(9)
+                return x + len(first)
+        """, note="append on a nested local list is native (measured: no PyExecute)"),
     ]
     INVALID = [
         Invalid("""
@@ -685,6 +715,16 @@ class LocalListMethod(Rule):
                 last = parts.pop()
                 return ops.concat(parts, 1) + last.sum()
         """, line=[7, 8]),
+        Invalid("""
+            import mindspore as ms
+
+            @ms.jit
+            def fn(x):
+                pairs = ([1, 2, 3], 4)
+                first = pairs[0]
+                first.reverse()
+                return x + first[0]
+        """, line=7, note="a list nested in a local display (measured: 3 PyExecute)"),
     ]
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
@@ -694,7 +734,7 @@ class LocalListMethod(Rule):
         flow = Flow.of(ctx)
         if flow is None or f.value.id not in flow.assigns:
             return  # not a local of this function (self./module-level lists are MSG207)
-        src = flow.origin(f.value)
+        src = _local_element(flow, flow.origin(f.value))
         if not (isinstance(src, (ast.List, ast.ListComp)) or (isinstance(src, ast.Call) and isinstance(src.func, ast.Name)
                                                               and src.func.id == "list" and "list" not in ctx.imports.names)):
             return

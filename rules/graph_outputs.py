@@ -125,6 +125,35 @@ class _Outputs:
         if isinstance(e, ast.Call) and self.ctx.qualname(e.func) in _TENSOR_MAKERS and e.args \
                 and not e.keywords and all(self.const_literal(a) for a in e.args):
             return True  # Tensor([1, 2]): folded into a constant
+        if isinstance(e, ast.Call) and (self.ctx.qualname(e.func) or "").startswith("numpy.") \
+                and all(self.const_literal(a) for a in e.args) and all(self.const_literal(k.value) for k in e.keywords):
+            return True  # np.array([1, 2]) of constants: a host object made at compile time
+        if isinstance(e, ast.Dict):
+            return all(k is not None and self.const_literal(k) for k in e.keys) and all(self.const_literal(x) for x in e.values)
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "dict" and not e.args \
+                and not self.is_local("dict"):
+            return all(k.arg is not None and self.const_literal(k.value) for k in e.keywords)
+        return False
+
+    def _host_list(self, e: ast.AST) -> bool:
+        """A list built from constants or host values: `list(<constants>)`, `sorted(<constants>)`,
+        `arr.tolist()` / `list(arr)` of a NumPy array."""
+        if not isinstance(e, ast.Call):
+            return False
+        f = e.func
+        if isinstance(f, ast.Name) and f.id in ("list", "sorted") and len(e.args) == 1 and not self.is_local(f.id):
+            arg = e.args[0]
+            return self.const_literal(arg) or self._numpy_value(arg)
+        if isinstance(f, ast.Attribute) and f.attr == "tolist" and not e.args:
+            return self._numpy_value(f.value)
+        return False
+
+    def _numpy_value(self, e: ast.AST) -> bool:
+        if isinstance(e, ast.Call):
+            return (self.ctx.qualname(e.func) or "").startswith("numpy.")
+        if isinstance(e, ast.Name) and e.id not in self.params:
+            values = self.assignments(e.id)
+            return bool(values) and len(values) == 1 and self._numpy_value(values[0])
         return False
 
     def why(self, e: ast.AST, depth: int = 0, in_tuple: bool = False) -> Optional[str]:
@@ -140,6 +169,8 @@ class _Outputs:
         if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "dict" \
                 and not self.is_local("dict"):
             return "a dict"
+        if self._host_list(e):
+            return None if in_tuple else f"a Python list built while compiling (`{self.ctx.segment(e)}`)"
         if isinstance(e, ast.List):
             if all(self.const_literal(x) for x in e.elts):
                 if in_tuple:
@@ -176,26 +207,28 @@ class _Outputs:
             cls = self._plain_class(e.func.id)
             if cls is not None:
                 return f"a `{cls.name}` object"
-        if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) and isinstance(e.slice, ast.Constant):
-            elt = self._free_element(e.value.id, e.slice.value)
-            if isinstance(elt, (ast.List, ast.Dict)) or (isinstance(elt, ast.Constant) and elt.value is None):
-                kind = "list" if isinstance(elt, ast.List) else "dict" if isinstance(elt, ast.Dict) else "None"
-                return f"the {kind} `{self.ctx.segment(e)}` held by a container defined outside the graph"
+        outside = self.outside_values(e)
+        if outside:
+            what = _classify(outside[0])
+            if what:
+                return f"{what} (`{self.ctx.segment(e)}`) held by a container defined outside the graph"
         return None
 
-    def _free_element(self, name: str, key) -> Optional[ast.AST]:
-        """``G[key]`` of a list/dict literal bound outside the graph, never rebound nor written."""
-        value = self.free_value(name)
-        if name in self._free_mutated:
+    def outside_values(self, e: ast.AST, depth: int = 0) -> Optional[list]:
+        """``G[k]``, ``G[k][j]``… of a list/tuple/dict display bound outside the graph (module
+        level, an enclosing function) and never rebound nor written there."""
+        if depth > _MAX_DEPTH or not isinstance(e, ast.Subscript) or not isinstance(e.slice, ast.Constant):
             return None
-        if isinstance(value, ast.List) and isinstance(key, int) and not isinstance(key, bool) \
-                and -len(value.elts) <= key < len(value.elts):
-            return value.elts[key]
-        if isinstance(value, ast.Dict):
-            for k, v in zip(value.keys, value.values):
-                if isinstance(k, ast.Constant) and k.value == key and type(k.value) is type(key):
-                    return v
-        return None
+        base = e.value
+        if isinstance(base, ast.Name):
+            value = self.free_value(base.id)
+            if not isinstance(value, (ast.List, ast.Tuple, ast.Dict)) or base.id in self._free_mutated:
+                return None
+            v = element(("value", value, []), e.slice.value)
+        else:
+            inner = self.outside_values(base, depth + 1)
+            v = element(inner[0], e.slice.value) if inner else None
+        return [v] if v is not None else None
 
     def input_values(self, e: ast.AST, depth: int = 0) -> Optional[list]:
         """The Python values host code passes for ``e`` at each call of this entry: a parameter,
@@ -384,11 +417,13 @@ def attribute(v, name):
 
 def _classify(v) -> Optional[str]:
     """What a Python value passed into a graph is, when returning it costs PyExecute
-    (measured: a list, a dict, a tuple holding a list, a jit_class/plain object)."""
+    (measured: a list, a dict, a tuple holding a list, a jit_class/plain object, None)."""
     if v is None:
         return None
     if v[0] == "value":
         lit = v[1]
+        if isinstance(lit, ast.Constant) and lit.value is None:
+            return "None"
         if isinstance(lit, (ast.List, ast.ListComp)):
             return "a Python list"
         if isinstance(lit, (ast.Dict, ast.DictComp)):
@@ -425,6 +460,8 @@ class PythonObjectOutput(Rule):
         - a dict (3 nodes; also `dict(a=x)`, `{}`, a dict comprehension, a tuple holding a dict);
         - `None`: a graph that returns nothing (1 node), `return None`, `(x, None)`, `[x, None]`;
         - a list of constants as the whole output (1 node): `[1, 2]`, `[]`, `["a"]`,
+          `list((1, "a", None))`, `sorted((3, 1, 2))`, `[np.array([1, 2]), 1]`,
+          `np.array(...).tolist()`, `list(np.arange(...))`, `[1, {"a": 1}]`,
           `[[1, 2], [3]]`, `[Tensor(1), Tensor(2)]` (inside a tuple it is mostly native: `(1, [2])`,
           `(x, ([2],))` need none, so it is not reported there);
         - a list or dict defined outside the graph (module level, an enclosing function) or held
@@ -440,10 +477,12 @@ class PythonObjectOutput(Rule):
           Using its elements (`x * s[0]`) or `len(s)` costs none. The values come from the
           calls this module makes (`msgraphlint/entries.py`); every call must pass one.
 
+        - `None` that the calling Python code passes in and the graph returns (1 node).
+
         Not affected (measured: no PyExecute): a tensor, an int, a float, a string, a bool,
         `x.shape`, tuples of those (also nested), a list of tensors (`[x, x + 1]`, `[[x]]`, a
         list filled by `append` of tensors), a list mixing tensors and constants (`[x, 1]`),
-        `list(x.shape)`, an element read from a global list or dict (`G[0]`), and a `self`
+        `list(x.shape)` (`sorted(x.shape)` does cost 2 but is not reported), an element read from a global list or dict (`G[0]`), and a `self`
         tuple or flag.
 
         Only graph entries are reported: a `jit` function or a Cell that plain Python code of the
