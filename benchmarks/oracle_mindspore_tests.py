@@ -27,7 +27,8 @@ read for what it asserts about graph mode:
   test; they are listed for reading, and ``precision`` counts only the contradicted ones.
 
 A target's lines are its root scope (``construct``/``bprop``/the jit function) and the helpers
-discovery reached from it. An assertion is **hit** when a finding of its family's rules lies on
+discovery reached from it, plus the lines of the test's own calls of it (a finding there is
+about the arguments that call passes; for success tests such findings are judged too). An assertion is **hit** when a finding of its family's rules lies on
 those lines (for fallback also any finding whose message says PyExecute/the interpreter; for a STRICT-level
 syntax failure also any finding whose message says the code fails to compile under STRICT). A miss gets a reason: *in reach* (the linter should have seen it), *out of static
 reach* (no graph scope is invoked in the block, or the failure depends on run-time values), or
@@ -224,11 +225,21 @@ class TestFile:
         return out
 
     def invoked(self, body: List[ast.stmt], binds: Dict[str, str]) -> Set[str]:
+        return self._invocations(body, binds)[0]
+
+    def call_lines(self, body: List[ast.stmt], binds: Dict[str, str]) -> Set[int]:
+        """The lines of the calls in ``body`` that invoke a graph target: a finding there is
+        about this call (the arguments it passes), not about the target's code."""
+        return self._invocations(body, binds)[1]
+
+    def _invocations(self, body: List[ast.stmt], binds: Dict[str, str]) -> Tuple[Set[str], Set[int]]:
         keys: Set[str] = set()
+        lines: Set[int] = set()
         for stmt in body:
             for n in ast.walk(stmt):
                 if isinstance(n, ast.Call):
                     f = n.func
+                    before = len(keys)
                     if isinstance(f, ast.Call) and isinstance(f.func, ast.Name) and f.func.id in binds \
                             and binds[f.func.id] in self.roots_by_class:
                         keys.add(binds[f.func.id])                      # Net()(x)
@@ -236,10 +247,14 @@ class TestFile:
                         key = binds[f.id]
                         if key in self.roots_by_func or not _is_class_name(f.id, key):
                             keys.add(key)                               # net(x), fn(x)
+                            lines.update(range(n.lineno, (n.end_lineno or n.lineno) + 1))
                     for a in list(n.args) + [k.value for k in n.keywords]:
                         if isinstance(a, ast.Name) and a.id in binds and not _is_class_name(a.id, binds[a.id]):
                             keys.add(binds[a.id])                       # grad(net)(x)
-        return keys
+                    if len(keys) > before or isinstance(f, ast.Call):
+                        if isinstance(f, ast.Call) and isinstance(f.func, ast.Name) and f.func.id in binds:
+                            lines.update(range(n.lineno, (n.end_lineno or n.lineno) + 1))
+        return keys, lines
 
     def lines_of(self, keys: Set[str]) -> Set[int]:
         lines: Set[int] = set()
@@ -368,7 +383,7 @@ def analyse(corpus: str):
                 message = " | ".join(msgs)
                 targets = tf.invoked(w.body, binds)
                 fam = classify(message, exc)
-                lines = tf.lines_of(targets)
+                lines = tf.lines_of(targets) | tf.call_lines(w.body, binds)
                 found = [f for f in tf.findings if f.line in lines]
                 rec = {"test": key, "line": w.lineno, "exception": exc, "message": message[:160],
                        "family": fam or "run-time value", "targets": sorted(targets),
@@ -398,7 +413,7 @@ def analyse(corpus: str):
                           for n in ast.walk(test))
             if not asserts:
                 continue
-            lines = tf.lines_of(outside)
+            lines = tf.lines_of(outside) | tf.call_lines(test.body, binds)
             found = [f for f in tf.findings if f.line in lines]
             rec = {"test": key, "line": test.lineno, "targets": sorted(outside),
                    "findings": [_judge(f, key, verdicts) for f in found]}
@@ -477,7 +492,7 @@ def markdown(res, rows, summary) -> str:
            "Recall counts assertions of graph-mode failures (`pytest.raises` around a call of a Cell or "
            "jit function) and the run-time fallback tests (`fallback/**/test_*runtime*.py`) whose target "
            "the linter can see; a hit is a finding of the family's rules on the target's lines "
-           "(its root scope and the helpers reached from it).", "", rows, ""]
+           "(its root scope and the helpers reached from it) or on the test's own call of it.", "", rows, ""]
     out.append("## Misses in reach")
     out.append("")
     for r in res["failures"] + res["fallbacks"]:

@@ -17,6 +17,11 @@ _DTYPES = {"float16": "float16", "half": "float16", "float32": "float32", "singl
            "float64": "float64", "double": "float64", "bfloat16": "bfloat16", "int8": "int8", "int16": "int16",
            "int32": "int32", "int64": "int64", "uint8": "uint8", "bool_": "bool", "complex64": "complex64"}
 TENSOR_MAKERS = frozenset({"mindspore.Tensor", "mindspore.tensor"})
+_NUMPY = {"float16": "float16", "half": "float16", "float32": "float32", "single": "float32", "float64": "float64",
+          "float_": "float64", "double": "float64", "int8": "int8", "int16": "int16", "int32": "int32",
+          "int64": "int64", "uint8": "uint8", "bool_": "bool"}
+# numpy constructors and the position of their dtype argument
+_NUMPY_DTYPE_POS = {"array": 1, "asarray": 1, "ones": 1, "zeros": 1, "empty": 1, "full": 2}
 
 
 def dtype_name(dotted: Optional[str]) -> Optional[str]:
@@ -59,4 +64,24 @@ def constructed_dtype(call: ast.AST, dotted: Callable[[ast.AST], Optional[str]])
     dt = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "dtype"), None)
     if dt is not None:
         return dtype_name(dotted(dt))
-    return literal_dtype(call.args[0]) if call.args else None
+    if not call.args:
+        return None
+    return literal_dtype(call.args[0]) or numpy_dtype(call.args[0], dotted)
+
+
+def numpy_dtype(e: ast.AST, dotted: Callable[[ast.AST], Optional[str]]) -> Optional[str]:
+    """The dtype a NumPy array expression spells: ``np.ones(shape, np.int32)``,
+    ``np.array(data, dtype=np.float32)``, ``arr.astype(np.float16)`` (``np.float_`` is
+    float64). A ``Tensor`` made from it keeps that dtype."""
+    if not isinstance(e, ast.Call):
+        return None
+    if isinstance(e.func, ast.Attribute) and e.func.attr == "astype" and len(e.args) == 1:
+        d = dotted(e.args[0]) or ""
+        return _NUMPY.get(d[6:]) if d.startswith("numpy.") else None
+    d = dotted(e.func) or ""
+    if not d.startswith("numpy.") or d[6:] not in _NUMPY_DTYPE_POS:
+        return None
+    pos = _NUMPY_DTYPE_POS[d[6:]]
+    dt = e.args[pos] if len(e.args) > pos else next((k.value for k in e.keywords if k.arg == "dtype"), None)
+    q = dotted(dt) if dt is not None else None
+    return _NUMPY.get(q[6:]) if q and q.startswith("numpy.") else None

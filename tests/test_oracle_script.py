@@ -90,3 +90,36 @@ def test_a_strict_failure_is_hit_by_a_finding_that_predicts_it():
     assert oracle._counts_for(strict, "syntax", codes)
     assert not oracle._counts_for(cost, "syntax", codes)
     assert not oracle._counts_for(strict, "control_flow", codes)
+
+
+def test_a_finding_on_the_tests_own_call_is_a_hit_and_is_judged_on_success_tests(tmp_path, monkeypatch):
+    # one Cell used by a failing and a passing test: MSG108 reports the failing call (the
+    # arguments it passes), not the Cell, so the passing test sees no finding
+    monkeypatch.setattr(oracle, "VERDICTS", str(tmp_path / "none.json"))
+    write_tree(tmp_path / "corpus", {"__init__.py": "", "test_b.py": '''
+        import pytest
+        import numpy as np
+        from mindspore import nn, Tensor, context
+        context.set_context(mode=context.GRAPH_MODE)
+
+        class Pick(nn.Cell):
+            def construct(self, x, y):
+                return x and y
+
+        def test_numbers():
+            net = Pick()
+            ret = net(1, 2)
+            assert ret == 2
+
+        def test_dtypes():
+            with pytest.raises(TypeError, match="Cannot join the return values of different branches"):
+                net = Pick()
+                x = Tensor(np.ones([1], np.float_))
+                y = Tensor(np.zeros([1], np.int32))
+                net(x, y)
+    '''})
+    res = oracle.analyse(str(tmp_path / "corpus"))
+    (fail,) = res["failures"]
+    assert fail["family"] == "control_flow" and fail["hit"] and fail["findings"] == ["MSG108:20"]
+    (success,) = res["successes"]
+    assert success["test"].endswith("test_numbers") and success["findings"] == []
