@@ -116,7 +116,7 @@ class SequenceOpFallback(Rule):
     code = "MSG421"
     name = "sequence-op-fallback"
     summary = ("`in` / `*` / `.count()` / `.index()` / `<` on tuples or lists that mix tensors, strings and nested "
-               "sequences, or a tuple/list indexed by a tensor: interpreter fallback.")
+               "sequences, a tuple/list indexed by a tensor, a list `==` a number: interpreter fallback.")
     message = ("`{expr}` in graph-mode code ({where}): {why}, so MindSpore runs it in the Python interpreter "
                "(PyExecute), which cuts the graph")
     hint = ("keep tuples/lists homogeneous (tensors apart from strings, numbers and nested tuples) and index them "
@@ -136,6 +136,7 @@ class SequenceOpFallback(Rule):
         | `seq.count(v)`, `seq.index(v)` | `(x, y, x).count(x)`, `(x, y).index(y)`, `(1, 2, 1).count(1)` | `(x, y, "a", 1).count(x)` 1, `((x, y), (x + 1, y)).count((x, y))` 1, `(x, y, "a", 1).index(x)` 1 |
         | `seq[i]` | `[x, y][1]`, `[x, y][ms.mutable(1)]`, `m[k]` in `for k in range(2)` | `(1, 2, 3, 4)[t]` 1, `(x, y)[t]` 1, `[x, y][t]` 3 (`t` a tensor); `[x, "a"][ms.mutable(0)]` 2 |
         | `m < n` | | `((x, x + 1), x + 2) < ((y, y - 1), y + 2)` 1 |
+        | `a != 2`, `a == "s"` (Cell `construct`, in an `if`) | `a = (1, 2)`; `a != None`; `self.pad != 0` | `a = [1, 2]` 3, even with constants only |
 
         (`x in (1, y, "m")` with a tensor `x`, `(x, x + 1) == (y, y - 1)` and `x in [y, x + 1]`
         are native; a flat `(x, x + 1) < (y, y - 1)` does not compile at all: `TypeError: For
@@ -199,6 +200,16 @@ class SequenceOpFallback(Rule):
                 n = ms.mutable(1)
                 return x, n in ((1, 1), 1)
         """, line=6),
+        Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    sizes = [1, 2]
+                    if sizes != 2:
+                        return x + 1
+                    return x
+        """, line=6, note="a list against a number: no graph form even on constants"),
     ]
 
     def visit_Subscript(self, node: ast.Subscript, ctx) -> None:
@@ -227,6 +238,14 @@ class SequenceOpFallback(Rule):
                     self._report(node, ctx, f"`in` with a variable scalar on a tuple/list that mixes {what} "
                                             "has no graph form")
                     return
+            elif isinstance(op, (ast.Eq, ast.NotEq)):
+                for seq_e, other in ((left, right), (right, left)):
+                    seq = _sequence(ctx, seq_e, flow)
+                    if isinstance(seq, ast.List) and isinstance(other, ast.Constant) \
+                            and isinstance(other.value, (int, float, str)) and not isinstance(other.value, bool):
+                        self._report(node, ctx, "comparing a list with a number or string has no graph form "
+                                                "(a tuple compares natively)")
+                        return
             elif isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
                 a, b = _sequence(ctx, left, flow), _sequence(ctx, right, flow)
                 if a is not None and b is not None and (_has_tensor(ctx, a, flow) or _has_tensor(ctx, b, flow)) \
