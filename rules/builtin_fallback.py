@@ -31,6 +31,10 @@ _HINTS = {
     "type": "`isinstance(x, Tensor)` is resolved at compile time",
     "divmod": "`n // d, n % d` compile natively",
     "sorted": "sort in `__init__` (Python) or use `ops.sort` on a tensor",
+    "reversed": "iterate over a reversed slice: `for blk in self.blocks[::-1]`, `for f in feats[::-1]` compile natively",
+    "dict": "write a dict literal: `{\"a\": x}` compiles natively",
+    "slice": "write the slice in the subscript: `x[0:n]` compiles natively",
+    "set": "deduplicate in `__init__` (Python), or on tensors with `ops.unique`",
 }
 _GENERIC_HINT = "compute it in `__init__` or before calling the Cell, or use the native operator/`ops.*` equivalent"
 
@@ -50,18 +54,19 @@ def _in_error_message(node: ast.AST, ctx) -> bool:
 
 
 def interpreted_builtins(ctx) -> FrozenSet[str]:
-    """Builtins the 2.10 parser hands to the interpreter: those it does not convert, plus the
-    ones it only folds on constants (`type`)."""
+    """Builtins the 2.10 parser hands to the interpreter: the functions it does not convert,
+    the builtin types it has no graph form for (`set`, `reversed`, `slice`, `dict`, `complex`,
+    `type`), and the ones it only folds on constants."""
     cat = ctx.catalog
-    return (cat.graph_builtins("interpreted_builtins")
+    return (cat.graph_builtins("interpreted_builtins") | cat.graph_builtins("unsupported_types")
             | (cat.graph_builtins("constant_folded") - cat.graph_builtins("converted"))) - _OWNED
 
 
 class InterpretedBuiltin(Rule):
     code = "MSG420"
     name = "interpreted-builtin"
-    summary = ("`all()` / `any()` / `type()` / `sorted()` / `divmod()` … on graph values: builtins MindSpore "
-               "does not compile run in the interpreter.")
+    summary = ("`all()` / `any()` / `type()` / `reversed()` / `sorted()` / `set()` … on graph values: builtins "
+               "MindSpore has no graph form for run in the interpreter.")
     message = ("`{call}` in graph-mode code ({where}): MindSpore's graph parser has no graph form of the builtin "
                "`{name}` and folds it only when every argument is a Python constant at parse time; `{value}` is "
                "(or holds) a graph value, so it runs in the Python interpreter (PyExecute), which cuts the graph")
@@ -72,7 +77,8 @@ class InterpretedBuiltin(Rule):
         MindSpore's graph parser converts some builtins into graph operations (`len`, `max`,
         `min`, `sum`, `abs`, `isinstance`, `zip`, `enumerate`, `map`, `range`, ...: its
         `convert_object_map`). Every other builtin function (`all`, `any`, `sorted`,
-        `divmod`, `format`, `repr`, `hash`, `callable`, ...) and `type` go to the Python
+        `divmod`, `format`, `repr`, `hash`, `callable`, ...) and the builtin types it has
+        no graph form for (`type`, `set`, `reversed`, `slice`, `dict`, `complex`) go to the Python
         interpreter, unless the parser can fold the call because every argument is a
         Python constant while it parses (literals, `self.<attr>` holding Python values,
         module globals, Python scalars passed by the caller). The list is generated from
@@ -92,12 +98,17 @@ class InterpretedBuiltin(Rule):
         | `sorted(x.shape)` | 5 |
         | `divmod(x.shape[0], 2)` | 8 |
         | `type(x) is Tensor`, `isinstance(y, type(x))` | 6, 4 |
+        | `for f in reversed(feats)` (`feats = [x, y, x + y]`), `reversed(range(x.ndim)[1:])` | 14 |
+        | `for blk in reversed(self.blocks)` (a CellList) | 14, then `RuntimeError: Unsupported element type[unknown]` at run time |
+        | `set(x.shape)`, `slice(0, x.shape[0] // 2)`, `dict(a=x, b=2)` | 6, 4, 7 |
+        | `set([1, 2, 1])`, `reversed(range(3))`, `complex(1, 2)`, `slice(0, 1)` | 0 (folded) |
 
         A value the compiler works out at compile time (a static shape, `x is not None`)
         is still a graph value for the parser: the call is not folded. The native
         spellings compile without fallback (measured, 0 nodes): `x.shape[0] > 0 and
         x.shape[1] > 0`, `x is not None and mask is not None`, `x.shape[0] // 2, x.shape[0] % 2`,
-        `isinstance(x, Tensor)`, `ops.logical_and(x > 0, x < 5).all()`.
+        `isinstance(x, Tensor)`, `ops.logical_and(x > 0, x < 5).all()`, `feats[::-1]`,
+        `self.blocks[::-1]`, `{"a": x, "b": 2}`, `x[0:x.shape[0] // 2]`.
 
         Not reported: arguments of unknown kind; `repr`/`format` of a tensor (MSG401);
         `exec` and `open`, which other rules report.
@@ -157,6 +168,19 @@ class InterpretedBuiltin(Rule):
         Invalid("""
             import mindspore.nn as nn
 
+            class Decoder(nn.Cell):
+                def __init__(self, blocks):
+                    super().__init__()
+                    self.blocks = nn.CellList(blocks)
+
+                def construct(self, x):
+                    for blk in reversed(self.blocks):
+                        x = blk(x)
+                    return x
+        """, line=9, note="a CellList: `self.blocks[::-1]` is native"),
+        Invalid("""
+            import mindspore.nn as nn
+
             class Net(nn.Cell):
                 def construct(self, x, mask=None):
                     if all(t is not None for t in (x, mask)):
@@ -176,7 +200,10 @@ class InterpretedBuiltin(Rule):
             return  # MSG401 (a tensor's value formatted into a string)
         value = None
         for a in list(node.args) + [k.value for k in node.keywords]:
-            value = graph_value(ctx, a.value if isinstance(a, ast.Starred) else a)
+            a = a.value if isinstance(a, ast.Starred) else a
+            value = graph_value(ctx, a)
+            if value is None and f.id == "reversed" and ctx.kind(a) is Kind.CONTAINER:
+                value = a  # `reversed(self.blocks)` over a CellList: 14 PyExecute nodes, then a run-time error
             if value is not None:
                 break
         if value is None or ctx.kind(value) is Kind.HOST or under_string_dispatch(ctx, node):
