@@ -330,6 +330,9 @@ class SelfAttributeWrite(Rule):
         attribute must be of the Parameter type", and "The 'Net' object has no attribute
         'last'".
 
+        `self.a = self.a + 1` with `self.a = np.array([1, 2, 3])` set in `__init__`: 7 PyExecute
+        nodes; the array is updated on the host at each call.
+
         Not flagged: assigning a Parameter (`self.state = x * 2` with `self.state` a
         Parameter compiles to Assign at both levels and agrees with PyNative), writes in
         `__init__`, mutation of containers (MSG207).
@@ -353,6 +356,19 @@ class SelfAttributeWrite(Rule):
         """, note="a Parameter attribute; plain attributes only written in __init__"),
     ]
     INVALID = [
+        Invalid("""
+            import numpy as np
+            from mindspore import nn
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.steps = np.zeros(2)
+
+                def construct(self, x):
+                    self.steps = self.steps + 1
+                    return x
+        """, line=10, note="a NumPy array attribute (measured: 7 PyExecute nodes)"),
         Invalid("""
             import mindspore.nn as nn
 
@@ -455,6 +471,13 @@ class SelfAttributeWrite(Rule):
                 continue
             declared = state is not None or t.attr in ctx.class_info.attrs
             if declared and kind not in self._KIND_WORDS:
+                cls = class_node(ctx)
+                values = self_attr_values(cls, ctx, skip=(getattr(func, "name", ""),)).get(t.attr, []) if cls else []
+                if values and all(isinstance(v, ast.Call) and (ctx.qualname(v.func) or "").startswith("numpy.")
+                                  for v in values):
+                    ctx.report(node, attr=t.attr, what="a NumPy array",
+                               effect="PyExecute fallback nodes compute and store it on the host at every call")
+                    return
                 continue  # a Parameter, a Cell, or a value we cannot classify
             if not declared and not known:
                 continue  # may be defined by a base class we cannot see
@@ -680,7 +703,10 @@ class ObjectAttributeWrite(Rule):
         to compile under STRICT; the module-level object's write compiles under STRICT too
         (labeled fixtures `side_effect_pos_*_object_setattr`).
 
-        Not flagged: `self.<attr>` writes (MSG209), writes in generators (a `@contextmanager`
+        The same holds for an attribute of a plain object a Cell keeps: `self.outer.inner.i += 10`
+        with `self.outer = Outer()` (a class without bases) costs 2 PyExecute nodes.
+
+        Not flagged: `self.<attr>` writes (MSG209), attributes of sub-cells, writes in generators (a `@contextmanager`
         helper: graph mode rejects `yield`, found in mindformers' PyNative-only code), reading an attribute of a module-level object
         (`x + obj.x` is folded: no PyExecute), attributes of parameters of the graph (their kind
         is unknown), and writes in `__init__` or other Python code.
@@ -719,6 +745,23 @@ class ObjectAttributeWrite(Rule):
         """, note="Python code, not a graph"),
     ]
     INVALID = [
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            class Counter:
+                def __init__(self):
+                    self.n = 0
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.counter = Counter()
+
+                def construct(self, x):
+                    self.counter.n += 1
+                    return x
+        """, line=14, note="an attribute of a plain object the Cell keeps (measured: 2 PyExecute)"),
         Invalid("""
             import mindspore as ms
 
@@ -761,7 +804,7 @@ class ObjectAttributeWrite(Rule):
         base = target.value
         while isinstance(base, ast.Attribute):
             base = base.value
-        if not isinstance(base, ast.Name) or base.id in ("self", "cls"):
+        if not isinstance(base, ast.Name) or base.id == "cls":
             return
         from .graph_outputs import _Outputs, _walk_no_defs
         outputs = ctx.memo.get(("msg213", id(ctx.func)))
@@ -771,6 +814,9 @@ class ObjectAttributeWrite(Rule):
         if outputs is False:
             return  # a generator (a context manager): graph mode rejects `yield` before any setattr
         name = base.id
+        if name == "self":
+            self._check_self_object(target, outputs, ctx)
+            return
         if name in outputs.params:
             return
         if outputs.is_local(name):
@@ -794,3 +840,23 @@ class ObjectAttributeWrite(Rule):
         if q and q.startswith("numpy."):
             ctx.report(target, target=ctx.segment(target),
                        what=f"the NumPy object `{name}` defined outside the graph")
+
+    @staticmethod
+    def _check_self_object(target, outputs, ctx) -> None:
+        """``self.<obj>.x = v``: ``<obj>`` an instance of a plain class (no base classes) of this
+        module built in ``__init__`` (measured: `self.outer.inner.i += 10` costs 2 PyExecute)."""
+        chain = []
+        node = target
+        while isinstance(node, ast.Attribute):
+            chain.append(node)
+            node = node.value
+        if len(chain) < 2 or ctx.class_info is None or not ctx.class_info.is_cell:
+            return
+        first = chain[-1]  # self.<obj>
+        raw = ctx.class_info.attrs.get(first.attr, "")
+        if not raw.startswith("call:"):
+            return
+        cls = outputs._plain_class(raw[5:].rsplit(".", 1)[-1])
+        if cls is not None:
+            ctx.report(target, target=ctx.segment(target),
+                       what=f"the `{cls.name}` object in `self.{first.attr}` (not a Cell)")
