@@ -145,6 +145,18 @@ _PER_TREE: "OrderedDict[tuple, tuple]" = OrderedDict()
 _PER_TREE_SIZE = 16
 
 
+def walk_outside_defs(*roots: AST) -> Iterator[AST]:
+    """The nodes under ``roots`` (the roots included) without entering ``def``, ``lambda`` or
+    ``class`` bodies (a root that is one is skipped whole)."""
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield n
+        stack.extend(ast.iter_child_nodes(n))
+
+
 def per_tree(tree: AST, what: str, build: Callable[[AST], Any]) -> Any:
     """``build(tree)``, computed once per tree (the last few trees are remembered): an index
     of a module's classes or functions, so that a lookup per scope costs O(1), not a scan of

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional, Tuple
 
+from msgraphlint.astutil import walk_outside_defs
 from msgraphlint.kinds import Kind
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
@@ -377,13 +378,7 @@ def _body_statements(body: list) -> Iterator[ast.AST]:
 
 
 def _walk_no_defs(func: ast.AST) -> Iterator[ast.AST]:
-    stack = list(func.body)  # type: ignore[attr-defined]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        yield n
-        stack.extend(ast.iter_child_nodes(n))
+    return walk_outside_defs(*func.body)  # type: ignore[attr-defined]
 
 
 def _same(items) -> Optional[str]:
