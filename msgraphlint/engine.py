@@ -206,8 +206,16 @@ class ModuleEngine:
     def _python_inputs(self) -> Inputs:
         """What host code of the module calls and passes (entries.py; computed on first use)."""
         if self._inputs is None:
-            graph_defs = {id(self._funcs[s.lineno]) for s in self.scopes if s.lineno in self._funcs}
-            self._inputs = python_inputs(self.source.tree, graph_defs)
+            text = self.source.text
+            # a root is called only if its name (a jit function's, a Cell class's) is followed by
+            # "(" somewhere besides its definition
+            names = {s.class_name if s.kind == "construct" else s.qualname.rsplit(".", 1)[-1]
+                     for s in self.scopes if not s.chain and s.kind in ("construct", "jit")}
+            if not any(n and text.count(n + "(") >= 2 for n in names):
+                self._inputs = Inputs()
+            else:
+                graph_defs = {id(self._funcs[s.lineno]) for s in self.scopes if s.lineno in self._funcs}
+                self._inputs = python_inputs(self.source.tree, graph_defs)
         return self._inputs
 
     def _entry_key(self, func: ast.AST):

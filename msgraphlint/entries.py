@@ -294,7 +294,14 @@ def _scan(body: Sequence[ast.stmt], chain: List[Dict[str, _Binding]], host: bool
             continue
         if isinstance(n, ast.Lambda):
             continue
-        if isinstance(n, ast.Call) and host:
+        if not host:
+            # only the definitions matter here: statements, not expressions
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                part = getattr(n, field, None)
+                if isinstance(part, list):
+                    stack.extend(part)
+            continue
+        if isinstance(n, ast.Call):
             found = _callee(n, chain)
             if found is not None:
                 _record(out, found[0], found[1], n, chain)
