@@ -75,6 +75,43 @@ def _tensor_arg(ctx, node: ast.Call) -> Optional[ast.AST]:
     return None
 
 
+def _mentions(ctx, expr: ast.AST, target: ast.AST, flow, depth: int = 0) -> bool:
+    """``expr`` holds a value computed from ``target`` in Python (through local names, 3
+    assignments deep), not only a tensor or a scalar made from it (`t * float(v.sum())`)."""
+    todo = [expr]
+    while todo:
+        n = todo.pop()
+        if n is target:
+            return True
+        if ctx.kind(n).tensor_like or (isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                                       and n.func.id in ("float", "int", "bool", "len")):
+            continue
+        if depth < 3 and isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            src = flow.origin(n)
+            if src is not None and _mentions(ctx, src, target, flow, depth + 1):
+                return True
+        todo.extend(ast.iter_child_nodes(n))
+    return False
+
+
+def _const_host_escape(ctx, node: ast.AST) -> Optional[str]:
+    """Where the NumPy value of a constant tensor leaves the folded part of a graph entry: it
+    is returned (the output is built by PyExecute). Measured on 2.10 CPU: `return
+    abs(Tensor([-1, 2]).asnumpy())` in construct 1 PyExecute node, `return max(Tensor([1, 2,
+    3]).asnumpy())` in `@jit` 1, `return x, v` 1; `x * float(v.sum())`, `x * max(v)`, `x *
+    v[0]` 0 (folded)."""
+    scope = ctx.scope
+    flow = Flow.of(ctx)
+    if scope is None or scope.kind not in ("construct", "jit") or flow is None:
+        return None
+    for stmt in ast.walk(flow.func):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and stmt is not flow.func:
+            continue
+        if isinstance(stmt, ast.Return) and stmt.value is not None and _mentions(ctx, stmt.value, node, flow):
+            return "is returned from the graph"
+    return None
+
+
 def _holds_tensor(ctx, a: ast.AST, depth: int = 0) -> bool:
     """A tensor that is not folded, or a tuple/list (literal, or a local name last assigned
     one) holding one: `"{0[0]}".format((x, y))` formats the tensors' values."""
@@ -138,6 +175,10 @@ class TensorToNumpy(Rule):
           `.format` of a local name holding the template (`t = "{1} {0}"; t.format(x, y)`)
           6; a tuple of tensors formatted by index (`"{0[1]}".format((x, y))`) 6; the bound
           method kept in a name (`f = "{0[1]}".format; f(names)`) 4.
+        - `.asnumpy()` of a tensor built from constants in the graph is folded while its
+          NumPy value stays inside the graph (`x * float(v.sum())`, `x * max(v)`, `x * v[0]`:
+          0 nodes) and is not reported then. It is reported when the value is returned
+          (`return max(Tensor([1, 2, 3]).asnumpy())` in `@jit` 1 node, `return x, v` 1).
 
         Keep the computation on tensors: `np.tanh(x.asnumpy())` → `ops.tanh(x)`, `np.mean(...)`
         → `ops.mean`/`x.mean()` (the message names the `ops.*` equivalent of the NumPy function
@@ -255,10 +296,20 @@ class TensorToNumpy(Rule):
         else:
             return
         if folded(ctx, f.value):
+            escape = _const_host_escape(ctx, node)
+            if escape is None:
+                return  # a constant tensor's NumPy value used in the graph is folded
+            if not under_string_dispatch(ctx, node):
+                ctx.report(node, self.CONST_MESSAGE, hint=self.CONST_HINT, expr=_short(ctx, node), where=ctx.where,
+                           escape=escape)
             return
         if under_string_dispatch(ctx, node):
             return  # one configuration's branch (see _hostvalues.under_string_dispatch)
         ctx.report(node, hint=self._suggestion(node, f, ctx), expr=_short(ctx, node), where=ctx.where)
+
+    CONST_MESSAGE = ("`{expr}` of a constant tensor in graph-mode code ({where}) is folded, but its NumPy value "
+                     "{escape}: MindSpore builds that with the Python interpreter (PyExecute)")
+    CONST_HINT = "make the NumPy value outside the graph (in `__init__`) or keep it a tensor"
 
     @staticmethod
     def _str_format(f: ast.AST, ctx) -> bool:

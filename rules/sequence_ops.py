@@ -241,6 +241,8 @@ class SequenceOpFallback(Rule):
             elif isinstance(op, (ast.Eq, ast.NotEq)):
                 for seq_e, other in ((left, right), (right, left)):
                     seq = _sequence(ctx, seq_e, flow)
+                    if isinstance(other, ast.Name) and flow is not None:
+                        other = flow.origin(other)  # `y = 2; x != y`
                     if isinstance(seq, ast.List) and isinstance(other, ast.Constant) \
                             and isinstance(other.value, (int, float, str)) and not isinstance(other.value, bool):
                         self._report(node, ctx, "comparing a list with a number or string has no graph form "

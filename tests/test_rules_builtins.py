@@ -139,3 +139,39 @@ def test_is_literal_only_on_values_known_at_run_time(tmp_path):
             return a is 3, int(x) is not 3, m is 1, c is 1, mask is None, a is not True
     """
     assert _lines(tmp_path, src, "MSG422") == [12, 12, 12]
+
+
+def test_list_compared_with_a_number_held_in_a_local(tmp_path):
+    # `x = [1, 2]; y = 2; x != y` (Cell construct): 3 PyExecute nodes like `[1, 2] != 2`;
+    # a tuple: 0
+    src = """
+        import mindspore.nn as nn
+
+        class Net(nn.Cell):
+            def construct(self, t):
+                x = [1, 2]
+                y = 2
+                z = (1, 2)
+                return t, x != y, z != y
+    """
+    assert _lines(tmp_path, src, "MSG421") == [8]
+
+
+def test_asnumpy_of_a_constant_tensor_only_when_its_value_is_returned(tmp_path):
+    # `return x * 2, Tensor([1.0, 2.0]).asnumpy()` (Cell): 1 PyExecute node at the line;
+    # `x * float(v.sum())` with the same `v`: 0 (folded)
+    src = """
+        import mindspore.nn as nn
+        from mindspore import Tensor
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                table = Tensor([1.0, 2.0]).asnumpy()
+                return x * 2, table
+
+        class Folded(nn.Cell):
+            def construct(self, x):
+                v = Tensor([1.0, 2.0]).asnumpy()
+                return x * float(v.sum())
+    """
+    assert _lines(tmp_path, src, "MSG401") == [6]
