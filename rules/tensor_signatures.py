@@ -9,6 +9,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from msgraphlint.kinds import Kind
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
+from ._guards import maybe_not_compiled
+
 # the literal kinds a call may spell, and which of MindSpore's signature types accept them
 # (measured on 2.10 CPU in graph mode: `number` takes int, float and bool; `int` takes
 # neither bool nor float; `float` not int; `bool` not int; a list is no `Tuple`)
@@ -126,7 +128,8 @@ class TensorMethodSignature(Rule):
         Only what is certain is reported: the receiver must be a value the analysis knows
         is a tensor (a Tensor-typed argument from the callers, an ops result...), only
         literal arguments are type-checked (a name is never guessed), a call with `*args`
-        or `**kwargs` is skipped, and so is an overload whose first parameter takes a tuple
+        or `**kwargs` is skipped, and so is a call under a type test (`if isinstance(v, dict):`,
+        folded at compile time) or inside a `raise`; so is an overload whose first parameter takes a tuple
         when several positional ints are given (`x.reshape(b, -1)`, `x.permute(0, 2, 1)`
         and `x.tile(1, 2)` compile: MindSpore packs them). A missing argument is reported
         only where MindSpore's own docstring signature says the parameter has no default
@@ -199,8 +202,8 @@ class TensorMethodSignature(Rule):
             return
         if not ctx.kind(recv).tensor_like or _guessed(ctx, recv):
             return
-        if any(isinstance(a, ast.Raise) for a in ctx.ancestors(node)):
-            return  # an error message under a compile-time check: compiled only if the branch is taken
+        if maybe_not_compiled(node, ctx, ("TypeError",)):
+            return  # under a type test or in an error message: compiled only if the branch is taken
         valid = []
         for over in overloads:
             why = match_overload(over, args, node.keywords)
@@ -248,7 +251,7 @@ class TensorOperandType(Rule):
         Only operands the analysis knows: a tensor on one side (not a guess from a bare
         parameter), and `None`, a string or a tuple/list display on the other. A name that
         may be `None` on one path and a tensor on another (an optional argument) is not
-        reported.
+        reported, nor is an operation under a type test or inside a `raise`.
     """
     VALID = [
         Valid("""
@@ -294,7 +297,7 @@ class TensorOperandType(Rule):
             self._check(node, node.target, node.value, sym, ctx, aug=True)
 
     def _check(self, node, left, right, sym, ctx, aug: bool) -> None:
-        if any(isinstance(a, ast.Raise) for a in ctx.ancestors(node)):
+        if maybe_not_compiled(node, ctx, ("TypeError",)):
             return
         sides = ((left, right),) if aug else ((left, right), (right, left))
         for tensor, other in sides:

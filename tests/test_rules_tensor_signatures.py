@@ -255,3 +255,49 @@ def test_operands_only_when_surely_none_or_a_literal(tmp_path):
     # optional arguments under their `is None` tests, the loop-carried `buckets`, `+`/`*` with a
     # tuple or list (converted to a tensor), a number exponent
     assert [line for _, line, _ in codes_at(found)] == [9, 10, 11], [(f.line, f.message) for f in found]
+
+
+ATTRS = """
+    import mindspore as ms
+    from mindspore import nn, mint
+
+
+    class Block(nn.Cell):
+        def construct(self, x):
+            return x, x
+
+
+    class Net(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.block = Block()
+            self.w = ms.Parameter(ms.Tensor([1.0, 2.0]), name="w")
+
+        def construct(self, x, y):
+            outputs = self.block(x)
+            a = outputs.hidden_states
+            b = mint.max(x, dim=-1).values
+            c = self.w.to_local() if isinstance(self.w, tuple) else self.w
+            d = x.abs2()
+            e = y.abs2
+            l = [1, 2]
+            t = (1, 2)
+            if isinstance(outputs, dict):
+                f = x.keys()
+            try:
+                g = x.abs3
+            except AttributeError:
+                g = x
+            return a, b, c, d, e, l.shape, t.count(1), self.w.requires_grad, self.w.name
+
+
+    Net()(ms.Tensor([1.0, 2.0]), ms.Tensor([1.0]))
+"""
+
+
+def test_attributes_only_on_values_surely_tensors_or_local_displays(tmp_path):
+    found = lint([write_tree(tmp_path, {"m.py": ATTRS})], select=["MSG508"])
+    # 19: `.values` of a tuple-returning op; 21: a Tensor argument from the caller; 22: the same;
+    # 31: a local list. Silent: a Cell's output (17, 18), the isinstance-guarded lines (20, 26),
+    # the try/except AttributeError (28), a tuple's own `count`, Parameter attributes
+    assert [line for _, line, _ in codes_at(found)] == [19, 21, 22, 31], [(f.line, f.message) for f in found]

@@ -1,0 +1,258 @@
+"""MSG508: an attribute the value does not have (a Tensor's, a local list/tuple/dict's, the
+length of an ``ms.mutable`` scalar): graph mode raises ``AttributeError`` on 2.10."""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, Optional, Tuple
+
+from msgraphlint.kinds import Kind
+from msgraphlint.rule import Invalid, Rule, Severity, Valid
+
+from ._guards import maybe_not_compiled
+
+_DISPLAY = {ast.List: list, ast.Tuple: tuple, ast.Dict: dict}
+_SHOWN = {list: "List", tuple: "Tuple", dict: "Dictionary"}
+_MUTABLE = ("mindspore.mutable", "mindspore.graph.mutable", "mindspore.common.mutable.mutable")
+
+
+class NoSuchAttribute(Rule):
+    code = "MSG508"
+    name = "no-such-attribute"
+    summary = ("An attribute MindSpore's Tensor does not have (`x.abs2`, `getattr(x, \"size_\")`), one a local "
+               "list, tuple or dict does not have, or `len()` of an `ms.mutable` scalar, in graph-mode code.")
+    message = "`{expr}`: {why}"
+    hint = "{advice}"
+    severity = Severity.ERROR
+    rationale = """
+        MindSpore's Tensor has the methods and properties the catalog lists (generated from
+        `dir(mindspore.Tensor)` and `mindspore.Parameter` of 2.10); an attribute outside that
+        set fails the graph. Measured on 2.10 CPU inside `@ms.jit`: `x.abs2()` and
+        `getattr(x, "abs2")()` on a tensor argument fail with `AttributeError: 'Tensor'
+        object has no attribute 'abs2'`; `l.abs2` on a local list, `t.shape` on a local
+        tuple and `d.abs2` on a local dict with `'List'`/`'Tuple'`/`'Dictionary' object has no
+        attribute`; `len(ms.mutable(2))` with `AttributeError: 'Int' object has no attribute
+        '__len__'`. `getattr(x, "abs2", None)` (with a default) compiles and gives the
+        default, and so does code under `if hasattr(x, "abs2"):`; neither is reported, nor is
+        anything under another type test (`if isinstance(v, dict): return x.keys()` on a tensor
+        compiles and runs on 2.10: the branch is folded away; MindSpore's own test
+        `test_attr_in_control_flow_no_check` asserts it).
+
+        Only what is certain is reported: the receiver must be a value the analysis knows is
+        a tensor (not a guess from a bare parameter), or a local name every assignment of
+        which in the function is a list, tuple or dict display; the attribute must be
+        spelled (`x.name`, or `getattr` with a string literal); names starting with `_` are
+        left alone; a lookup inside `try: ... except AttributeError` or a `raise` is skipped.
+    """
+    VALID = [
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit
+            def f(x):
+                y = x * 2
+                l = [1, 2]
+                l.append(3)
+                d = {"a": 1}
+                n = y.shape[0] + y.size + d.get("a") + l[2]
+                g = getattr(y, "abs2", None)
+                if hasattr(y, "abs2"):
+                    y = y.abs2()
+                return y.abs(), n, g, (1, 2).index(2)
+
+            f(ms.Tensor([1.0, 2.0]))
+        """, note="real Tensor, list and dict attributes; getattr with a default; a hasattr guard"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore as ms
+
+            @ms.jit
+            def f(x):
+                y = x * 2
+                a = y.abs2()
+                b = getattr(y, "abs2")()
+                t = (1, 2)
+                return a, b, t.shape, len(ms.mutable(2))
+
+            f(ms.Tensor([1.0, 2.0]))
+        """, line=[6, 7, 9, 9]),
+    ]
+
+    def check_module(self, ctx) -> None:
+        _CACHE.clear()
+
+    def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
+        if not isinstance(node.ctx, ast.Load) or node.attr.startswith("_"):
+            return
+        self._check(node, node.value, node.attr, ctx)
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        f = node.func
+        if not isinstance(f, ast.Name) or node.keywords:
+            return
+        if f.id == "getattr" and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) \
+                and isinstance(node.args[1].value, str) and not node.args[1].value.startswith("_"):
+            self._check(node, node.args[0], node.args[1].value, ctx)
+        elif f.id == "len" and len(node.args) == 1 and self._mutable_scalar(node.args[0], node, ctx) \
+                and not maybe_not_compiled(node, ctx, ("AttributeError",)):
+            ctx.report(node, expr=_short(ctx.segment(node)),
+                       why="an `ms.mutable` scalar has no length: the graph fails to compile (`AttributeError: "
+                           "'Int' object has no attribute '__len__'`)",
+                       advice="`ms.mutable` a tuple or list to get a variable-length sequence, or take `len` of "
+                              "the Python value before making it mutable")
+
+    # ------------------------------------------------------------------
+    def _check(self, node: ast.AST, recv: ast.AST, attr: str, ctx) -> None:
+        if ctx.qualname(recv):
+            return  # a module or class attribute (another rule's concern)
+        owner = self._owner(recv, node, ctx)
+        if owner is None or maybe_not_compiled(node, ctx, ("AttributeError",)):
+            return
+        if owner == "Tensor":
+            cat = ctx.catalog
+            if cat.tensor_method(attr) is not None or cat.parameter_method(attr) is not None or hasattr(tuple, attr):
+                return  # (a tuple's own names: some MindSpore functions return tuples of tensors)
+            why = (f"MindSpore's Tensor has no attribute `{attr}` (nor has the tuple some MindSpore functions "
+                   "return where PyTorch returns a named tuple, `x.max(dim=...)`, `mint.topk`): the graph fails to "
+                   f"compile (`AttributeError: ... object has no attribute '{attr}'`)")
+            advice = ("index the tuple (`x.max(dim=-1)[0]`) or use MindSpore's name for the method "
+                      "(`dir(mindspore.Tensor)`)")
+        else:
+            if hasattr(_TYPES[owner], attr):
+                return
+            why = (f"a Python {_TYPES[owner].__name__} has no attribute `{attr}`: the graph fails to compile "
+                   f"(`AttributeError: '{owner}' object has no attribute '{attr}'`)")
+            advice = f"check the value's type: a {_TYPES[owner].__name__} has no `{attr}`"
+        ctx.report(node, expr=_short(ctx.segment(node)), why=why, advice=advice)
+
+    def _owner(self, recv: ast.AST, at: ast.AST, ctx) -> Optional[str]:
+        k = ctx.kind(recv)
+        if k.tensor_like:
+            return "Tensor" if surely_tensor(recv, at, ctx) else None
+        if isinstance(recv, (ast.List, ast.Tuple, ast.Dict)):
+            return _SHOWN[_DISPLAY[type(recv)]]
+        if isinstance(recv, ast.Name) and k.value in ("pylist", "pydict", "const"):
+            t = _local_display_type(recv.id, at, ctx)
+            return _SHOWN[t] if t is not None else None
+        return None
+
+    @staticmethod
+    def _mutable_scalar(e: ast.AST, at: ast.AST, ctx) -> bool:
+        def scalar_mutable(v: ast.AST) -> bool:
+            return isinstance(v, ast.Call) and ctx.qualname(v.func) in _MUTABLE and len(v.args) == 1 \
+                and not v.keywords and isinstance(v.args[0], ast.Constant) \
+                and type(v.args[0].value) in (int, float, bool)
+        if scalar_mutable(e):
+            return True
+        if isinstance(e, ast.Name):
+            values = _assigned_values(e.id, at, ctx)
+            return bool(values) and all(scalar_mutable(v) for v in values)
+        return False
+
+
+_TYPES = {"List": list, "Tuple": tuple, "Dictionary": dict}
+
+
+def surely_tensor(e: ast.AST, at: ast.AST, ctx, depth: int = 0) -> bool:
+    """Whether ``e`` is a tensor by its making, not only by the kind analysis (which also
+    calls a Cell's output a tensor, and a Cell may return a tuple, a dict or an output
+    object): a ``Tensor(...)``/``Parameter(...)``, a MindSpore function or a Tensor method
+    the catalog says returns a tensor, arithmetic or indexing on such a value, a
+    ``self.<attr>`` Parameter, a parameter the project's callers pass tensors to, or a local
+    every assignment of which is one of those."""
+    if depth > 8:
+        return False
+    k = ctx.kind(e)
+    if not k.tensor_like:
+        return False
+    if isinstance(e, ast.Name):
+        values = ctx.values
+        if values is not None and e.id in values.params:
+            return e.id in values.from_callers and values.params.get(e.id) is Kind.TENSOR
+        vals = _assigned_values(e.id, at, ctx)
+        return bool(vals) and all(surely_tensor(v, at, ctx, depth + 1) for v in vals)
+    if isinstance(e, ast.Attribute):
+        return k is Kind.PARAMETER and isinstance(e.value, ast.Name) and e.value.id == "self"
+    if isinstance(e, ast.BinOp):
+        return surely_tensor(e.left, at, ctx, depth + 1) or surely_tensor(e.right, at, ctx, depth + 1)
+    if isinstance(e, ast.UnaryOp):
+        return surely_tensor(e.operand, at, ctx, depth + 1)
+    if isinstance(e, ast.Subscript):
+        return surely_tensor(e.value, at, ctx, depth + 1)
+    if isinstance(e, ast.Call):
+        q = ctx.qualname(e.func)
+        if q is not None:
+            return q in ("mindspore.Tensor", "mindspore.tensor", "mindspore.Parameter") or (
+                q.startswith(("mindspore.ops.", "mindspore.mint.", "mindspore.numpy."))
+                and ctx.catalog.function_returns(q) == "tensor" and ctx.catalog.class_kind(q) is None)
+        f = e.func
+        if isinstance(f, ast.Attribute) and surely_tensor(f.value, at, ctx, depth + 1):
+            info = ctx.catalog.tensor_method(f.attr)
+            return info is not None and not info.get("property") and info.get("returns") == "tensor"
+    return False
+
+
+def _enclosing_function(at: ast.AST, ctx) -> Optional[ast.AST]:
+    for anc in ctx.ancestors(at):
+        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return anc
+        if isinstance(anc, (ast.Lambda, ast.ClassDef)):
+            return None
+    return None
+
+
+def _assigned_values(name: str, at: ast.AST, ctx) -> Optional[list]:
+    """Every value ``name`` is bound to in its function (plain ``name = value`` statements),
+    or None when it is bound any other way (a parameter, a loop target, an augmented or
+    tuple assignment, ``global``/``nonlocal``, a nested def) or never in this function."""
+    func = _enclosing_function(at, ctx)
+    if func is None:
+        return None
+    a = func.args  # type: ignore[attr-defined]
+    params = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+    params |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
+    if name in params:
+        return None
+    cache = _CACHE.setdefault(id(func), ({}, func))[0]
+    if name in cache:
+        return cache[name]
+    values: list = []
+    plain = set()
+    nodes = list(ast.walk(func))
+    for n in nodes:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and n.targets[0].id == name:
+            values.append(n.value)
+            plain.add(id(n.targets[0]))
+    out: Optional[list] = values or None
+    for n in nodes:
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) and id(n) not in plain:
+            out = None
+        elif isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+            out = None
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not func and n.name == name:
+            out = None
+        elif isinstance(n, ast.ExceptHandler) and n.name == name:
+            out = None
+    cache[name] = out
+    return out
+
+
+# id(function node) -> (name -> values, the node kept alive so its id is not reused); emptied per module
+_CACHE: Dict[int, Tuple[Dict[str, Optional[list]], ast.AST]] = {}
+
+
+def _local_display_type(name: str, at: ast.AST, ctx) -> Optional[type]:
+    values = _assigned_values(name, at, ctx)
+    if not values:
+        return None
+    types = {_DISPLAY.get(type(v)) for v in values}
+    if len(types) == 1 and None not in types:
+        return types.pop()
+    return None
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 80 else text[:77] + "..."
