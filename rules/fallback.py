@@ -87,18 +87,36 @@ def _mentions(ctx, expr: ast.AST, target: ast.AST, flow, depth: int = 0) -> bool
                                        and n.func.id in ("float", "int", "bool", "len")):
             continue
         if depth < 3 and isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-            src = flow.origin(n)
-            if src is not None and _mentions(ctx, src, target, flow, depth + 1):
+            if any(_mentions(ctx, src, target, flow, depth + 1) for src in _bindings(n.id, flow)):
                 return True
         todo.extend(ast.iter_child_nodes(n))
     return False
+
+
+def _bindings(name: str, flow) -> list:
+    """The expressions a local name takes its values from: every `name = ...` and `name += ...`,
+    and the iterable of a `for` loop binding it (for `enumerate`, only the value, not the index)."""
+    out = [a.value for a in flow.assigns.get(name, ())]
+    for n in ast.walk(flow.func):
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name:
+            out.append(n.value)
+        elif isinstance(n, ast.For):
+            target, it = n.target, n.iter
+            if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" \
+                    and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                target = target.elts[1]
+                it = it.args[0] if it.args else it
+            if any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(target)):
+                out.append(it)
+    return out
 
 
 def _const_host_escape(ctx, node: ast.AST) -> Optional[str]:
     """Where the NumPy value of a constant tensor leaves the folded part of a graph entry: it
     is returned (the output is built by PyExecute). Measured on 2.10 CPU: `return
     abs(Tensor([-1, 2]).asnumpy())` in construct 1 PyExecute node, `return max(Tensor([1, 2,
-    3]).asnumpy())` in `@jit` 1, `return x, v` 1; `x * float(v.sum())`, `x * max(v)`, `x *
+    3]).asnumpy())` in `@jit` 1, `return x, v` 1, a sum of its elements over `for i, j in
+    enumerate(v)` returned 1 (the index sum alone: 0); `x * float(v.sum())`, `x * max(v)`, `x *
     v[0]` 0 (folded)."""
     scope = ctx.scope
     flow = Flow.of(ctx)

@@ -7,6 +7,8 @@ from msgraphlint.findings import Edit, Fix
 from msgraphlint.kinds import Kind
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 
+from ._flow import class_node, self_attr_values
+
 
 class PrintInGraph(Rule):
     code = "MSG201"
@@ -36,8 +38,10 @@ class PrintInGraph(Rule):
         Printing a NumPy/host value is different: `print(arr[0:2])` of a NumPy array, `print(np.array(...) * 2)`
         or `print(x.asnumpy())` compile (2.10 CPU, validate IR) to PyExecute nodes and no Print op — the
         interpreter fallback runs the Python `print` at every call. The message says so for a printed
-        value that is a `numpy` call, a host value (`.asnumpy()`, `.item()`…), or a local last
-        assigned one (and subscripts/arithmetic of those); no fix is offered there.
+        value that is a `numpy` call, a host value (`.asnumpy()`, `.item()`…), a local last
+        assigned one, or a `self.` attribute `__init__` built with NumPy (`print(self.arr)`
+        with `self.arr = np.array([1, 2])`: 2 PyExecute nodes, no Print op; `print(self.n)` of
+        an int: none) (and subscripts/arithmetic of those); no fix is offered there.
 
         Fix (unsafe: it keeps the print in the graph, where deleting it may be what
         you want): `print(...)` → `ops.print_(...)`, offered when the module already
@@ -177,6 +181,11 @@ class PrintInGraph(Rule):
             return q == "numpy" or q.startswith("numpy.")
         if isinstance(e, ast.Subscript):
             return cls._host_value(e.value, ctx, depth + 1)
+        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self":
+            cls_node = class_node(ctx)  # `self.arr = np.array(...)` in __init__ (2.10: print(self.arr) 2 PyExecute)
+            values = self_attr_values(cls_node, ctx).get(e.attr, []) if cls_node is not None else []
+            return bool(values) and all(isinstance(v, ast.Call) and (ctx.qualname(v.func) or "").startswith("numpy.")
+                                        for v in values)
         if isinstance(e, ast.BinOp):
             return cls._host_value(e.left, ctx, depth + 1) or cls._host_value(e.right, ctx, depth + 1)
         if isinstance(e, ast.Name):

@@ -175,3 +175,52 @@ def test_asnumpy_of_a_constant_tensor_only_when_its_value_is_returned(tmp_path):
                 return x * float(v.sum())
     """
     assert _lines(tmp_path, src, "MSG401") == [6]
+
+
+def test_constant_numpy_value_summed_in_a_loop_and_returned(tmp_path):
+    # a sum over `for i, j in enumerate(v)` returned: 1 PyExecute node; the index sum alone: 0
+    src = """
+        import numpy as np
+        import mindspore as ms
+        from mindspore import Tensor
+
+        @ms.jit
+        def values():
+            total = 0
+            v = Tensor(np.array([11, 22])).asnumpy()
+            for i, j in enumerate(v):
+                total += j
+            return total
+
+        @ms.jit
+        def indices():
+            total = 0
+            v = Tensor(np.array([11, 22])).asnumpy()
+            for i, j in enumerate(v):
+                total += i
+            return total
+    """
+    assert _lines(tmp_path, src, "MSG401") == [8]
+
+
+def test_print_of_a_numpy_attribute_says_pyexecute(tmp_path):
+    # `print(self.arr)` with `self.arr = np.array([1, 2])`: 2 PyExecute nodes, no Print op;
+    # `print(self.n)` of an int: a Print op
+    src = """
+        import numpy as np
+        import mindspore.nn as nn
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.arr = np.array([1, 2])
+                self.n = 3
+
+            def construct(self, x):
+                print(self.arr)
+                print(self.n)
+                return x * 2
+    """
+    write_tree(tmp_path, {"m.py": src})
+    found = {f.line: f.message for f in lint([tmp_path], select=["MSG201"], config_file=None)}
+    assert "PyExecute" in found[11] and "PyExecute" not in found[12]
