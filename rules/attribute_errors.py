@@ -32,7 +32,8 @@ class NoSuchAttribute(Rule):
         object has no attribute 'abs2'`; `l.abs2` on a local list, `t.shape` on a local
         tuple and `d.abs2` on a local dict with `'List'`/`'Tuple'`/`'Dictionary' object has no
         attribute`; `len(ms.mutable(2))` with `AttributeError: 'Int' object has no attribute
-        '__len__'`. `getattr(x, "abs2", None)` (with a default) compiles and gives the
+        '__len__'`; at STRICT each fails with `AttributeError: In JIT strict mode, cannot get
+        attributes ...` (labeled fixtures `api_pos_attr_*`). `getattr(x, "abs2", None)` (with a default) compiles and gives the
         default, and so does code under `if hasattr(x, "abs2"):`; neither is reported, nor is
         anything under another type test (`if isinstance(v, dict): return x.keys()` on a tensor
         compiles and runs on 2.10: the branch is folded away; MindSpore's own test

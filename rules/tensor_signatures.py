@@ -47,10 +47,18 @@ def literal_type(e: ast.AST) -> Optional[str]:
     return None
 
 
-def _packable(params: Sequence[dict]) -> bool:
-    """A first parameter that takes a tuple also takes its items as separate positional
-    ints (measured: `x.reshape(3, 2)`, `x.view(3, 2)`, `x.permute(1, 0)`, `x.tile(1, 2)`)."""
-    return bool(params) and not params[0]["kw"] and bool({"Tuple", "List"} & set(params[0]["types"]))
+def _packable(over: dict) -> bool:
+    """Whether separate positional ints may be packed into the first parameter. Measured on
+    2.10: `x.reshape(3, 2)`, `x.view(3, 2)`, `x.permute(0, 2, 1)`, `x.tile(1, 2)` and
+    `x.transpose(0, 2, 1)` compile (a first parameter that takes a tuple but no int, or one
+    MindSpore's docstring spells `*axes`); `x.max(0, 1)`, `x.sum(0, 1, 1)` and
+    `x.mean(0, 1)` do not (their first parameter also takes an int). Generous on purpose:
+    `x.squeeze(0, 1)` fails although its docstring says `*axis`, and is not reported."""
+    params = over["params"]
+    if not params or params[0]["kw"]:
+        return False
+    types = set(params[0]["types"])
+    return bool(over.get("varargs")) or (bool({"Tuple", "List"} & types) and "int" not in types)
 
 
 def match_overload(over: dict, args: Sequence[ast.AST], keywords: Sequence[ast.keyword]) -> Optional[str]:
@@ -58,7 +66,7 @@ def match_overload(over: dict, args: Sequence[ast.AST], keywords: Sequence[ast.k
     params: List[dict] = over["params"]
     positional = [p for p in params if not p["kw"]]
     bound: Dict[str, Optional[ast.AST]] = {}
-    if args and _packable(params):
+    if args and _packable(over):
         kinds = [literal_type(a) for a in args]
         if all(k in (None, "int", "bool") for k in kinds):
             bound[params[0]["name"]] = None  # may be packed into the tuple: not type-checked
@@ -246,7 +254,9 @@ class TensorOperandType(Rule):
         does a tensor with a string literal. A tensor raised to a tuple or list literal
         (`x ** (2, 2, 2)`, `t[idx] **= (2, 2)`) fails with `Failed calling pow with
         "pow(tuple<int, int, int>)"` (`Tensor.pow(exponent=<number>)`), while `+ - * / // %`
-        accept a tuple or list (it is converted to a tensor) and are not reported.
+        accept a tuple or list (it is converted to a tensor) and are not reported. At STRICT
+        (`MS_DEV_JIT_SYNTAX_LEVEL=0`) the same lines fail too, with a `ValueError` (labeled
+        fixtures `api_pos_op_*`).
 
         Only operands the analysis knows: a tensor on one side (not a guess from a bare
         parameter), and `None`, a string or a tuple/list display on the other. A name that

@@ -38,7 +38,7 @@ FAMILY_MODULES = {
     "side_effect": ("side_effects", "print_in_graph"),
     "fallback": ("fallback", "graph_outputs", "builtin_fallback", "sequence_ops"),
     "syntax": ("unsupported_syntax",),
-    "api": ("jit_forbidden", "deprecated_api", "torch_leftovers"),
+    "api": ("jit_forbidden", "deprecated_api", "torch_leftovers", "tensor_signatures", "attribute_errors"),
     "mode": ("dropout",),
 }
 
