@@ -644,3 +644,138 @@ class PythonObjectOutput(Rule):
         for r, why in whys:
             if why and r.value is not None and (only or every):
                 ctx.report(r.value, what=why, where=ctx.where)
+
+
+_PRINTS = frozenset({"mindspore.ops.print_", "mindspore.ops.Print"})
+
+
+def _side_effect(stmts: List[ast.stmt], ctx) -> Optional[str]:
+    """What side effect a branch body has: a print, a `raise`, a write to a `self` Parameter or
+    `ops.assign`. Writes to other `self` attributes are PyExecute by themselves (MSG209): the
+    None result adds little to them (mindone's dynamic RoPE update: 21 PyExecute nodes, 19 when
+    it returns a tensor) and they are not counted here."""
+    for node in walk_outside_defs(*stmts):
+        if isinstance(node, ast.Raise):
+            return "a `raise`"
+        if isinstance(node, ast.Call):
+            f = node.func
+            q = ctx.qualname(f) or ""
+            if (isinstance(f, ast.Name) and f.id == "print" and "print" not in ctx.imports.names) or q in _PRINTS:
+                return "a print"
+            if q in ("mindspore.ops.assign", "mindspore.ops.assign_add", "mindspore.ops.assign_sub"):
+                return "an assign"
+        if isinstance(node, (ast.Assign, ast.AugAssign)) and ctx.class_info is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                   and ctx.class_info.attr(t.attr) is Kind.PARAMETER for t in targets):
+                return "a Parameter write"
+    return None
+
+
+class NoneResultAfterTensorBranch(Rule):
+    code = "MSG415"
+    name = "none-result-after-tensor-branch"
+    summary = "A graph helper that returns None after a tensor-decided branch with a side effect."
+    message = ("`{where}` returns None after a branch on a tensor that holds {effect}: MindSpore builds that "
+               "None result with PyExecute each time the graph runs this call")
+    hint = "return a tensor from the helper (for example its input) and use it, or keep the check outside the graph"
+    severity = Severity.WARNING
+    rationale = """
+        A function called from graph code (a method of the Cell, a module function) whose body
+        has an `if` on a tensor value with a side effect inside — a print, a `raise`, a write to a
+        `self` attribute or Parameter — and that returns nothing (or `None`) keeps that `None`
+        result alive through the Switch; MindSpore 2.10 then builds it with PyExecute nodes on
+        the host. Measured on CPU (validate IR, Cell helpers called from `construct`):
+
+        - `if x.sum() > 0: ops.print_(...)` then no return: 2 PyExecute nodes; also in a `for`
+          loop over rows, and for a plain function called from a `jit` function (with `print`);
+        - `if x.sum() > 0: self.p = x * 2` (a Parameter) then `return None`: 2;
+          (writes to `self` attributes that are not Parameters are PyExecute by themselves,
+          MSG209, and are not counted as the side effect here);
+        - `if x.sum() > 100: raise ValueError(...)` then `return None`: 1.
+
+        Not affected (no PyExecute): the same helper returning a tensor (`return x`), a branch
+        without a side effect, a side effect outside any branch, a branch on a shape (folded),
+        and the same code written directly in `construct`.
+    """
+    VALID = [
+        Valid("""
+            from mindspore import nn, ops
+
+            class Net(nn.Cell):
+                def check(self, x):
+                    if x.sum() > 0:
+                        ops.print_("positive")
+                    return x
+
+                def construct(self, x):
+                    return self.check(x)
+        """, note="the helper returns a tensor"),
+        Valid("""
+            from mindspore import nn, ops
+
+            class Net(nn.Cell):
+                def check(self, x):
+                    if x.shape[0] > 1:
+                        ops.print_("batched")
+
+                def construct(self, x):
+                    self.check(x)
+                    return x
+        """, note="a branch on a shape is folded"),
+        Valid("""
+            from mindspore import nn, ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    if x.sum() > 0:
+                        ops.print_("positive")
+                    return x
+        """, note="the branch in construct itself"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn, ops
+
+            class Net(nn.Cell):
+                def check(self, x):
+                    if x.sum() > 0:
+                        ops.print_("positive")
+
+                def construct(self, x):
+                    self.check(x)
+                    return x
+
+            net = Net()
+            net(ms.Tensor([1.0]))
+        """, line=6),
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            class Net(nn.Cell):
+                def validate(self, x):
+                    if x.max() > 100:
+                        raise ValueError("input out of range")
+                    return None
+
+                def construct(self, x):
+                    self.validate(x)
+                    return x * 2
+
+            Net()(ms.Tensor([1.0]))
+        """, line=6),
+    ]
+
+    def leave_scope(self, scope, ctx) -> None:
+        if not scope.chain or ctx.func is None or not _ends_without_value(ctx.func):
+            return
+        if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in walk_outside_defs(*ctx.func.body)):
+            return
+        for node in walk_outside_defs(*ctx.func.body):
+            if isinstance(node, ast.If) and ctx.kind(node.test).tensor_like:
+                effect = _side_effect(node.body, ctx) or _side_effect(node.orelse, ctx)
+                if effect:
+                    ctx.report(node.test, where=ctx.where, effect=effect)
+                    return
