@@ -81,7 +81,7 @@ FAMILY_MODULES = {
     "dynamic_shape": ("dynamic_shape",),
     "inplace": ("inplace",),
     "side_effect": ("side_effects", "print_in_graph"),
-    "fallback": ("fallback", "host_sync", "graph_outputs", "builtin_fallback", "sequence_ops", "attribute_errors"),
+    "fallback": ("fallback", "host_sync", "graph_outputs", "builtin_fallback", "sequence_ops", "attribute_errors", "python_objects"),
     "syntax": ("unsupported_syntax",),
     "forbidden_api": ("legacy_api", "forbidden_api", "jit_forbidden", "deprecated_api", "outside_graph"),
     "api_signature": ("torch_leftovers", "tensor_habits", "tensor_api", "api_habits", "tensor_signatures"),

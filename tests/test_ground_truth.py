@@ -36,7 +36,7 @@ FAMILY_MODULES = {
     "dynamic_shape": ("dynamic_shape",),
     "inplace": ("inplace",),
     "side_effect": ("side_effects", "print_in_graph"),
-    "fallback": ("fallback", "graph_outputs", "builtin_fallback", "sequence_ops"),
+    "fallback": ("fallback", "graph_outputs", "builtin_fallback", "sequence_ops", "python_objects"),
     "syntax": ("unsupported_syntax",),
     "api": ("jit_forbidden", "deprecated_api", "torch_leftovers", "tensor_signatures", "attribute_errors"),
     "mode": ("dropout",),
