@@ -36,6 +36,7 @@ _HINTS = {
     "slice": "write the slice in the subscript: `x[0:n]` compiles natively",
     "set": "deduplicate in `__init__` (Python), or on tensors with `ops.unique`",
 }
+_CACHE: dict = {}  # id(catalog) -> (catalog, names)
 _GENERIC_HINT = "compute it in `__init__` or before calling the Cell, or use the native operator/`ops.*` equivalent"
 
 
@@ -58,8 +59,12 @@ def interpreted_builtins(ctx) -> FrozenSet[str]:
     the builtin types it has no graph form for (`set`, `reversed`, `slice`, `dict`, `complex`,
     `type`), and the ones it only folds on constants."""
     cat = ctx.catalog
-    return (cat.graph_builtins("interpreted_builtins") | cat.graph_builtins("unsupported_types")
-            | (cat.graph_builtins("constant_folded") - cat.graph_builtins("converted"))) - _OWNED
+    cached = _CACHE.get(id(cat))
+    if cached is None or cached[0] is not cat:
+        names = (cat.graph_builtins("interpreted_builtins") | cat.graph_builtins("unsupported_types")
+                 | (cat.graph_builtins("constant_folded") - cat.graph_builtins("converted"))) - _OWNED
+        cached = _CACHE[id(cat)] = (cat, names)
+    return cached[1]
 
 
 class InterpretedBuiltin(Rule):

@@ -12,6 +12,7 @@ The native replacements come from ``msgraphlint/data/fallback_map.json``
 from __future__ import annotations
 
 import ast
+import builtins
 import json
 import os
 from typing import FrozenSet, Optional
@@ -62,6 +63,7 @@ def third_party_packages() -> FrozenSet[str]:
 
 
 _short = short
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def _tensor_arg(ctx, node: ast.Call) -> Optional[ast.AST]:
@@ -334,8 +336,8 @@ class TensorToNumpy(Rule):
         """`"...".format`, or `.format` of a local name last assigned a string literal
         (`s = "{} {}"; s.format(x, y)`)."""
         if not (isinstance(f, ast.Attribute) and f.attr == "format"):
-            if isinstance(f, ast.Name):  # `fmt = "{}".format; fmt(x)`
-                flow = Flow.of(ctx)
+            if isinstance(f, ast.Name) and f.id not in _BUILTIN_NAMES and f.id not in ctx.imports.names:
+                flow = Flow.of(ctx)  # `fmt = "{}".format; fmt(x)`
                 src = flow.origin(f) if flow is not None else None
                 return src is not None and TensorToNumpy._str_format(src, ctx) and isinstance(src, ast.Attribute)
             return False

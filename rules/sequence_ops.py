@@ -12,11 +12,37 @@ from __future__ import annotations
 import ast
 from typing import Optional, Set
 
+from msgraphlint.astutil import walk_statements
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
 from ._hostvalues import Flow, short, under_string_dispatch
 from ._parsetime import MUTABLE
+
+
+def _seq_names(ctx) -> frozenset:
+    """Names the scope function ever assigns a tuple/list literal (statements only, no
+    parents: the cheap pre-check before ``Flow``)."""
+    func = ctx.values.func if ctx.values is not None else None
+    if func is None:
+        return frozenset()
+    cached = getattr(ctx, "_msg421_seq_names", None)
+    if cached is not None and cached[0] is func:
+        return cached[1]
+    names = set()
+    for stmt in walk_statements(func.body):
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, (ast.Tuple, ast.List)):
+            names.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+    out = frozenset(names)
+    ctx._msg421_seq_names = (func, out)
+    return out
+
+
+def _maybe_seq(e: ast.AST, ctx=None) -> bool:
+    """A tuple/list literal, or a name the function assigns one (without ``ctx``: any name)."""
+    if isinstance(e, (ast.Tuple, ast.List)):
+        return True
+    return isinstance(e, ast.Name) and (ctx is None or e.id in _seq_names(ctx))
 
 
 def _sequence(ctx, e: ast.AST, flow: Optional[Flow]) -> Optional[ast.AST]:
@@ -213,13 +239,16 @@ class SequenceOpFallback(Rule):
     ]
 
     def visit_Subscript(self, node: ast.Subscript, ctx) -> None:
-        if not isinstance(node.ctx, ast.Load) or isinstance(node.slice, ast.Slice):
+        if not isinstance(node.ctx, ast.Load) or isinstance(node.slice, ast.Slice) or not _maybe_seq(node.value, ctx):
             return
+        tensor_index = ctx.kind(node.slice).tensor_like
+        if not tensor_index and not isinstance(node.slice, (ast.Name, ast.Call)):
+            return  # a literal index (the common case): native
         flow = Flow.of(ctx)
         seq = _sequence(ctx, node.value, flow)
         if seq is None:
             return
-        if ctx.kind(node.slice).tensor_like:
+        if tensor_index:
             why = "a tuple/list indexed by a tensor has no graph form"
         elif _varying_scalar(ctx, node.slice, flow) and _irregular(ctx, seq, flow):
             why = f"indexing a tuple/list that mixes {_irregular(ctx, seq, flow)} with a variable index has no graph form"
@@ -228,8 +257,10 @@ class SequenceOpFallback(Rule):
         self._report(node, ctx, why)
 
     def visit_Compare(self, node: ast.Compare, ctx) -> None:
-        flow = Flow.of(ctx)
         operands = [node.left] + list(node.comparators)
+        if not any(_maybe_seq(o, ctx) for o in operands):
+            return
+        flow = Flow.of(ctx)
         for op, left, right in zip(node.ops, operands, operands[1:]):
             if isinstance(op, (ast.In, ast.NotIn)):
                 seq = _sequence(ctx, right, flow)
@@ -256,7 +287,9 @@ class SequenceOpFallback(Rule):
                     return
 
     def visit_BinOp(self, node: ast.BinOp, ctx) -> None:
-        if not isinstance(node.op, ast.Mult):
+        if not isinstance(node.op, ast.Mult) or not (
+                (_maybe_seq(node.left, ctx) and isinstance(node.right, (ast.Name, ast.Call)))
+                or (_maybe_seq(node.right, ctx) and isinstance(node.left, (ast.Name, ast.Call)))):
             return
         flow = Flow.of(ctx)
         for seq_e, n in ((node.left, node.right), (node.right, node.left)):
@@ -269,7 +302,8 @@ class SequenceOpFallback(Rule):
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         f = node.func
-        if not (isinstance(f, ast.Attribute) and f.attr in ("count", "index") and node.args):
+        if not (isinstance(f, ast.Attribute) and f.attr in ("count", "index") and node.args
+                and _maybe_seq(f.value, ctx)):
             return
         flow = Flow.of(ctx)
         seq = _sequence(ctx, f.value, flow)
@@ -343,14 +377,15 @@ class IsLiteralOnVariable(Rule):
     ]
 
     def visit_Compare(self, node: ast.Compare, ctx) -> None:
-        flow = Flow.of(ctx)
+        if not any(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            return
         operands = [node.left] + list(node.comparators)
         for op, left, right in zip(node.ops, operands, operands[1:]):
             if not isinstance(op, (ast.Is, ast.IsNot)):
                 continue
             for lit, other in ((right, left), (left, right)):
                 if isinstance(lit, ast.Constant) and isinstance(lit.value, (int, float, str, bytes)) \
-                        and not isinstance(lit.value, bool) and _varying_scalar(ctx, other, flow):
+                        and not isinstance(lit.value, bool) and _varying_scalar(ctx, other, Flow.of(ctx)):
                     if not under_string_dispatch(ctx, node):
                         ctx.report(node, expr=short(ctx, node, 50), where=ctx.where)
                     return
