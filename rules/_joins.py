@@ -327,9 +327,29 @@ class Joins:
                 env.pop(name, None)
 
     def _if(self, stmt: ast.If, env: Dict[str, Val], path) -> Optional[Dict[str, Val]]:
-        tensor = self.decides(stmt.test)
-        b = self._block(stmt.body, dict(env), path + (_Entry(stmt, "body", tensor),))
-        o = self._block(stmt.orelse, dict(env), path + (_Entry(stmt, "orelse", tensor),))
+        """An ``if`` and its ``elif`` links, walked in source order without recursing per link
+        (a 600-link chain would exhaust the stack): each link's body first, then the final
+        ``else``, then the links joined from the last one back, as the nested walk did."""
+        links = []
+        cur, p = stmt, path
+        while True:
+            tensor = self.decides(cur.test)
+            b = self._block(cur.body, dict(env), p + (_Entry(cur, "body", tensor),))
+            links.append((cur, tensor, b))
+            p = p + (_Entry(cur, "orelse", tensor),)
+            if len(cur.orelse) == 1 and isinstance(cur.orelse[0], ast.If):
+                cur = cur.orelse[0]
+                env = dict(env)
+                self._expressions(cur, env)  # what _stmt does for a nested if
+                continue
+            o = self._block(cur.orelse, dict(env), p)
+            break
+        for link, tensor, b in reversed(links):
+            o = self._join_if(link, tensor, b, o)
+        return o
+
+    def _join_if(self, stmt: ast.If, tensor: bool, b: Optional[Dict[str, Val]],
+                 o: Optional[Dict[str, Val]]) -> Optional[Dict[str, Val]]:
         if b is None:
             return o
         if o is None:
