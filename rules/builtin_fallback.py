@@ -73,8 +73,8 @@ class InterpretedBuiltin(Rule):
     summary = ("`all()` / `any()` / `type()` / `reversed()` / `sorted()` / `set()` … on graph values: builtins "
                "MindSpore has no graph form for run in the interpreter.")
     message = ("`{call}` in graph-mode code ({where}): MindSpore's graph parser has no graph form of the builtin "
-               "`{name}` and folds it only when every argument is a Python constant at parse time; `{value}` is "
-               "(or holds) a graph value, so it runs in the Python interpreter (PyExecute), which cuts the graph")
+               "`{name}` and folds it only when every argument is a Python constant at parse time; {why}, so it runs "
+               "in the Python interpreter (PyExecute), which cuts the graph")
     hint = _GENERIC_HINT
     severity = Severity.WARNING
     report_call_sites = True
@@ -203,17 +203,21 @@ class InterpretedBuiltin(Rule):
             return
         if f.id in ("repr", "format") and node.args and ctx.kind(node.args[0]).tensor_like:
             return  # MSG401 (a tensor's value formatted into a string)
-        value = None
+        value, why = None, ""
         for a in list(node.args) + [k.value for k in node.keywords]:
             a = a.value if isinstance(a, ast.Starred) else a
             value = graph_value(ctx, a)
-            if value is None and f.id == "reversed" and ctx.kind(a) is Kind.CONTAINER:
-                value = a  # `reversed(self.blocks)` over a CellList: 14 PyExecute nodes, then a run-time error
             if value is not None:
+                why = f"`{short(ctx, value, 30)}` is (or holds) a graph value"
+                break
+            if f.id == "reversed" and ctx.kind(a) is Kind.CONTAINER:
+                value = a  # `reversed(self.blocks)` over a CellList: 14 PyExecute nodes, then a run-time error
+                why = (f"`{short(ctx, a, 30)}` is a CellList, which it does not fold either (measured: the loop then "
+                       "fails at run time)")
                 break
         if value is None or ctx.kind(value) is Kind.HOST or under_string_dispatch(ctx, node):
             return  # a value pulled out of a tensor is reported where it is pulled (MSG401/MSG403)
         if _in_error_message(node, ctx):
             return  # runs only on the error path
-        ctx.report(node, hint=_HINTS.get(f.id, _GENERIC_HINT), call=short(ctx, node, 50), name=f.id,
-                   value=short(ctx, value, 30), where=ctx.where)
+        ctx.report(node, hint=_HINTS.get(f.id, _GENERIC_HINT), call=short(ctx, node, 50), name=f.id, why=why,
+                   where=ctx.where)
