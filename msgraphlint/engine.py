@@ -200,6 +200,7 @@ class ModuleEngine:
         self._closures: Dict[int, Dict[str, Kind]] = {}
         self._from_callers: Dict[str, frozenset] = {}
         self._dtypes: Dict[str, Dict[str, str]] = {}  # scope qualname -> parameter -> dtype its callers pass
+        self._pytypes: Dict[str, Dict[str, str]] = {}  # scope qualname -> parameter -> list/tuple/dict its callers write
         self._prepass: Dict[str, Tuple[tuple, ScopeValues]] = {}
         self._inputs: Optional[Inputs] = None
 
@@ -331,12 +332,13 @@ class ModuleEngine:
                            self.class_info(class_name), hints, is_root=is_root,
                            module_consts=consts, helper_returns=self._helper_returns(class_name),
                            from_callers=self._from_callers.get(qualname, frozenset()),
-                           param_dtypes=self._dtypes.get(qualname))
+                           param_dtypes=self._dtypes.get(qualname), param_pytypes=self._pytypes.get(qualname))
 
     def _values_key(self, qualname: str, is_root: bool, enclosing: Tuple[int, ...]) -> tuple:
         hints = self._hints.get(qualname)
         return (is_root, enclosing, tuple(sorted((k, v.value) for k, v in (hints or {}).items())),
-                tuple(sorted((self._dtypes.get(qualname) or {}).items())))
+                tuple(sorted((self._dtypes.get(qualname) or {}).items())),
+                tuple(sorted((self._pytypes.get(qualname) or {}).items())))
 
     def _caller_kinds(self, tree: ast.Module) -> None:
         """Parameter kinds of this module's graph entries from the calls the module makes
@@ -381,6 +383,9 @@ class ModuleEngine:
         for qualname, dtypes in callers.dtypes.items():
             if dtypes:
                 self._dtypes[qualname] = dtypes
+        for qualname, pytypes in callers.pytypes.items():
+            if pytypes:
+                self._pytypes[qualname] = pytypes
 
     def _record_hints(self, func: ast.AST, values: ScopeValues, scope: GraphScope, local_helpers: Dict[str, ast.AST]) -> None:
         guarded = None  # computed on the first call of a local helper: most scopes make none
@@ -470,6 +475,7 @@ class ModuleEngine:
         attrs = tuple(sorted(info.attrs.items())) if info is not None else ()
         hints = tuple(sorted((k, v.value) for k, v in (self._hints.get(scope.qualname) or {}).items()))
         hints += tuple(sorted((self._dtypes.get(scope.qualname) or {}).items()))
+        hints += tuple(sorted(("py:" + k, v) for k, v in (self._pytypes.get(scope.qualname) or {}).items()))
         rules = tuple(sorted({id(r) for handlers in d.graph.values() for r, _ in handlers} | {id(r) for r in d.graph_leave}))
         entry = self._entry_key(func) if not scope.chain else None
         return (scope.qualname, scope.chain, scope.root_site and scope.root_site[1:], self.source.segment(func),

@@ -32,6 +32,7 @@ from .astutil import children_no_ctx
 from .dtypes import constructed_dtype
 from .kinds import Kind, merge
 
+_DISPLAYS = {ast.List: "list", ast.Tuple: "tuple", ast.Dict: "dict"}
 _ITERATORS = frozenset({"create_tuple_iterator", "create_dict_iterator", "create_iterator"})
 _TENSOR_MAKERS = frozenset({"mindspore.Tensor", "mindspore.tensor", "mindspore.Parameter"})
 # text a statement of a plain caller must hold to bind evidence (a tensor, a dataset column, a literal)
@@ -89,6 +90,7 @@ class CallerKinds:
         self._names = {k for k, _q, _f in targets}
         self.targets = self._visible(tree.body, {})
         self.dtypes: Dict[str, Dict[str, Optional[str]]] = {}
+        self.pytypes: Dict[str, Dict[str, Optional[str]]] = {}  # "list"/"tuple"/"dict" every site's display has
         self.graph_funcs = graph_funcs
         self.values_for = values_for
         self.self_attrs = self_attrs
@@ -121,6 +123,7 @@ class CallerKinds:
             self._needles = tuple(live) + tuple(sorted(attrs))
         self._scan_body(self.tree.body, None, None)
         self.dtypes = {q: {p: d for p, d in h.items() if d} for q, h in self.dtypes.items()}
+        self.pytypes = {q: {p: d for p, d in h.items() if d} for q, h in self.pytypes.items()}
         return {q: {p: k for p, k in h.items() if k in (Kind.TENSOR, Kind.CONST, Kind.NONE)}
                 for q, h in self.hints.items()}
 
@@ -208,20 +211,31 @@ class CallerKinds:
         for target, call in calls:
             self._record(target, call, env, values, caller_params)
             self._record_dtypes(target, call, denv if values is None else {})
+            self._record_pytypes(target, call)
 
     def _record_dtypes(self, target: _Target, call: ast.Call, denv: Dict[str, Optional[str]]) -> None:
         """The dtype of each tensor argument the call spells (``Tensor([1])``, a name bound
         to ``Tensor(2, ms.float32)`` in a plain caller), kept only where every site agrees."""
+        self._record_agreed(self.dtypes, target, call, lambda a: self._arg_dtype(a, denv))
+
+    def _record_pytypes(self, target: _Target, call: ast.Call) -> None:
+        """The Python container each argument is written as (``foo([1, 2])``: ``list``; a
+        tuple or dict display likewise), kept only where every site agrees."""
+        self._record_agreed(self.pytypes, target, call, lambda a: _DISPLAYS.get(type(a)))
+
+    @staticmethod
+    def _record_agreed(store: Dict[str, Dict[str, Optional[str]]], target: _Target, call: ast.Call,
+                       value_of: Callable[[ast.AST], Optional[str]]) -> None:
         bound: Dict[str, Optional[str]] = {}
         for i, a in enumerate(call.args):
             if isinstance(a, ast.Starred) or i >= len(target.params):
                 break
-            bound[target.params[i]] = self._arg_dtype(a, denv)
+            bound[target.params[i]] = value_of(a)
         for kw in call.keywords:
             if kw.arg is not None and (kw.arg in target.params or kw.arg in target.kwonly):
-                bound[kw.arg] = self._arg_dtype(kw.value, denv)
-        first = target.qualname not in self.dtypes
-        seen = self.dtypes.setdefault(target.qualname, {})
+                bound[kw.arg] = value_of(kw.value)
+        first = target.qualname not in store
+        seen = store.setdefault(target.qualname, {})
         for p in target.params + target.kwonly:
             d = bound.get(p)
             seen[p] = d if first else (d if seen.get(p) == d else None)

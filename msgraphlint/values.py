@@ -103,10 +103,12 @@ class ScopeValues:
                  cls: Optional[ClassInfo] = None, param_kinds: Optional[Dict[str, Kind]] = None,
                  is_root: bool = True, module_consts: Optional[Dict[str, Kind]] = None,
                  helper_returns=None, from_callers: frozenset = frozenset(),
-                 param_dtypes: Optional[Dict[str, str]] = None) -> None:
+                 param_dtypes: Optional[Dict[str, str]] = None,
+                 param_pytypes: Optional[Dict[str, str]] = None) -> None:
         self.func = func
         self.from_callers = from_callers  # parameters whose kinds come from the project's call sites (paramkinds.py)
         self.param_dtypes = param_dtypes or {}  # parameter -> the dtype every call site's tensor has
+        self.param_pytypes = param_pytypes or {}  # parameter -> "list"/"tuple"/"dict": every call site writes one
         self.imports = imports
         self.module = module
         self.cls = cls

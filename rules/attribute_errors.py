@@ -41,7 +41,11 @@ class NoSuchAttribute(Rule):
 
         Only what is certain is reported: the receiver must be a value the analysis knows is
         a tensor (not a guess from a bare parameter), or a local name every assignment of
-        which in the function is a list, tuple or dict display; the attribute must be
+        which in the function is a list, tuple or dict display, or a parameter of a graph
+        entry that every call site in the module passes such a display and the body never
+        rebinds (MindSpore's own `test_getattr_list_with_wrong_attr`, `..._tuple_...` and
+        `..._dict_...`, `foo([1, 2, 3, 4])` with `getattr(x, "abs2")`, still raise
+        `AttributeError` on 2.10 CPU); the attribute must be
         spelled (`x.name`, or `getattr` with a string literal); names starting with `_` are
         left alone; a lookup inside `try: ... except AttributeError` or a `raise` is skipped.
     """
@@ -128,12 +132,19 @@ class NoSuchAttribute(Rule):
         ctx.report(node, expr=_short(ctx.segment(node)), why=why, advice=advice)
 
     def _owner(self, recv: ast.AST, at: ast.AST, ctx) -> Optional[str]:
+        values = ctx.values
+        if isinstance(recv, ast.Name) and values is not None and recv.id in values.params:
+            # a parameter every call site of the entry writes as a list/tuple/dict display
+            py = getattr(values, "param_pytypes", {}).get(recv.id)
+            if py is not None:
+                return None if _rebound(recv.id, at, ctx) else _SHOWN[{"list": list, "tuple": tuple, "dict": dict}[py]]
         k = ctx.kind(recv)
         if k.tensor_like:
             return "Tensor" if surely_tensor(recv, at, ctx) else None
         if isinstance(recv, (ast.List, ast.Tuple, ast.Dict)):
             return _SHOWN[_DISPLAY[type(recv)]]
-        if isinstance(recv, ast.Name) and k.value in ("pylist", "pydict", "const"):
+        if isinstance(recv, ast.Name) and k.value in ("pylist", "pydict", "const") \
+                and not (values is not None and recv.id in values.params):
             t = _local_display_type(recv.id, at, ctx)
             return _SHOWN[t] if t is not None else None
         return None
@@ -242,6 +253,15 @@ def _assigned_values(name: str, at: ast.AST, ctx) -> Optional[list]:
 
 # id(function node) -> (name -> values, the node kept alive so its id is not reused); emptied per module
 _CACHE: Dict[int, Tuple[Dict[str, Optional[list]], ast.AST]] = {}
+
+
+def _rebound(name: str, at: ast.AST, ctx) -> bool:
+    """Whether a parameter is assigned (or deleted) anywhere in its function."""
+    func = _enclosing_function(at, ctx)
+    if func is None:
+        return True
+    return any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(func)) \
+        or any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(func))
 
 
 def _local_display_type(name: str, at: ast.AST, ctx) -> Optional[type]:

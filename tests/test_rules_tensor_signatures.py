@@ -301,3 +301,40 @@ def test_attributes_only_on_values_surely_tensors_or_local_displays(tmp_path):
     # 31: a local list. Silent: a Cell's output (17, 18), the isinstance-guarded lines (20, 26),
     # the try/except AttributeError (28), a tuple's own `count`, Parameter attributes
     assert [line for _, line, _ in codes_at(found)] == [19, 21, 22, 31], [(f.line, f.message) for f in found]
+
+
+def test_parameters_fed_displays_by_every_caller(tmp_path):
+    src = """
+        import mindspore as ms
+
+
+        def test_dict():
+            @ms.jit
+            def foo(x):
+                return getattr(x, "abs2")()
+
+            foo({"1": 1})
+
+
+        def test_tuple():
+            @ms.jit
+            def foo(x, y):
+                return x.shape, y.shape
+
+            foo((1, 2), (1, 2))
+            foo((3, 4), [3, 4])
+
+
+        def test_rebound():
+            @ms.jit
+            def foo(x):
+                x = ms.Tensor(x)
+                return x.shape
+
+            foo([1, 2])
+    """
+    found = lint([write_tree(tmp_path, {"m.py": src})], select=["MSG508"])
+    # 7: a dict from its one caller; 15: x is a tuple at both calls (y is a tuple at one, a list
+    # at the other: not reported); the rebound parameter is not reported
+    assert [(line, "Dictionary" in f.message or "Tuple" in f.message) for (_, line, _), f in
+            zip(codes_at(found), sorted(found, key=lambda f: f.line))] == [(7, True), (15, True)]
