@@ -4,12 +4,12 @@ length of an ``ms.mutable`` scalar): graph mode raises ``AttributeError`` on 2.1
 from __future__ import annotations
 
 import ast
-from typing import Dict, Optional, Tuple
+from typing import Optional
 
-from msgraphlint.kinds import Kind
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
 from ._guards import maybe_not_compiled
+from ._provenance import _CACHE, assigned_values, rebound, surely_tensor
 
 _DISPLAY = {ast.List: list, ast.Tuple: tuple, ast.Dict: dict}
 _SHOWN = {list: "List", tuple: "Tuple", dict: "Dictionary"}
@@ -137,7 +137,7 @@ class NoSuchAttribute(Rule):
             # a parameter every call site of the entry writes as a list/tuple/dict display
             py = getattr(values, "param_pytypes", {}).get(recv.id)
             if py is not None:
-                return None if _rebound(recv.id, at, ctx) else _SHOWN[{"list": list, "tuple": tuple, "dict": dict}[py]]
+                return None if rebound(recv.id, at, ctx) else _SHOWN[{"list": list, "tuple": tuple, "dict": dict}[py]]
         k = ctx.kind(recv)
         if k.tensor_like:
             return "Tensor" if surely_tensor(recv, at, ctx) else None
@@ -158,7 +158,7 @@ class NoSuchAttribute(Rule):
         if scalar_mutable(e):
             return True
         if isinstance(e, ast.Name):
-            values = _assigned_values(e.id, at, ctx)
+            values = assigned_values(e.id, at, ctx)
             return bool(values) and all(scalar_mutable(v) for v in values)
         return False
 
@@ -166,106 +166,8 @@ class NoSuchAttribute(Rule):
 _TYPES = {"List": list, "Tuple": tuple, "Dictionary": dict}
 
 
-def surely_tensor(e: ast.AST, at: ast.AST, ctx, depth: int = 0) -> bool:
-    """Whether ``e`` is a tensor by its making, not only by the kind analysis (which also
-    calls a Cell's output a tensor, and a Cell may return a tuple, a dict or an output
-    object): a ``Tensor(...)``/``Parameter(...)``, a MindSpore function or a Tensor method
-    the catalog says returns a tensor, arithmetic or indexing on such a value, a
-    ``self.<attr>`` Parameter, a parameter the project's callers pass tensors to, or a local
-    every assignment of which is one of those."""
-    if depth > 8:
-        return False
-    k = ctx.kind(e)
-    if not k.tensor_like:
-        return False
-    if isinstance(e, ast.Name):
-        values = ctx.values
-        if values is not None and e.id in values.params:
-            return e.id in values.from_callers and values.params.get(e.id) is Kind.TENSOR
-        vals = _assigned_values(e.id, at, ctx)
-        return bool(vals) and all(surely_tensor(v, at, ctx, depth + 1) for v in vals)
-    if isinstance(e, ast.Attribute):
-        return k is Kind.PARAMETER and isinstance(e.value, ast.Name) and e.value.id == "self"
-    if isinstance(e, ast.BinOp):
-        return surely_tensor(e.left, at, ctx, depth + 1) or surely_tensor(e.right, at, ctx, depth + 1)
-    if isinstance(e, ast.UnaryOp):
-        return surely_tensor(e.operand, at, ctx, depth + 1)
-    if isinstance(e, ast.Subscript):
-        return surely_tensor(e.value, at, ctx, depth + 1)
-    if isinstance(e, ast.Call):
-        q = ctx.qualname(e.func)
-        if q is not None:
-            return q in ("mindspore.Tensor", "mindspore.tensor", "mindspore.Parameter") or (
-                q.startswith(("mindspore.ops.", "mindspore.mint.", "mindspore.numpy."))
-                and ctx.catalog.function_returns(q) == "tensor" and ctx.catalog.class_kind(q) is None)
-        f = e.func
-        if isinstance(f, ast.Attribute) and surely_tensor(f.value, at, ctx, depth + 1):
-            info = ctx.catalog.tensor_method(f.attr)
-            return info is not None and not info.get("property") and info.get("returns") == "tensor"
-    return False
-
-
-def _enclosing_function(at: ast.AST, ctx) -> Optional[ast.AST]:
-    for anc in ctx.ancestors(at):
-        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return anc
-        if isinstance(anc, (ast.Lambda, ast.ClassDef)):
-            return None
-    return None
-
-
-def _assigned_values(name: str, at: ast.AST, ctx) -> Optional[list]:
-    """Every value ``name`` is bound to in its function (plain ``name = value`` statements),
-    or None when it is bound any other way (a parameter, a loop target, an augmented or
-    tuple assignment, ``global``/``nonlocal``, a nested def) or never in this function."""
-    func = _enclosing_function(at, ctx)
-    if func is None:
-        return None
-    a = func.args  # type: ignore[attr-defined]
-    params = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
-    params |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
-    if name in params:
-        return None
-    cache = _CACHE.setdefault(id(func), ({}, func))[0]
-    if name in cache:
-        return cache[name]
-    values: list = []
-    plain = set()
-    nodes = list(ast.walk(func))
-    for n in nodes:
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
-                and n.targets[0].id == name:
-            values.append(n.value)
-            plain.add(id(n.targets[0]))
-    out: Optional[list] = values or None
-    for n in nodes:
-        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) and id(n) not in plain:
-            out = None
-        elif isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
-            out = None
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not func and n.name == name:
-            out = None
-        elif isinstance(n, ast.ExceptHandler) and n.name == name:
-            out = None
-    cache[name] = out
-    return out
-
-
-# id(function node) -> (name -> values, the node kept alive so its id is not reused); emptied per module
-_CACHE: Dict[int, Tuple[Dict[str, Optional[list]], ast.AST]] = {}
-
-
-def _rebound(name: str, at: ast.AST, ctx) -> bool:
-    """Whether a parameter is assigned (or deleted) anywhere in its function."""
-    func = _enclosing_function(at, ctx)
-    if func is None:
-        return True
-    return any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in ast.walk(func)) \
-        or any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(func))
-
-
 def _local_display_type(name: str, at: ast.AST, ctx) -> Optional[type]:
-    values = _assigned_values(name, at, ctx)
+    values = assigned_values(name, at, ctx)
     if not values:
         return None
     types = {_DISPLAY.get(type(v)) for v in values}

@@ -10,6 +10,7 @@ from msgraphlint.kinds import Kind
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
 from ._guards import maybe_not_compiled
+from ._provenance import surely_tensor
 
 # the literal kinds a call may spell, and which of MindSpore's signature types accept them
 # (measured on 2.10 CPU in graph mode: `number` takes int, float and bool; `int` takes
@@ -96,6 +97,14 @@ def match_overload(over: dict, args: Sequence[ast.AST], keywords: Sequence[ast.k
     return None
 
 
+# Tensor methods of the overload table that Python's list, tuple, dict or str also has: checked
+# only on a receiver that is a tensor by its making (rules/_provenance.py)
+_ALSO_PYTHON = frozenset(n for n in ("index", "sort", "split", "count", "copy", "pop", "insert", "remove",
+                                     "reverse", "get", "update", "keys", "values", "items", "replace", "join",
+                                     "strip", "format", "find", "startswith", "endswith", "lower", "upper")
+                         if hasattr(list, n) or hasattr(tuple, n) or hasattr(dict, n) or hasattr(str, n))
+
+
 def _receiver_and_args(node: ast.Call, ctx) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
     f = node.func
     if not isinstance(f, ast.Attribute):
@@ -134,8 +143,9 @@ class TensorMethodSignature(Rule):
         `int`, a `bool` one no `int`; only `number` takes all three; a list is no `Tuple`).
 
         Only what is certain is reported: the receiver must be a value the analysis knows
-        is a tensor (a Tensor-typed argument from the callers, an ops result...), only
-        literal arguments are type-checked (a name is never guessed), a call with `*args`
+        is a tensor (a Tensor-typed argument from the callers, an ops result...; for `index`,
+        `sort` and `split`, which Python's list and str have too, a tensor by its making,
+        never a Cell's output), only literal arguments are type-checked (a name is never guessed), a call with `*args`
         or `**kwargs` is skipped, and so is a call under a type test (`if isinstance(v, dict):`,
         folded at compile time) or inside a `raise`; so is an overload whose first parameter takes a tuple
         when several positional ints are given (`x.reshape(b, -1)`, `x.permute(0, 2, 1)`
@@ -210,6 +220,8 @@ class TensorMethodSignature(Rule):
             return
         if not ctx.kind(recv).tensor_like or _guessed(ctx, recv):
             return
+        if method in _ALSO_PYTHON and not surely_tensor(recv, node, ctx):
+            return  # `parts.index(v)`, `names.sort(key=...)`, `text.split(",")` on a value only taken for a tensor
         if maybe_not_compiled(node, ctx, ("TypeError",)):
             return  # under a type test or in an error message: compiled only if the branch is taken
         valid = []
@@ -259,7 +271,8 @@ class TensorOperandType(Rule):
         fixtures `api_pos_op_*`).
 
         Only operands the analysis knows: a tensor on one side (not a guess from a bare
-        parameter), and `None`, a string or a tuple/list display on the other. A name that
+        parameter; for a string, a tensor by its making: `text + "_x"` on a Cell's output is
+        string concatenation), and `None`, a string or a tuple/list display on the other. A name that
         may be `None` on one path and a tensor on another (an optional argument) is not
         reported, nor is an operation under a type test or inside a `raise`.
     """
@@ -315,8 +328,8 @@ class TensorOperandType(Rule):
             if isinstance(target, ast.Starred) or not ctx.kind(target).tensor_like or _guessed(ctx, target):
                 continue
             what = self._bad_operand(other, sym, ctx, node)
-            if what is None:
-                continue
+            if what is None or (what == "a string" and not surely_tensor(target, node, ctx)):
+                continue  # (`prefix + "_x"` on a value only taken for a tensor is string concatenation)
             op = f"{sym}=" if aug else sym
             ctx.report(node, expr=_short(ctx.segment(node)),
                        why=f"`{op}` between a tensor and {what}: no overload of the Tensor operation accepts it "

@@ -338,3 +338,35 @@ def test_parameters_fed_displays_by_every_caller(tmp_path):
     # at the other: not reported); the rebound parameter is not reported
     assert [(line, "Dictionary" in f.message or "Tuple" in f.message) for (_, line, _), f in
             zip(codes_at(found), sorted(found, key=lambda f: f.line))] == [(7, True), (15, True)]
+
+
+def test_python_lookalike_methods_need_a_tensor_by_its_making(tmp_path):
+    src = """
+        import mindspore as ms
+        from mindspore import nn
+
+
+        class Names(nn.Cell):
+            def construct(self, x):
+                return "a,b"
+
+
+        class Net(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.names = Names()
+
+            def construct(self, x):
+                text = self.names(x)
+                parts = text.split(",", 1)
+                label = text + "_x"
+                y = x * 2
+                return parts, label, y.split(",", 1), y + "_x"
+
+
+        Net()(ms.Tensor([1.0, 2.0]))
+    """
+    found = lint([write_tree(tmp_path, {"m.py": src})], select=["MSG506", "MSG507"])
+    # a Cell's output is taken for a tensor by the kind analysis, but `split` and `+ "..."` are
+    # also str operations: reported only on `y`, a tensor by its making (line 19)
+    assert codes_at(found) == [("m.py", 19, "MSG506"), ("m.py", 19, "MSG507")], [(f.line, f.message) for f in found]
