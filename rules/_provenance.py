@@ -10,13 +10,14 @@ from typing import Dict, Optional, Tuple
 from msgraphlint.kinds import Kind
 
 
-def surely_tensor(e: ast.AST, at: ast.AST, ctx, depth: int = 0) -> bool:
+def surely_tensor(e: ast.AST, at: ast.AST, ctx, depth: int = 0, pending: frozenset = frozenset()) -> bool:
     """Whether ``e`` is a tensor by its making, not only by the kind analysis (which also
     calls a Cell's output a tensor, and a Cell may return a tuple, a dict or an output
     object): a ``Tensor(...)``/``Parameter(...)``, a MindSpore function or a Tensor method
     the catalog says returns a tensor, arithmetic or indexing on such a value, a
     ``self.<attr>`` Parameter, a parameter the project's callers pass tensors to, or a local
-    every assignment of which is one of those."""
+    every assignment of which is one of those (``y = x * 2`` then ``y = y + b``: a name met
+    again while its own assignments are being judged counts as a tensor)."""
     if depth > 8:
         return False
     k = ctx.kind(e)
@@ -26,16 +27,19 @@ def surely_tensor(e: ast.AST, at: ast.AST, ctx, depth: int = 0) -> bool:
         values = ctx.values
         if values is not None and e.id in values.params:
             return e.id in values.from_callers and values.params.get(e.id) is Kind.TENSOR
+        if e.id in pending:
+            return True
         vals = assigned_values(e.id, at, ctx)
-        return bool(vals) and all(surely_tensor(v, at, ctx, depth + 1) for v in vals)
+        inner = pending | {e.id}
+        return bool(vals) and all(surely_tensor(v, at, ctx, depth + 1, inner) for v in vals)
     if isinstance(e, ast.Attribute):
         return k is Kind.PARAMETER and isinstance(e.value, ast.Name) and e.value.id == "self"
     if isinstance(e, ast.BinOp):
-        return surely_tensor(e.left, at, ctx, depth + 1) or surely_tensor(e.right, at, ctx, depth + 1)
+        return surely_tensor(e.left, at, ctx, depth + 1, pending) or surely_tensor(e.right, at, ctx, depth + 1, pending)
     if isinstance(e, ast.UnaryOp):
-        return surely_tensor(e.operand, at, ctx, depth + 1)
+        return surely_tensor(e.operand, at, ctx, depth + 1, pending)
     if isinstance(e, ast.Subscript):
-        return surely_tensor(e.value, at, ctx, depth + 1)
+        return surely_tensor(e.value, at, ctx, depth + 1, pending)
     if isinstance(e, ast.Call):
         q = ctx.qualname(e.func)
         if q is not None:
@@ -43,7 +47,7 @@ def surely_tensor(e: ast.AST, at: ast.AST, ctx, depth: int = 0) -> bool:
                 q.startswith(("mindspore.ops.", "mindspore.mint.", "mindspore.numpy."))
                 and ctx.catalog.function_returns(q) == "tensor" and ctx.catalog.class_kind(q) is None)
         f = e.func
-        if isinstance(f, ast.Attribute) and surely_tensor(f.value, at, ctx, depth + 1):
+        if isinstance(f, ast.Attribute) and surely_tensor(f.value, at, ctx, depth + 1, pending):
             info = ctx.catalog.tensor_method(f.attr)
             return info is not None and not info.get("property") and info.get("returns") == "tensor"
     return False

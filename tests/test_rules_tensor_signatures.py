@@ -368,5 +368,5 @@ def test_python_lookalike_methods_need_a_tensor_by_its_making(tmp_path):
     """
     found = lint([write_tree(tmp_path, {"m.py": src})], select=["MSG506", "MSG507"])
     # a Cell's output is taken for a tensor by the kind analysis, but `split` and `+ "..."` are
-    # also str operations: reported only on `y`, a tensor by its making (line 19)
-    assert codes_at(found) == [("m.py", 19, "MSG506"), ("m.py", 19, "MSG507")], [(f.line, f.message) for f in found]
+    # also str operations: reported only on `y`, a tensor by its making (line 20)
+    assert codes_at(found) == [("m.py", 20, "MSG506"), ("m.py", 20, "MSG507")], [(f.line, f.message) for f in found]
