@@ -31,6 +31,7 @@ class RuleContext:
         self._sink = sink
         self._parents: dict = {}
         self.class_info = None  # values.ClassInfo of the scope's class, when it has one
+        self.graph_scopes: list = []  # (GraphScope, its def) of the module, for check_module hooks
         self.memo: dict = {}     # per-file memo for rules' own analyses (cleared with the context)
         self._qualnames: dict = {}
         self.func: Optional[ast.AST] = None  # the def of the scope being walked

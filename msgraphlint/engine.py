@@ -535,6 +535,8 @@ class ModuleEngine:
         ctx.scope = ctx.values = ctx.class_info = ctx.func = None
         if d.module:
             _dispatch(tree, d.module, ctx)
+        if d.module_checks and (d.graph or d.graph_leave):
+            ctx.graph_scopes = [(s, self._funcs[s.lineno]) for s in self.scopes if s.lineno in self._funcs]
         for rule in d.module_checks:
             ctx.rule = rule
             rule.check_module(ctx)

@@ -8,46 +8,69 @@ passes unjoinable values is where the failure can be shown.
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Tuple
+import re
+from typing import Dict, Iterator, List, Optional, Tuple
 
-from msgraphlint.astutil import walk_outside_defs
+from msgraphlint.astutil import per_tree, walk_outside_defs
+from msgraphlint.scopes import _all_classes
 from msgraphlint.dtypes import TENSOR_MAKERS, constructed_dtype
 
 from ._joins import line_text, stores, Val, clash
 
-def _is_jit(func: ast.AST) -> bool:
-    for d in getattr(func, "decorator_list", []):
-        text = ast.unparse(d.func if isinstance(d, ast.Call) else d)
-        if text == "jit" or text.endswith(".jit"):
-            return True
-    return False
+# `x and y` / `x or y` between two bare names (not attributes, calls or subscripts)
+_BARE_BOOLOP = re.compile(r"(?<![\w.\])\]])\b[A-Za-z_]\w*\s+(?:and|or)\s+[A-Za-z_]\w*\b(?!\s*[.(\[])")
 
 
-def parameter_joins(tree: ast.AST) -> Dict[int, Tuple[str, List[str], List[Tuple[ast.BoolOp, List[str]]]]]:
+def _exprs_on(body, lines) -> Iterator[ast.AST]:
+    """The expression nodes of the statements in ``body`` (not in nested defs) that start on
+    one of ``lines``, walking only those statements' own expressions."""
+    stack = list(body)
+    while stack:
+        st = stack.pop()
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field, value in ast.iter_fields(st):
+            if field in ("body", "orelse", "finalbody", "handlers"):
+                stack.extend(x for x in value if isinstance(x, ast.stmt))
+                stack.extend(st2 for h in value if isinstance(h, ast.ExceptHandler) for st2 in h.body)
+                continue
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, ast.expr) and any(i in lines for i in range(item.lineno, (item.end_lineno or item.lineno) + 1)):
+                    yield from walk_outside_defs(item)
+
+
+def parameter_joins(ctx) -> Dict[int, Tuple[str, List[str], List[Tuple[ast.BoolOp, List[str]]]]]:
     """id(Cell class or jit function) -> (name, parameters, the ``and``/``or`` expressions of
-    its ``construct``/body whose operands are all parameters it never rebinds)."""
+    its ``construct``/body whose operands are all parameters it never rebinds), over the
+    module's root graph scopes."""
     out = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            func = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "construct"), None)
-            label = f"{node.name}.construct"
-        elif isinstance(node, ast.FunctionDef) and _is_jit(node):
-            func, label = node, node.name
+    for scope, func in ctx.graph_scopes:
+        if scope.chain or scope.kind not in ("construct", "jit"):
+            continue
+        if scope.kind == "construct":
+            owner = next((c for c in per_tree(ctx.source.tree, "all_classes", _all_classes).get(scope.class_name or "", [])
+                          if any(item is func for item in c.body)), None)
+            if owner is None:
+                continue
+            label = f"{owner.name}.construct"
         else:
-            continue
-        if func is None:
-            continue
+            if scope.class_name or not isinstance(func, ast.FunctionDef):
+                continue
+            owner, label = func, func.name
         params = [a.arg for a in func.args.args]
         if params and params[0] in ("self", "cls"):
             params = params[1:]
-        stored = stores(func)
-        joins = []
-        for n in ast.walk(func):
-            if isinstance(n, ast.BoolOp) and all(isinstance(v, ast.Name) and v.id in params and v.id not in stored
-                                                 for v in n.values):
-                joins.append((n, [v.id for v in n.values]))
+        hits = {i for i in range(func.lineno, (func.end_lineno or func.lineno) + 1)
+                if (" and " in (t := ctx.source.line(i)) or " or " in t) and _BARE_BOOLOP.search(t)}
+        if not hits:
+            continue  # no `name and name` in the text: no walk
+        joins = [(n, [v.id for v in n.values]) for n in _exprs_on(func.body, hits)
+                 if isinstance(n, ast.BoolOp) and all(isinstance(v, ast.Name) and v.id in params for v in n.values)]
         if joins:
-            out[id(node)] = (label, params, joins)
+            stored = stores(func)  # a parameter rebound before the `and` is not the caller's value
+            joins = [(n, names) for n, names in joins if not any(v in stored for v in names)]
+        if joins:
+            out[id(owner)] = (label, params, joins)
     return out
 
 

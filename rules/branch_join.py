@@ -209,15 +209,34 @@ class UnjoinableBranches(Rule):
         argument kinds at different sites of the module (one Cell class used with Python
         numbers at one call and with tensors at another): the scope's own kinds are merged to
         unknown, so each call that passes unjoinable values is reported where it is made."""
-        tree = ctx.source.tree
-        entries = parameter_joins(tree)
+        entries = parameter_joins(ctx)
         if entries:
-            CallSites(ctx, entries).scan(tree.body, {}, {})
+            CallSites(ctx, entries).scan(ctx.source.tree.body, {}, {})
+
+    # the walk marks scopes where a tensor decides something; only those are analysed
+    def _mark(self, ctx) -> None:
+        ctx.memo["join_candidate"] = ctx.values
+
+    def visit_If(self, node: ast.If, ctx) -> None:
+        if tensor_decider(ctx, node.test) is not None:
+            self._mark(ctx)
+
+    visit_IfExp = visit_If
+
+    def visit_BoolOp(self, node: ast.BoolOp, ctx) -> None:
+        if tensor_decider(ctx, node.values[0]) is not None:
+            self._mark(ctx)
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        if isinstance(node.func, ast.Subscript) and ctx.kind(node.func.slice).tensor_like:
+            self._mark(ctx)
 
     def leave_scope(self, scope, ctx) -> None:
         values = ctx.values
         if values is None or not isinstance(values.func, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return
+        if ctx.memo.get("join_candidate") is not values:
+            return  # no tensor decides a branch in this scope
         joins = Joins(ctx, values.func)
         done = set()
         problems = joins.problems

@@ -41,8 +41,29 @@ def tensor_decider(ctx, test: ast.AST, any_capture: bool = False, folds: bool = 
     on such a counter (`i = Tensor(0); while i < 3`) still compiled a Switch loop."""
     if not any_capture and ctx.scope is not None and getattr(ctx.scope, "capture_mode", "ast") != "ast":
         return None
-    if folds and ctx.values is not None and literal_tensor(ctx, test):
+    memo = None
+    if ctx.values is not None:
+        held = ctx.memo.get("tensor_decider")
+        if held is None or held[0] is not ctx.values:  # one scope walk's answers at a time
+            held = ctx.memo["tensor_decider"] = (ctx.values, {})
+        memo = held[1]
+    key = (id(test), any_capture, folds)
+    if memo is not None and key in memo:
+        return memo[key]
+    found = _tensor_decider(ctx, test, any_capture, folds)
+    if memo is not None:
+        memo[key] = found
+    return found
+
+
+def _tensor_decider(ctx, test: ast.AST, any_capture: bool, folds: bool) -> Optional[ast.AST]:
+    found = _decider(ctx, test, any_capture, folds)
+    if found is not None and folds and ctx.values is not None and literal_tensor(ctx, test):
         return None
+    return found
+
+
+def _decider(ctx, test: ast.AST, any_capture: bool, folds: bool) -> Optional[ast.AST]:
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "bool" \
             and len(test.args) == 1 and not test.keywords and "bool" not in ctx.imports.names:
         return test if tensor_decider(ctx, test.args[0], any_capture, folds) is not None else None
