@@ -90,7 +90,7 @@ class CallerKinds:
         self._names = {k for k, _q, _f in targets}
         self.targets = self._visible(tree.body, {})
         self.dtypes: Dict[str, Dict[str, Optional[str]]] = {}
-        self.pytypes: Dict[str, Dict[str, Optional[str]]] = {}  # "list"/"tuple"/"dict" every site's display has
+        self.pytypes: Dict[str, Dict[str, Optional[str]]] = {}  # "list"/"tuple"/"dict"/"scalar" every site writes
         self.graph_funcs = graph_funcs
         self.values_for = values_for
         self.self_attrs = self_attrs
@@ -220,8 +220,19 @@ class CallerKinds:
 
     def _record_pytypes(self, target: _Target, call: ast.Call) -> None:
         """The Python container each argument is written as (``foo([1, 2])``: ``list``; a
-        tuple or dict display likewise), kept only where every site agrees."""
-        self._record_agreed(self.pytypes, target, call, lambda a: _DISPLAYS.get(type(a)))
+        tuple or dict display likewise), or ``scalar`` for ``ms.mutable(<int/float/bool>)`` (a
+        variable Python scalar, not a tensor), kept only where every site agrees."""
+        self._record_agreed(self.pytypes, target, call, self._arg_pytype)
+
+    def _arg_pytype(self, a: ast.AST) -> Optional[str]:
+        shown = _DISPLAYS.get(type(a))
+        if shown is not None:
+            return shown
+        if isinstance(a, ast.Call) and len(a.args) == 1 and not a.keywords and isinstance(a.args[0], ast.Constant) \
+                and isinstance(a.args[0].value, (bool, int, float)) \
+                and self._dotted(a.func) in ("mindspore.mutable", "mindspore.graph.mutable"):
+            return "scalar"
+        return None
 
     @staticmethod
     def _record_agreed(store: Dict[str, Dict[str, Optional[str]]], target: _Target, call: ast.Call,

@@ -108,7 +108,7 @@ class ScopeValues:
         self.func = func
         self.from_callers = from_callers  # parameters whose kinds come from the project's call sites (paramkinds.py)
         self.param_dtypes = param_dtypes or {}  # parameter -> the dtype every call site's tensor has
-        self.param_pytypes = param_pytypes or {}  # parameter -> "list"/"tuple"/"dict": every call site writes one
+        self.param_pytypes = param_pytypes or {}  # parameter -> "list"/"tuple"/"dict"/"scalar" (ms.mutable of a number) every call site writes
         self.imports = imports
         self.module = module
         self.cls = cls

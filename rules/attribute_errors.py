@@ -136,7 +136,7 @@ class NoSuchAttribute(Rule):
         if isinstance(recv, ast.Name) and values is not None and recv.id in values.params:
             # a parameter every call site of the entry writes as a list/tuple/dict display
             py = getattr(values, "param_pytypes", {}).get(recv.id)
-            if py is not None:
+            if py in ("list", "tuple", "dict"):
                 return None if rebound(recv.id, at, ctx) else _SHOWN[{"list": list, "tuple": tuple, "dict": dict}[py]]
         k = ctx.kind(recv)
         if k.tensor_like:

@@ -17,6 +17,7 @@ from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
 from ._hostvalues import Flow, short, under_string_dispatch
+from ._provenance import rebound
 from ._parsetime import MUTABLE
 
 
@@ -92,6 +93,30 @@ def _irregular(ctx, seq: ast.AST, flow: Optional[Flow]) -> Optional[str]:
     return " and ".join(sorted(c + ("s" if c in ("tensor", "number", "string") else "") for c in classes))
 
 
+def _mutable_scalar(ctx, e: ast.AST, at: ast.AST) -> bool:
+    """``e`` is built only from constants and parameters every caller passes as
+    ``ms.mutable(<number>)``: a variable Python scalar, not a tensor (`m[a == 1]` with such an
+    ``a`` indexes a tuple of tensors natively; 2.10 CPU: no PyExecute)."""
+    values = ctx.values
+    pytypes = getattr(values, "param_pytypes", None) or {}
+    names = [n for n in ast.walk(e) if isinstance(n, ast.Name)]
+    if not names or any(isinstance(n, ast.Call) for n in ast.walk(e)):
+        return False
+    return all(pytypes.get(n.id) == "scalar" and not rebound(n.id, at, ctx) for n in names)
+
+
+def _decided_by_constants(a: ast.AST, b: ast.AST) -> bool:
+    """Python orders sequences by their first differing elements: when two constants differ
+    before any element that is not a constant, the result is known at compile time
+    (`(1, (x, x + 1)) < (2, (y, y - 1))` folds; 2.10 CPU, jit fullgraph: no PyExecute)."""
+    for ea, eb in zip(a.elts, b.elts):
+        if not (isinstance(ea, ast.Constant) and isinstance(eb, ast.Constant)):
+            return False
+        if ea.value != eb.value:
+            return True
+    return False
+
+
 def _has_tensor(ctx, seq: ast.AST, flow: Optional[Flow], depth: int = 0) -> bool:
     for e in seq.elts:
         if ctx.kind(e).tensor_like:
@@ -161,7 +186,7 @@ class SequenceOpFallback(Rule):
         | `n * seq` | `(1, 2)`; `2 * (x, y)` | `((1, 1), 1)` 1 |
         | `seq.count(v)`, `seq.index(v)` | `(x, y, x).count(x)`, `(x, y).index(y)`, `(1, 2, 1).count(1)` | `(x, y, "a", 1).count(x)` 1, `((x, y), (x + 1, y)).count((x, y))` 1, `(x, y, "a", 1).index(x)` 1 |
         | `seq[i]` | `[x, y][1]`, `[x, y][ms.mutable(1)]`, `m[k]` in `for k in range(2)` | `(1, 2, 3, 4)[t]` 1, `(x, y)[t]` 1, `[x, y][t]` 3 (`t` a tensor); `[x, "a"][ms.mutable(0)]` 2 |
-        | `m < n` | | `((x, x + 1), x + 2) < ((y, y - 1), y + 2)` 1 |
+        | `m < n` | `(1, (x, x + 1)) < (2, (y, y - 1))` (decided by the leading constants: folded, jit `fullgraph=True`) | `((x, x + 1), x + 2) < ((y, y - 1), y + 2)` 1 |
         | `a != 2`, `a == "s"` (Cell `construct`, in an `if`) | `a = (1, 2)`; `a != None`; `self.pad != 0` | `a = [1, 2]` 3, even with constants only |
 
         (`x in (1, y, "m")` with a tensor `x`, `(x, x + 1) == (y, y - 1)` and `x in [y, x + 1]`
@@ -192,6 +217,15 @@ class SequenceOpFallback(Rule):
                 names = ("a", "b", 1)
                 return x * names.index("b")
         """, note="constants only: folded at compile time"),
+        Valid("""
+            import mindspore as ms
+
+            @ms.jit
+            def fn(x, y):
+                m = (1, (x, x + 1))
+                n = (2, (y, y - 1))
+                return m < n, m >= n
+        """, note="the leading constants differ: decided at compile time (no PyExecute on 2.10)"),
         Valid("""
             import mindspore as ms
 
@@ -241,7 +275,7 @@ class SequenceOpFallback(Rule):
     def visit_Subscript(self, node: ast.Subscript, ctx) -> None:
         if not isinstance(node.ctx, ast.Load) or isinstance(node.slice, ast.Slice) or not _maybe_seq(node.value, ctx):
             return
-        tensor_index = ctx.kind(node.slice).tensor_like
+        tensor_index = ctx.kind(node.slice).tensor_like and not _mutable_scalar(ctx, node.slice, node)
         if not tensor_index and not isinstance(node.slice, (ast.Name, ast.Call)):
             return  # a literal index (the common case): native
         flow = Flow.of(ctx)
@@ -282,7 +316,8 @@ class SequenceOpFallback(Rule):
             elif isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
                 a, b = _sequence(ctx, left, flow), _sequence(ctx, right, flow)
                 if a is not None and b is not None and (_has_tensor(ctx, a, flow) or _has_tensor(ctx, b, flow)) \
-                        and any(_sequence(ctx, e, flow) is not None for e in list(a.elts) + list(b.elts)):
+                        and any(_sequence(ctx, e, flow) is not None for e in list(a.elts) + list(b.elts)) \
+                        and not _decided_by_constants(a, b):
                     self._report(node, ctx, "ordering comparison of nested tuples/lists of tensors has no graph form")
                     return
 

@@ -224,3 +224,47 @@ def test_print_of_a_numpy_attribute_says_pyexecute(tmp_path):
     write_tree(tmp_path, {"m.py": src})
     found = {f.line: f.message for f in lint([tmp_path], select=["MSG201"], config_file=None)}
     assert "PyExecute" in found[11] and "PyExecute" not in found[12]
+
+
+def test_tuple_indexed_by_a_mutable_scalar_comparison_is_native(tmp_path):
+    # MindSpore's own test compiles `m[a == 1]` over a tuple of tensors with a = ms.mutable(1)
+    # passed by the caller and asserts the values: 2.10 CPU, no PyExecute. Rebinding `a` to a
+    # tensor reduction makes it a tensor index again (`(x, y)[t]`: 1 node).
+    src = """
+        from mindspore import Tensor, jit, mutable
+
+        @jit
+        def pick(x, a):
+            m = (x, x + 1, x + 2)
+            return m[a == 1], m[a]
+
+        @jit
+        def pick_t(x, a):
+            m = (x, x + 1, x + 2)
+            a = x.sum() > 0
+            return m[a]
+
+        def main():
+            pick(Tensor([1]), mutable(1))
+            pick_t(Tensor([1]), mutable(1))
+    """
+    assert _lines(tmp_path, src, "MSG421") == [12]
+
+
+def test_ordering_decided_by_leading_constants_is_folded(tmp_path):
+    # `(1, (x, x + 1)) < (2, (y, y - 1))`: 0 PyExecute (jit fullgraph); `((x, x + 1), 1) <
+    # ((y, y - 1), 1)`: 1 node
+    src = """
+        import mindspore as ms
+
+        @ms.jit
+        def fn(x, y):
+            m = (1, (x, x + 1))
+            n = (2, (y, y - 1))
+            p = ((x, x + 1), 1)
+            q = ((y, y - 1), 1)
+            folded = m < n
+            interpreted = p < q
+            return folded, interpreted
+    """
+    assert _lines(tmp_path, src, "MSG421") == [10]
