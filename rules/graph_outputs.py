@@ -144,6 +144,11 @@ class _Outputs:
         f = e.func
         if isinstance(f, ast.Name) and f.id in ("list", "sorted") and len(e.args) == 1 and not self.is_local(f.id):
             arg = e.args[0]
+            if isinstance(arg, ast.Call) and self.ctx.qualname(arg.func) in _TENSOR_MAKERS:
+                return False  # list(Tensor([1, 2, 3])): a list of tensors (2.10 CPU: no PyExecute)
+            if f.id == "list" and isinstance(arg, (ast.Tuple, ast.List)) and all(
+                    isinstance(x, ast.Constant) and isinstance(x.value, (bool, int, float)) for x in arg.elts):
+                return False  # list((1, 2, 3)), list((1.0, 2.0)): native (2.10 CPU: no PyExecute; [1, 2, 3] costs 1)
             return self.const_literal(arg) or self._numpy_value(arg)
         if isinstance(f, ast.Attribute) and f.attr == "tolist" and not e.args:
             return self._numpy_value(f.value)
@@ -477,7 +482,10 @@ class PythonObjectOutput(Rule):
         Not affected (measured: no PyExecute): a tensor, an int, a float, a string, a bool,
         `x.shape`, tuples of those (also nested), a list of tensors (`[x, x + 1]`, `[[x]]`, a
         list filled by `append` of tensors), a list mixing tensors and constants (`[x, 1]`),
-        `list(x.shape)` (`sorted(x.shape)` does cost 2 but is not reported), an element read from a global list or dict (`G[0]`), and a `self`
+        `list(x.shape)` (`sorted(x.shape)` does cost 2 but is not reported), `list(Tensor([1, 2, 3]))`
+        (a list of tensors; MindSpore's own test of it compiles with no PyExecute), `list((1, 2, 3))`
+        and `list((1.0, 2.0))` of numbers only (while the display `[1, 2, 3]`, `list(("a", "b"))`,
+        `list((1, "a"))` and `sorted((3, 1, 2))` cost 1 each), an element read from a global list or dict (`G[0]`), and a `self`
         tuple or flag.
 
         Only graph entries are reported: a `jit` function or a Cell that plain Python code of the

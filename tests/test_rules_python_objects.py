@@ -177,3 +177,27 @@ def test_a_helper_that_is_not_named_like_host_code_is_not_evidence():
         def train_step(x):
             return Loss()(x)
     """, "MSG414") == [6]
+
+
+def test_msg414_list_of_a_constant_tensor_is_a_list_of_tensors():
+    # 2.10 CPU, jit called from Python: `return list(Tensor([1, 2, 3]))` is a list of three
+    # tensors, built with no PyExecute; `list((1, 2, 3))` of numbers: no PyExecute either;
+    # `list(("a", "b"))`: 1 node
+    assert _lines("""
+        from mindspore import Tensor, jit
+
+        @jit
+        def tensors():
+            return list(Tensor([1, 2, 3]))
+
+        @jit
+        def ints():
+            return list((1, 2, 3))
+
+        @jit
+        def strings():
+            return list(("a", "b"))
+
+        def main():
+            return tensors(), ints(), strings()
+    """, "MSG414") == [13]
