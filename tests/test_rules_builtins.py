@@ -268,3 +268,41 @@ def test_ordering_decided_by_leading_constants_is_folded(tmp_path):
             return folded, interpreted
     """
     assert _lines(tmp_path, src, "MSG421") == [10]
+
+
+def test_builtins_module_spelling_of_a_converted_builtin_is_native(tmp_path):
+    # `builtins.abs(x)` in @jit: MindSpore's own test passes on 2.10 CPU with no PyExecute node
+    # (abs is in the parser's convert table, catalog graph_builtins.converted)
+    src = """
+        import builtins
+        import mindspore as ms
+
+        @ms.jit
+        def fn(x):
+            return builtins.abs(x)
+    """
+    assert _codes(tmp_path, src, select=["MSG404"]) == []
+
+
+def test_python_facts_about_a_folded_numpy_value_are_folded(tmp_path):
+    # MindSpore's own tests, compiled on 2.10 CPU with no PyExecute node: `y in
+    # Tensor([1, 2]).asnumpy()`, `Tensor([1]).asnumpy() is not None`, and
+    # `getattr(Tensor(np.array([1, 2])).asnumpy(), "__len__")()` returned from the graph.
+    # Returning the NumPy value itself (`return abs(Tensor([-1, 2]).asnumpy())`): 1 node.
+    src = """
+        import mindspore as ms
+        from mindspore import Tensor
+
+        @ms.jit
+        def facts(y):
+            v = Tensor([1, 2]).asnumpy()
+            w = Tensor([1]).asnumpy()
+            attr = "__len__"
+            n = getattr(v, attr)
+            return y in v, w is not None, v.shape, n()
+
+        @ms.jit
+        def value():
+            return abs(Tensor([-1, 2]).asnumpy())
+    """
+    assert _lines(tmp_path, src, "MSG401") == [14]
