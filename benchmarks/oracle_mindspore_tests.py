@@ -22,9 +22,12 @@ read for what it asserts about graph mode:
 * **success**: any other test that calls a graph target outside ``pytest.raises``, has no
   ``pytest.raises`` at all and asserts something: the code compiles and runs. Every finding
   on such a target is listed; one that claims the code does not compile at MindSpore's
-  default syntax level is contradicted by the test (a false positive). Findings that claim a
-  cost (a Switch, a fallback node, a recompile) are neither confirmed nor refuted by a passing
-  test; they are listed for reading, and ``precision`` counts only the contradicted ones.
+  default syntax level is contradicted by the test (a false positive). A finding that claims
+  PyExecute is contradicted when the test, compiled on 2.10 (``scripts/oracle_compile_sample.py
+  --success-claims``), passes with no PyExecute/PyInterpret node at all; with such nodes it is
+  counted as consistent (the node's line is not checked). Other cost claims (a Switch, a
+  recompile) are neither confirmed nor refuted by a passing test; they are listed for reading,
+  and ``precision`` counts only the contradicted ones.
 
 A target's lines are its root scope (``construct``/``bprop``/the jit function) and the helpers
 discovery reached from it, plus the lines of the test's own calls of it (a finding there is
@@ -285,7 +288,10 @@ class TestFile:
         return "GRAPH_MODE" in text or self.module_graph or "jit" in text
 
 
-FALLBACK_CLAIM = re.compile(r"PyExecute|interpreter fallback|runs in the (?:Python )?interpreter")
+FALLBACK_CLAIM = re.compile(r"\bPyExecute\b|interpreter fallback|runs in the (?:Python )?interpreter")
+# what scripts/oracle_compile_sample.py writes for a test that passes on 2.10
+NO_FALLBACK_NODES = "passes with no PyExecute/PyInterpret node"
+FALLBACK_NODES = re.compile(r"passes, \d+ PyExecute/PyInterpret nodes")
 # a finding that predicts the failure a STRICT-level assertion ("In JIT strict mode ...") checks
 STRICT_FAILURE_CLAIM = re.compile(r"under STRICT (?:it )?(?:fails to compile|does not compile|is rejected)"
                                   r"|(?:fails|does not compile) (?:at|under) STRICT")
@@ -301,10 +307,21 @@ def _counts_for(f, fam: str, codes) -> bool:
 
 def _judge(f, test_key: str, verdicts: dict) -> dict:
     """A finding on code its test runs: contradicted when it claims a default-level compile
-    failure, or when a compile recorded in the verdicts file (key
+    failure; when it claims PyExecute and the test, compiled on 2.10 (the verdicts file's
+    test-level entry, ``scripts/oracle_compile_sample.py``), passes with no PyExecute or
+    PyInterpret node at all; or when a compile recorded for the finding itself (key
     ``relpath::test::line::code``) says the claim is false."""
     rec = {"code": f.code, "line": f.line, "message": f.message[:200],
-           "contradicted": bool(FAILURE_CLAIM.search(f.message)) and not STRICT_ONLY.search(f.message)}
+           "contradicted": bool(FAILURE_CLAIM.search(f.message)) and not STRICT_ONLY.search(f.message),
+           "pyexecute_claim": bool(FALLBACK_CLAIM.search(f.message))}
+    test = verdicts.get(test_key)
+    if test and rec["pyexecute_claim"]:
+        ev = test.get("evidence", "")
+        if NO_FALLBACK_NODES in ev:
+            rec["contradicted"] = True
+            rec["evidence"] = ev
+        elif FALLBACK_NODES.search(ev):
+            rec["evidence"] = ev  # consistent: the graph does fall back (the node's line is not checked)
     v = verdicts.get(f"{test_key}::{f.line}::{f.code}")
     if v:
         rec["contradicted"] = v["verdict"] == "FP"
@@ -471,15 +488,23 @@ def table(res) -> Tuple[str, dict]:
     n_find = sum(len(r["findings"]) for r in succ)
     contra = sum(1 for r in succ for f in r["findings"] if f["contradicted"])
     precision = 1 - contra / n_find if n_find else None
+    claims = [f for r in succ for f in r["findings"] if f.get("pyexecute_claim")]
+    checked = [f for f in claims if NO_FALLBACK_NODES in f.get("evidence", "") or FALLBACK_NODES.search(f.get("evidence", ""))]
+    refuted = sum(1 for f in checked if NO_FALLBACK_NODES in f.get("evidence", ""))
     summary["_total"] = {"recall": total_recall, "in_reach": tot["in_reach"], "hit": tot["hit"],
                          "recall_compiled": total_vrecall, "in_reach_compiled": tot["ver"], "hit_compiled": tot["vhit"],
                          "success_tests": len(succ), "success_findings": n_find, "contradicted": contra,
                          "precision_success": precision,
-                         "success_tests_with_findings": sum(1 for r in succ if r["findings"])}
+                         "success_tests_with_findings": sum(1 for r in succ if r["findings"]),
+                         "pyexecute_claims": len(claims), "pyexecute_claims_compiled": len(checked),
+                         "pyexecute_claims_refuted": refuted}
     lines.append("")
     lines.append(f"Tests that assert success: {len(succ)}; findings on their graph code: {n_find}; "
-                 f"contradicted by the test (claim a compile failure at the default level): {contra}; "
+                 f"contradicted (a compile failure claimed at the default level, or PyExecute claimed where "
+                 f"the test's 2.10 compile has no fallback node): {contra}; "
                  f"precision on success tests: {'-' if precision is None else f'{precision:.3f}'}")
+    lines.append(f"PyExecute claims on success tests: {len(claims)}; checked by compiling the test on 2.10: "
+                 f"{len(checked)} ({len(checked) - refuted} consistent, {refuted} refuted)")
     rows = "\n".join(lines)
     return rows, summary
 
@@ -511,7 +536,7 @@ def markdown(res, rows, summary) -> str:
     out.append("## Every finding on code whose test asserts success")
     out.append("")
     out.append("`contradicted` = the finding says the code does not compile at the default level, "
-               "and the test runs it.")
+               "and the test runs it; or it says PyExecute and the test's 2.10 compile has no fallback node.")
     out.append("")
     for r in res["successes"]:
         for f in r["findings"]:

@@ -131,6 +131,9 @@ def main(argv=None) -> int:
     ap.add_argument("--corpus", default=oracle.DEFAULT_CORPUS)
     ap.add_argument("--failures", action="store_true",
                     help="sample the in-reach failure assertions (pytest.raises) instead of the fallback tests")
+    ap.add_argument("--success-claims", action="store_true",
+                    help="compile the tests that assert success where a finding claims PyExecute (its test-level "
+                         "verdict is 'compiles', with the node count the oracle checks the claim against)")
     ap.add_argument("--all", action="store_true", help="every candidate, not a sample (one child per file)")
     ap.add_argument("--recompile", action="store_true", help="judge tests that already have a verdict again")
     args = ap.parse_args(argv)
@@ -141,7 +144,14 @@ def main(argv=None) -> int:
             verdicts = json.load(fh)
     import ast
     cands = []
-    pool = [r for r in res["failures"] if r["reach"] == "in reach"] if args.failures else res["fallbacks"]
+    if args.success_claims:
+        fallback_tests = {r["test"] for r in res["fallbacks"]}
+        pool = [r for r in res["successes"] if r["test"] not in fallback_tests
+                and any(f.get("pyexecute_claim") for f in r["findings"])]
+    elif args.failures:
+        pool = [r for r in res["failures"] if r["reach"] == "in reach"]
+    else:
+        pool = res["fallbacks"]
     seen = set()
     for r in pool:
         if r["test"] in seen or (r["test"] in verdicts and not args.recompile) or "." in r["test"].split("::")[1]:
@@ -168,7 +178,7 @@ def main(argv=None) -> int:
         outs = run_file(args.corpus, rel, names)
         for name in names:
             key, out = f"{rel}::{name}", outs[name]
-            v = _verdict(out, args.failures)
+            v = _success_verdict(out) if args.success_claims else _verdict(out, args.failures)
             print(key, v or ("not judged: " + str(out["error"])), flush=True)
             if v:
                 verdicts[key] = v
@@ -194,6 +204,18 @@ def _verdict(out: dict, failures: bool):
     if out["passed"]:
         return {"verdict": "changed since 2.7", "evidence": "2.10 CPU: passes with no PyExecute/PyInterpret node"}
     return {"verdict": "changed since 2.7", "evidence": f"2.10 CPU: fails: {out['error']}"}
+
+
+def _success_verdict(out: dict):
+    """A test that asserts success: only a pass says how many fallback nodes its graphs have."""
+    if not out["passed"]:
+        return None
+    if out["fallback_nodes"]:
+        v = {"verdict": "compiles", "evidence": f"2.10 CPU: passes, {out['fallback_nodes']} PyExecute/PyInterpret nodes"}
+        if out.get("fallback_lines"):
+            v["fallback_lines"] = out["fallback_lines"]
+        return v
+    return {"verdict": "compiles", "evidence": "2.10 CPU: passes with no PyExecute/PyInterpret node"}
 
 
 def _save(oracle, verdicts) -> None:

@@ -123,3 +123,21 @@ def test_a_finding_on_the_tests_own_call_is_a_hit_and_is_judged_on_success_tests
     assert fail["family"] == "control_flow" and fail["hit"] and fail["findings"] == ["MSG108:20"]
     (success,) = res["successes"]
     assert success["test"].endswith("test_numbers") and success["findings"] == []
+
+
+def test_a_pyexecute_claim_is_judged_by_the_tests_compile():
+    """A finding that claims PyExecute on a test that asserts success is contradicted when the
+    test's 2.10 compile (a test-level verdict) has no fallback node, consistent when it has
+    some; a class name that only contains the word does not make a claim."""
+    class F:
+        def __init__(self, code, line, message):
+            self.code, self.line, self.message = code, line, message
+    claim = F("MSG414", 5, "`foo` is called from Python and its output is a dict: MindSpore builds this output "
+                           "with PyExecute on the host after the graph runs")
+    other = F("MSG201", 6, "`print()` in graph-mode code is compiled into a Print op (in PrintPyExecuteNet.construct)")
+    none = {"t.py::test_a": {"verdict": "compiles", "evidence": "2.10 CPU: passes with no PyExecute/PyInterpret node"}}
+    some = {"t.py::test_a": {"verdict": "compiles", "evidence": "2.10 CPU: passes, 3 PyExecute/PyInterpret nodes"}}
+    assert oracle._judge(claim, "t.py::test_a", none)["contradicted"]
+    assert not oracle._judge(claim, "t.py::test_a", some)["contradicted"]
+    assert not oracle._judge(claim, "t.py::test_a", {})["contradicted"]
+    assert not oracle._judge(other, "t.py::test_a", none)["contradicted"]
