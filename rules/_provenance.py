@@ -76,28 +76,33 @@ def assigned_values(name: str, at: ast.AST, ctx) -> Optional[list]:
     params |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
     if name in params:
         return None
-    cache = _CACHE.setdefault(id(func), ({}, func))[0]
-    if name in cache:
-        return cache[name]
-    values: list = []
+    entry = _CACHE.get(id(func))
+    if entry is None or entry[1] is not func:
+        entry = _CACHE[id(func)] = (_bindings_of(func), func)
+    return entry[0].get(name)
+
+
+def _bindings_of(func: ast.AST) -> Dict[str, Optional[list]]:
+    """For every name bound in ``func`` (one walk): the values of its plain ``name = value``
+    statements, or None when it is also bound any other way."""
+    values: Dict[str, list] = {}
     plain = set()
     nodes = list(ast.walk(func))
     for n in nodes:
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
-                and n.targets[0].id == name:
-            values.append(n.value)
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            values.setdefault(n.targets[0].id, []).append(n.value)
             plain.add(id(n.targets[0]))
-    out: Optional[list] = values or None
+    out: Dict[str, Optional[list]] = dict(values)
     for n in nodes:
-        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) and id(n) not in plain:
-            out = None
-        elif isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
-            out = None
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not func and n.name == name:
-            out = None
-        elif isinstance(n, ast.ExceptHandler) and n.name == name:
-            out = None
-    cache[name] = out
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and id(n) not in plain:
+            out[n.id] = None
+        elif isinstance(n, (ast.Global, ast.Nonlocal)):
+            for name in n.names:
+                out[name] = None
+        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not func:
+            out[n.name] = None
+        elif isinstance(n, ast.ExceptHandler) and n.name:
+            out[n.name] = None
     return out
 
 

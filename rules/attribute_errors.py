@@ -109,14 +109,18 @@ class NoSuchAttribute(Rule):
 
     # ------------------------------------------------------------------
     def _check(self, node: ast.AST, recv: ast.AST, attr: str, ctx) -> None:
+        cat = ctx.catalog
+        on_tensor = cat.tensor_method(attr) is not None or cat.parameter_method(attr) is not None \
+            or hasattr(tuple, attr)
+        if on_tensor and isinstance(recv, (ast.Attribute, ast.Call, ast.Subscript, ast.BinOp)):
+            return  # a name every Tensor has, on a receiver only the Tensor path can judge (cheap exit)
         if ctx.qualname(recv):
             return  # a module or class attribute (another rule's concern)
-        owner = self._owner(recv, node, ctx)
+        owner = self._owner(recv, node, ctx, skip_tensor=on_tensor)
         if owner is None or maybe_not_compiled(node, ctx, ("AttributeError",)):
             return
         if owner == "Tensor":
-            cat = ctx.catalog
-            if cat.tensor_method(attr) is not None or cat.parameter_method(attr) is not None or hasattr(tuple, attr):
+            if on_tensor:
                 return  # (a tuple's own names: some MindSpore functions return tuples of tensors)
             why = (f"MindSpore's Tensor has no attribute `{attr}` (nor has the tuple some MindSpore functions "
                    "return where PyTorch returns a named tuple, `x.max(dim=...)`, `mint.topk`): the graph fails to "
@@ -131,7 +135,7 @@ class NoSuchAttribute(Rule):
             advice = f"check the value's type: a {_TYPES[owner].__name__} has no `{attr}`"
         ctx.report(node, expr=_short(ctx.segment(node)), why=why, advice=advice)
 
-    def _owner(self, recv: ast.AST, at: ast.AST, ctx) -> Optional[str]:
+    def _owner(self, recv: ast.AST, at: ast.AST, ctx, skip_tensor: bool = False) -> Optional[str]:
         values = ctx.values
         if isinstance(recv, ast.Name) and values is not None and recv.id in values.params:
             # a parameter every call site of the entry writes as a list/tuple/dict display
@@ -140,7 +144,7 @@ class NoSuchAttribute(Rule):
                 return None if rebound(recv.id, at, ctx) else _SHOWN[{"list": list, "tuple": tuple, "dict": dict}[py]]
         k = ctx.kind(recv)
         if k.tensor_like:
-            return "Tensor" if surely_tensor(recv, at, ctx) else None
+            return None if skip_tensor or not surely_tensor(recv, at, ctx) else "Tensor"
         if isinstance(recv, (ast.List, ast.Tuple, ast.Dict)):
             return _SHOWN[_DISPLAY[type(recv)]]
         if isinstance(recv, ast.Name) and k.value in ("pylist", "pydict", "const") \

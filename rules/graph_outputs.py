@@ -349,9 +349,12 @@ class _Outputs:
         if self.is_local(name):
             return None
         for body in self._outer_bodies():
-            found = [n for n in _body_statements(body) if isinstance(n, ast.ClassDef) and n.name == name]
-            if found:
-                return found[-1]
+            key = ("msg414_classes", id(body))
+            classes = self.ctx.memo.get(key)
+            if classes is None:  # one walk per body: name -> its last class statement
+                classes = self.ctx.memo[key] = {n.name: n for n in _body_statements(body) if isinstance(n, ast.ClassDef)}
+            if name in classes:
+                return classes[name]
         return None
 
     def _plain_class(self, name: str) -> Optional[ast.ClassDef]:
