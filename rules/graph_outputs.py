@@ -348,6 +348,9 @@ class _Outputs:
         """The class a free name names in this module (or an enclosing function)."""
         if self.is_local(name):
             return None
+        return self._visible_class(name)
+
+    def _visible_class(self, name: str) -> Optional[ast.ClassDef]:
         for body in self._outer_bodies():
             key = ("msg414_classes", id(body))
             classes = self.ctx.memo.get(key)
@@ -359,12 +362,12 @@ class _Outputs:
 
     def _plain_class(self, name: str) -> Optional[ast.ClassDef]:
         """A class of this module (or an enclosing function) with no base classes: a plain
-        Python object, never a Cell or a Tensor."""
-        cls = self.class_def(name)
-        if cls is not None and all(isinstance(b, ast.Name) and b.id == "object" for b in cls.bases) \
-                and not cls.keywords:
-            return cls
-        return None
+        Python object, never a Cell or a Tensor. (The class is looked up before the local
+        bindings: most capitalised calls name a Cell or nothing of this module.)"""
+        cls = self._visible_class(name)
+        if cls is None or not all(isinstance(b, ast.Name) and b.id == "object" for b in cls.bases) or cls.keywords:
+            return None
+        return None if self.is_local(name) else cls
 
     def free_value(self, name: str) -> Optional[ast.AST]:
         return None if self.is_local(name) else self._free_value(name)
