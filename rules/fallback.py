@@ -107,18 +107,17 @@ def _python_fact(n: ast.AST, flow) -> bool:
     if isinstance(n, ast.Compare) and all(isinstance(op, (ast.In, ast.NotIn, ast.Is, ast.IsNot)) for op in n.ops):
         return True
     if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and not n.args and flow is not None:
-        srcs = [a.value for a in flow.assigns.get(n.func.id, ())]
-        return bool(srcs) and all(_getattr_len(src, flow) for src in srcs)
+        return _getattr_len(flow.origin(n.func), flow)
     return False
 
 
-def _getattr_len(e: ast.AST, flow) -> bool:
+def _getattr_len(e: Optional[ast.AST], flow) -> bool:
+    """``e`` is ``getattr(v, "__len__")`` (the name given directly or through a local)."""
     if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "getattr" and len(e.args) >= 2):
         return False
     attr = e.args[1]
     if isinstance(attr, ast.Name):
-        srcs = [a.value for a in flow.assigns.get(attr.id, ())]
-        attr = srcs[0] if len(srcs) == 1 else attr
+        attr = flow.origin(attr)
     return isinstance(attr, ast.Constant) and attr.value == "__len__"
 
 

@@ -196,26 +196,25 @@ def _verdict(out: dict, failures: bool):
         if out["passed"]:
             return {"verdict": "in reach", "evidence": "2.10 CPU: still raises as the test asserts"}
         return {"verdict": "changed since 2.7", "evidence": f"2.10 CPU: the test fails: {out['error']}"}
-    if out["passed"] and out["fallback_nodes"]:
-        v = {"verdict": "in reach", "evidence": f"2.10 CPU: passes, {out['fallback_nodes']} PyExecute/PyInterpret nodes"}
-        if out.get("fallback_lines"):
-            v["fallback_lines"] = out["fallback_lines"]
-        return v
     if out["passed"]:
-        return {"verdict": "changed since 2.7", "evidence": "2.10 CPU: passes with no PyExecute/PyInterpret node"}
+        return _passed("in reach" if out["fallback_nodes"] else "changed since 2.7", out)
     return {"verdict": "changed since 2.7", "evidence": f"2.10 CPU: fails: {out['error']}"}
 
 
 def _success_verdict(out: dict):
     """A test that asserts success: only a pass says how many fallback nodes its graphs have."""
-    if not out["passed"]:
-        return None
-    if out["fallback_nodes"]:
-        v = {"verdict": "compiles", "evidence": f"2.10 CPU: passes, {out['fallback_nodes']} PyExecute/PyInterpret nodes"}
-        if out.get("fallback_lines"):
-            v["fallback_lines"] = out["fallback_lines"]
-        return v
-    return {"verdict": "compiles", "evidence": "2.10 CPU: passes with no PyExecute/PyInterpret node"}
+    return _passed("compiles", out) if out["passed"] else None
+
+
+def _passed(verdict: str, out: dict) -> dict:
+    """A test that passed on 2.10: its fallback nodes (the evidence text the oracle reads back:
+    ``oracle_mindspore_tests.FALLBACK_NODES`` / ``NO_FALLBACK_NODES``) and the lines they name."""
+    if not out["fallback_nodes"]:
+        return {"verdict": verdict, "evidence": "2.10 CPU: passes with no PyExecute/PyInterpret node"}
+    v = {"verdict": verdict, "evidence": f"2.10 CPU: passes, {out['fallback_nodes']} PyExecute/PyInterpret nodes"}
+    if out.get("fallback_lines"):
+        v["fallback_lines"] = out["fallback_lines"]
+    return v
 
 
 def _save(oracle, verdicts) -> None:
