@@ -37,6 +37,12 @@ class RuleContext:
         self.func: Optional[ast.AST] = None  # the def of the scope being walked
         self._python_inputs: Optional[Callable[[], Any]] = None  # entries.Inputs of the module (engine)
 
+    def release(self) -> None:
+        """Forget the file (call it once the file's rules have run): rules memoise objects that
+        hold this context (``memo``), reference cycles the collector, off during a run, would
+        otherwise only free when the run ends (see ``ModuleEngine.release``)."""
+        self.__dict__.clear()
+
     # questions ------------------------------------------------------------------
     @property
     def where(self) -> str:

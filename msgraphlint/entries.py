@@ -55,12 +55,23 @@ class Inputs:
         self.called: Set[int] = set()                                  # ids of defs called from host code
         self.params: Dict[int, Dict[str, List[Value]]] = {}            # def id -> param -> value at each site
         self.self_attrs: Dict[int, Dict[str, List[Value]]] = {}        # construct id -> attr -> value at each site
+        self._frames: List[Dict[str, _Binding]] = []  # every frame of the scan (see release)
+
+    def release(self) -> None:
+        """Empty the scan's frames. A binding holds the chain of frames it resolves in, its own
+        frame included (a reference cycle): emptied, the module's tree is freed as soon as the
+        module is done, not by the cyclic collector, which is off during a run."""
+        for frame in self._frames:
+            frame.clear()
+        self._frames = []
 
 
 def python_called(tree: ast.Module, graph_defs: Set[int]) -> Set[int]:
     """Ids of the function definitions (``jit`` functions, Cells' ``construct``) that plain
     Python code of ``tree`` calls. ``graph_defs``: ids of the module's graph-scope defs."""
-    return python_inputs(tree, graph_defs).called
+    inputs = python_inputs(tree, graph_defs)
+    inputs.release()
+    return inputs.called
 
 
 def python_inputs(tree: ast.Module, graph_defs: Set[int]) -> Inputs:
@@ -80,8 +91,10 @@ def _is_jit(func: ast.AST) -> bool:
     return (isinstance(func, ast.Name) and func.id == "jit") or (isinstance(func, ast.Attribute) and func.attr == "jit")
 
 
-def _frame(body: Sequence[ast.stmt], chain: List[Dict[str, _Binding]], params: Sequence[str] = ()) -> Dict[str, _Binding]:
+def _frame(body: Sequence[ast.stmt], chain: List[Dict[str, _Binding]], params: Sequence[str],
+           out: Inputs) -> Dict[str, _Binding]:
     frame: Dict[str, _Binding] = {p: _UNKNOWN for p in params}  # a parameter shadows outer names
+    out._frames.append(frame)
     assigns: List[ast.Assign] = []
     other: Set[str] = set()
     stack = list(body)
@@ -281,7 +294,10 @@ def _scan(body: Sequence[ast.stmt], chain: List[Dict[str, _Binding]], host: bool
           out: Inputs, params: Sequence[str] = (), nested_host: Optional[bool] = None) -> None:
     """``host``: calls in ``body`` are Python's; ``nested_host``: what a plain def nested here
     inherits (module level: nothing, only its own name counts)."""
-    chain = chain + [_frame(body, chain, params)]
+    outer = chain
+    # the frame (what the body binds) serves lookups of calls in host code and in the defs
+    # nested here; a body that is neither (most methods) never needs it
+    chain = outer + [_frame(body, outer, params, out)] if host else outer
     nested: List[ast.AST] = []
     stack: List[ast.AST] = list(body)
     while stack:
@@ -306,6 +322,8 @@ def _scan(body: Sequence[ast.stmt], chain: List[Dict[str, _Binding]], host: bool
             if found is not None:
                 _record(out, found[0], found[1], n, chain)
         stack.extend(children_no_ctx(n))
+    if nested and not host:
+        chain = outer + [_frame(body, outer, params, out)]
     for d in nested:
         a = d.args  # type: ignore[attr-defined]
         names = [x.arg for x in list(getattr(a, "posonlyargs", [])) + list(a.args) + list(a.kwonlyargs)]

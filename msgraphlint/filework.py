@@ -187,10 +187,15 @@ def _lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, s
     summary = index.module_of_path(path)
     engine = ModuleEngine(source, summary, index, scopes, dispatch, settings.target, cells, scope_cache)
     ctx = RuleContext(source, summary.imports if summary else None, settings.target, engine._sink)
-    engine.run(ctx)
+    try:
+        engine.run(ctx)
+        produced = list(engine.findings)
+    finally:
+        engine.release()
+        ctx.release()
     findings: List[Finding] = []
     callsite: List[Tuple[str, Finding]] = []
-    for finding, scope, rule in engine.findings:
+    for finding, scope, rule in produced:
         findings.append(finding)
         if scope is not None and scope.root_site and getattr(rule, "report_call_sites", False):
             rpath, rline, rcol, rq = scope.root_site

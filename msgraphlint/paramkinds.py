@@ -31,6 +31,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from .astutil import children_no_ctx
 from .dtypes import constructed_dtype
 from .kinds import Kind, merge
+from .source import split_lines
 
 _DISPLAYS = {ast.List: "list", ast.Tuple: "tuple", ast.Dict: "dict"}
 _ITERATORS = frozenset({"create_tuple_iterator", "create_dict_iterator", "create_iterator"})
@@ -112,7 +113,7 @@ class CallerKinds:
                 return {}
             self._by_def = {i: (k, t) for i, (k, t) in self._by_def.items() if k in live}
             self.targets = {k: v for k, v in self.targets.items() if k in live}
-            self._lines = text.splitlines()
+            self._lines = split_lines(text)
             attrs = set()
             prefix = self.modname + "."
             for node in self.tree.body:
@@ -149,8 +150,9 @@ class CallerKinds:
     def _names_a_target(self, func: ast.AST) -> bool:
         if self._lines is None:
             return True
-        seg = self._lines[func.lineno - 1:getattr(func, "end_lineno", func.lineno)]  # type: ignore[attr-defined]
-        return any(n in line for line in seg for n in self._needles)
+        # (lines joined by "\n": no needle holds one, so none matches across two lines)
+        seg = "\n".join(self._lines[func.lineno - 1:getattr(func, "end_lineno", func.lineno)])  # type: ignore[attr-defined]
+        return any(n in seg for n in self._needles)
 
     def _scan_body(self, body: Sequence[ast.stmt], func: Optional[ast.AST], class_name: Optional[str]) -> None:
         outer = self.targets
@@ -169,8 +171,8 @@ class CallerKinds:
         needles = list(self._needles if func is not None else self._needles + _EVIDENCE)
         for stmt in body:
             if self._lines is not None and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                seg = self._lines[stmt.lineno - 1:getattr(stmt, "end_lineno", stmt.lineno)]
-                if not any(n in line for line in seg for n in needles):
+                seg = "\n".join(self._lines[stmt.lineno - 1:getattr(stmt, "end_lineno", stmt.lineno)])
+                if not any(n in seg for n in needles):
                     continue  # names no target and builds no evidence
             for node in _walk_no_defs(stmt, nested, class_name):
                 if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):

@@ -25,6 +25,14 @@ def split_lines(text: str, keepends: bool = False) -> List[str]:
     ``\\r\\n`` and ``\\r`` end a line. ``str.splitlines()`` also splits at form feeds
     (``\\x0c``), vertical tabs, ``\\x1c``-``\\x1e``, ``\\x85``, U+2028 and U+2029, which
     would shift every later line against ast's numbering: never use it on source text."""
+    if "\r" not in text:  # (most files: str.split is several times faster than the regex)
+        out = text.split("\n")
+        if out[-1] == "":
+            out.pop()
+        if keepends:
+            last = len(out) - 1 if not text.endswith("\n") else len(out)
+            out = [line + "\n" if i < last else line for i, line in enumerate(out)]
+        return out
     if not keepends:
         out = _LINE_END.split(text)
         if out and out[-1] == "":

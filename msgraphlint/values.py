@@ -14,7 +14,8 @@ can ask about any node in any order.
 from __future__ import annotations
 
 import ast
-from typing import Dict, FrozenSet, Optional
+from bisect import bisect_left
+from typing import Dict, FrozenSet, Optional, Sequence
 
 from .astutil import children as _children, children_no_ctx
 from .imports import ImportMap
@@ -79,16 +80,22 @@ def _type_test(test: ast.AST, imports) -> Optional[tuple]:
 
 
 
-def _double_starred_names(func) -> FrozenSet[str]:
+def double_starred_names(func, lines: Optional[Sequence[int]] = None) -> FrozenSet[str]:
     """Names ``**``-unpacked in ``func``'s own body (``{**p}``, ``f(**p)``; nested
     ``def``/``lambda`` bodies skipped): Python requires a mapping there, so the name is
-    never a tensor (a Tensor is not a mapping: PyNative raises ``TypeError``)."""
+    never a tensor (a Tensor is not a mapping: PyNative raises ``TypeError``).
+    ``lines``: the sorted numbers of the lines whose text holds ``**``, when known: a
+    statement or expression spanning none of them is not searched."""
     out = set()
     stack = list(func.body) if isinstance(func.body, list) else [func.body]
     while stack:
         n = stack.pop()
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
             continue
+        if lines is not None and isinstance(n, (ast.stmt, ast.expr)):
+            i = bisect_left(lines, n.lineno)
+            if i == len(lines) or lines[i] > (n.end_lineno or n.lineno):
+                continue
         if isinstance(n, ast.Dict):
             out.update(v.id for k, v in zip(n.keys, n.values) if k is None and isinstance(v, ast.Name))
         elif isinstance(n, ast.Call):
@@ -104,7 +111,10 @@ class ScopeValues:
                  is_root: bool = True, module_consts: Optional[Dict[str, Kind]] = None,
                  helper_returns=None, from_callers: frozenset = frozenset(),
                  param_dtypes: Optional[Dict[str, str]] = None,
-                 param_pytypes: Optional[Dict[str, str]] = None) -> None:
+                 param_pytypes: Optional[Dict[str, str]] = None,
+                 mappings: Optional[FrozenSet[str]] = None) -> None:
+        """``mappings``: the names ``**``-unpacked in ``func``'s body (``double_starred_names``),
+        when the caller already knows them; computed here otherwise."""
         self.func = func
         self.from_callers = from_callers  # parameters whose kinds come from the project's call sites (paramkinds.py)
         self.param_dtypes = param_dtypes or {}  # parameter -> the dtype every call site's tensor has
@@ -118,7 +128,7 @@ class ScopeValues:
         self._memo: Dict[int, Kind] = {}
         self._depth = 0
         self.params: Dict[str, Kind] = {}
-        env = self._param_env(func, param_kinds or {}, is_root)
+        env = self._param_env(func, param_kinds or {}, is_root, mappings)
         self.params = dict(env)
         body = func.body if isinstance(func.body, list) else [ast.Return(value=func.body)]
         self.returns: Kind = Kind.NONE
@@ -128,13 +138,17 @@ class ScopeValues:
             self.returns = Kind.NONE
 
     # environment ----------------------------------------------------------------
-    def _param_env(self, func, hints: Dict[str, Kind], is_root: bool) -> Dict[str, Kind]:
+    def _param_env(self, func, hints: Dict[str, Kind], is_root: bool,
+                   mappings: Optional[FrozenSet[str]] = None) -> Dict[str, Kind]:
         env: Dict[str, Kind] = {}
         args = func.args
         positional = list(getattr(args, "posonlyargs", [])) + list(args.args)
         defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
         pairs = list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults))
-        mappings = _double_starred_names(func) if is_root else frozenset()
+        if not is_root:
+            mappings = frozenset()
+        elif mappings is None:
+            mappings = double_starred_names(func)
         for i, (arg, default) in enumerate(pairs):
             if i == 0 and arg.arg in ("self", "cls") and self.cls is not None:
                 env[arg.arg] = Kind.UNKNOWN

@@ -293,8 +293,15 @@ def class_node(ctx) -> Optional[ast.ClassDef]:
     scope = ctx.scope
     if scope is None or not scope.class_name:
         return None
+    memo = getattr(ctx, "memo", None)
+    key = ("class_node", scope.class_name, scope.class_key, scope.lineno)
+    if memo is not None and key in memo:
+        return memo[key]  # (asked for every `self.<attr>(...)` call of a scope)
     from msgraphlint.scopes import class_def_of
-    return class_def_of(ctx.source.tree, scope)
+    found = class_def_of(ctx.source.tree, scope)
+    if memo is not None:
+        memo[key] = found
+    return found
 
 
 def self_attr_values(cls: ast.ClassDef, ctx, skip=()) -> Dict[str, List[ast.expr]]:

@@ -366,7 +366,16 @@ class TensorToNumpy(Rule):
         (`s = "{} {}"; s.format(x, y)`)."""
         if not (isinstance(f, ast.Attribute) and f.attr == "format"):
             if isinstance(f, ast.Name) and f.id not in _BUILTIN_NAMES and f.id not in ctx.imports.names:
-                flow = Flow.of(ctx)  # `fmt = "{}".format; fmt(x)`
+                # `fmt = "{}".format; fmt(x)`: only where the function spells `format` at all
+                func = ctx.values.func if ctx.values is not None else None
+                key = ("spells_format", id(func))
+                has = ctx.memo.get(key)
+                if has is None:
+                    lines = ctx.source.lines[func.lineno - 1:func.end_lineno] if func is not None else ()
+                    has = ctx.memo[key] = any("format" in line for line in lines)
+                if not has:
+                    return False
+                flow = Flow.of(ctx)
                 src = flow.origin(f) if flow is not None else None
                 return src is not None and TensorToNumpy._str_format(src, ctx) and isinstance(src, ast.Attribute)
             return False
