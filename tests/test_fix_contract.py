@@ -212,3 +212,34 @@ def test_sarif_fix_regions_use_character_columns(proj):
     line = WIDE.splitlines()[6]
     assert region["startColumn"] == line.index("y +=") + 1 == result["locations"][0]["physicalLocation"]["region"]["startColumn"]
     assert region["endColumn"] == line.index("  #") + 1
+
+
+def test_split_lines_and_line_starts_agree_with_the_line_end_regex_on_every_text():
+    """split_lines has a str.split fast path (no carriage return) and fixes._line_starts one
+    regex scan; both must equal what the line-end regex alone gives, on texts mixing every
+    line end, form feeds, vertical tabs and a missing last newline."""
+    import random
+
+    from msgraphlint import fixes
+
+    def by_regex(text, keepends):
+        if not keepends:
+            out = source._LINE_END.split(text)
+            return out[:-1] if out and out[-1] == "" else out
+        out, start = [], 0
+        for m in source._LINE_END.finditer(text):
+            out.append(text[start:m.end()])
+            start = m.end()
+        return out + ([text[start:]] if start < len(text) else [])
+
+    rng = random.Random(0)
+    texts = ["", "\n", "a", "a\n", "\n\n", "a\x0cb\n", "\n\na\n\n", "x\r\ny", "x\ry\n"]
+    texts += ["".join(rng.choice("ab \n\r\x0c\x0b") for _ in range(rng.randint(0, 14))) for _ in range(3000)]
+    for text in texts:
+        for keepends in (False, True):
+            assert source.split_lines(text, keepends) == by_regex(text, keepends), (text, keepends)
+        starts = [0]
+        for line in by_regex(text, True):
+            starts.append(starts[-1] + len(line))
+        fixes._STARTS[0] = None
+        assert fixes._line_starts(text) == starts, text
