@@ -44,13 +44,29 @@ def folded(ctx, e: ast.AST, depth: int = 0) -> bool:
         return False
     if ctx.kind(e).constant:
         return True
+    if isinstance(e, ast.Name):
+        # a local (not a tensor by kind) every plain assignment of which is folded in the
+        # scope's own body (`x = np.arange(15).reshape(3, 5)`)
+        if ctx.kind(e).tensor_like or ctx.values is None or e.id in ctx.values.params:
+            return False
+        flow = Flow.of(ctx)
+        if flow is None or e.id not in flow.assigns:
+            return False
+        p = flow.parent(e)
+        while p is not None and p is not flow.func:
+            if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                return False  # a nested def's own name
+            p = flow.parent(p)
+        from ._provenance import bindings_in
+        values = bindings_in(flow.func, e.id) if p is not None else None
+        return bool(values) and all(folded(ctx, v, depth + 1) for v in values)
     if isinstance(e, ast.Call):
         args = [a.value if isinstance(a, ast.Starred) else a for a in e.args] + [k.value for k in e.keywords]
         if not all(folded(ctx, a, depth + 1) for a in args):
             return False
         f = e.func
-        if ctx.is_mindspore(f):
-            return True
+        if ctx.is_mindspore(f) or ctx.is_mindspore(f, "numpy"):
+            return True  # (NumPy of compile-time values runs while the graph is compiled)
         return isinstance(f, ast.Attribute) and ctx.qualname(f) is None and folded(ctx, f.value, depth + 1)
     if isinstance(e, ast.BinOp):
         return folded(ctx, e.left, depth + 1) and folded(ctx, e.right, depth + 1)

@@ -76,6 +76,12 @@ def assigned_values(name: str, at: ast.AST, ctx) -> Optional[list]:
     params |= {p.arg for p in (a.vararg, a.kwarg) if p is not None}
     if name in params:
         return None
+    return bindings_in(func, name)
+
+
+def bindings_in(func: ast.AST, name: str) -> Optional[list]:
+    """``assigned_values`` for a name known to be used in ``func``'s own body (not a nested
+    def's): the values of its plain ``name = value`` statements, or None."""
     entry = _CACHE.get(id(func))
     if entry is None or entry[1] is not func:
         entry = _CACHE[id(func)] = (_bindings_of(func), func)

@@ -227,7 +227,9 @@ class TensorToNumpy(Rule):
           (`return max(Tensor([1, 2, 3]).asnumpy())` in `@jit` 1 node, `return x, v` 1), but
           not when only a Python fact about it is returned: `y in v`, `v is not None`, `v.shape`,
           `getattr(v, "__len__")()` (MindSpore's own tests of each pass on 2.10 CPU with no
-          PyExecute node).
+          PyExecute node). NumPy of constants is computed while compiling too, also through
+          a local: `x = np.arange(15).reshape(3, 5); y = Tensor(np.array(x)).asnumpy()`
+          returning `y.shape` has no PyExecute node, returning `y` has one.
 
         Keep the computation on tensors: `np.tanh(x.asnumpy())` → `ops.tanh(x)`, `np.mean(...)`
         → `ops.mean`/`x.mean()` (the message names the `ops.*` equivalent of the NumPy function

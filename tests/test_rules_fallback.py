@@ -603,3 +603,30 @@ def test_mindspore_op_over_values_of_unknown_kind_is_not_a_tensor_source(tmp_pat
                 return hidden_states.reshape(batch, n_chunks, -1), t.item()
     """})
     assert [(f.line, f.code) for f in found] == [(13, "MSG403")]
+
+
+def test_numpy_of_constants_is_folded_through_a_local(tmp_path):
+    """NumPy of compile-time values runs while the graph is compiled. Measured on 2.10 CPU
+    (validate IR): `x = np.arange(15).reshape(3, 5); y = Tensor(np.array(x)).asnumpy()`
+    returning `y.shape` has no PyExecute node (MindSpore's test_tensor_asnumpy_2); returning
+    `y` has one; the same over `t.asnumpy()` of an input has 30 mentions."""
+    from msgraphlint.runner import run_paths
+
+    (tmp_path / "m.py").write_text(
+        "import numpy as np\nimport mindspore as ms\nfrom mindspore import Tensor\n\n\n"
+        "class Shape(ms.nn.Cell):\n    def construct(self):\n        x = np.arange(15).reshape(3, 5)\n"
+        "        y = Tensor(np.array(x)).asnumpy()\n        return y.shape\n\n\n"
+        "class Value(ms.nn.Cell):\n    def construct(self):\n        x = np.arange(15).reshape(3, 5)\n"
+        "        y = Tensor(np.array(x)).asnumpy()\n        return y\n\n\n"
+        "class FromInput(ms.nn.Cell):\n    def construct(self, t):\n"
+        "        y = Tensor(np.array(t.asnumpy())).asnumpy()\n        return y.shape\n\n\n"
+        "class Rebound(ms.nn.Cell):\n    def construct(self, t):\n        x = np.arange(3)\n        for x in t:\n"
+        "            pass\n        return Tensor(np.array(x)).asnumpy()\n\n\n"
+        "def main():\n    print(Shape()(), Value()(), FromInput()(Tensor(np.ones((2, 2)))), Rebound()(Tensor([1.0])))\n",
+        encoding="utf-8")
+    found = [f for fr in run_paths([str(tmp_path)], select=["MSG401"]).files for f in fr.findings]
+    by_line = {f.line: f.message for f in found}
+    assert sorted(by_line) == [16, 22, 31], by_line  # (Rebound: `x` is also a loop target: not followed)
+    assert "of a constant tensor" in by_line[16] and "is returned from the graph" in by_line[16]
+    assert "pulls tensor data into Python" in by_line[22] and "pulls tensor data into Python" in by_line[31]
+    assert [f.line for f in found].count(22) == 2  # `t.asnumpy()` itself, too
