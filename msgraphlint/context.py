@@ -84,8 +84,11 @@ class RuleContext:
 
     @property
     def catalog(self):
-        from .catalog import get_catalog
-        return get_catalog()
+        cat = self.__dict__.get("_catalog")
+        if cat is None:  # (asked at every attribute and call some rules visit)
+            from .catalog import get_catalog
+            cat = self._catalog = get_catalog()
+        return cat
 
     @property
     def called_from_python(self) -> bool:

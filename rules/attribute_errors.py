@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from msgraphlint.kinds import Kind
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
 from ._guards import maybe_not_compiled
@@ -90,7 +91,11 @@ class NoSuchAttribute(Rule):
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
         if not isinstance(node.ctx, ast.Load) or node.attr.startswith("_"):
             return
-        self._check(node, node.value, node.attr, ctx)
+        recv, values = node.value, ctx.values
+        if isinstance(recv, ast.Name) and values is not None and recv.id in values.params \
+                and recv.id not in values.param_pytypes and ctx.kind(recv) is Kind.UNKNOWN:
+            return  # `self.<attr>` and the like: a parameter of no known type (_owner would say None)
+        self._check(node, recv, node.attr, ctx)
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         f = node.func
