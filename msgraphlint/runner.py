@@ -403,9 +403,11 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
         cached_lines = 0
         for n, f in enumerate(py_files, 1):
             s = fs(f)
-            r = phase1(f, overrides.get(f), keep_source=cached_lines < TREE_CACHE_LINES,
-                       cache=fs.cache(f) if f not in overrides else None, budget=s.file_budget,
-                       per_mb=s.file_budget_per_mb)
+            keep = cached_lines < TREE_CACHE_LINES
+            # a tree not kept would be parsed again for the call edges scope discovery asks
+            # for: take them all now, while the tree is at hand (as the workers do)
+            r = phase1(f, overrides.get(f), keep_source=keep, cache=fs.cache(f) if f not in overrides else None,
+                       budget=s.file_budget, per_mb=s.file_budget_per_mb, eager_calls=not keep)
             if f in overrides and not r.digest and fs.cache(f) is not None:
                 # in-memory text (the passes of --fix): keyed by that text, so files that
                 # depend on it are re-linted when it changes, and it is when it changes
