@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import os
-from bisect import bisect_left
 from collections import defaultdict
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -348,18 +347,12 @@ class ModuleEngine:
                            mappings=self._mappings_of(func) if is_root else None)
 
     def _mappings_of(self, func: ast.AST) -> frozenset:
-        """``values.double_starred_names`` of ``func``, once per def, and without a walk when
-        its body's text has no ``**``."""
+        """``values.double_starred_names`` of ``func``, once per def, searching only the
+        statements on lines whose text holds ``**``."""
         found = self._mappings.get(id(func))
         if found is None:
-            starred = self._starred_lines()
-            if starred is None:  # (a _TreeSource has no text)
-                found = double_starred_names(func)
-            else:
-                i = bisect_left(starred, func.lineno)  # type: ignore[attr-defined]
-                inside = i < len(starred) and starred[i] <= (getattr(func, "end_lineno", None) or func.lineno)  # type: ignore[attr-defined]
-                found = double_starred_names(func, starred) if inside else frozenset()
-            self._mappings[id(func)] = found
+            # (a _TreeSource has no text: every statement is searched)
+            found = self._mappings[id(func)] = double_starred_names(func, self._starred_lines())
         return found
 
     def _starred_lines(self) -> Optional[List[int]]:

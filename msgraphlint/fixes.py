@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, List, Optional, Sequence, Tuple
 
 from .findings import Edit, Finding, Fix, FixSafety
-from .source import _LINE_END, SourceFile, split_lines
+from .source import SourceFile, line_starts, split_lines
 
 
 class FixError(Exception):
@@ -49,10 +49,7 @@ _STARTS: List = [None, None]  # the last text and its line starts (one text gets
 def _line_starts(text: str) -> List[int]:
     if _STARTS[0] is text:
         return _STARTS[1]
-    out = [0]
-    out.extend(m.end() for m in _LINE_END.finditer(text))  # where each line after the first starts
-    if out[-1] < len(text):
-        out.append(len(text))  # the end of a last line without a line break
+    out = line_starts(text)
     _STARTS[0], _STARTS[1] = text, out
     return out
 

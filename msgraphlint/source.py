@@ -48,6 +48,16 @@ def split_lines(text: str, keepends: bool = False) -> List[str]:
     return out
 
 
+def line_starts(text: str) -> List[int]:
+    """The offset where each line starts (lines as ``split_lines`` numbers them), then the
+    end of a last line that has no line break."""
+    out = [0]
+    out.extend(m.end() for m in _LINE_END.finditer(text))
+    if out[-1] < len(text):
+        out.append(len(text))
+    return out
+
+
 def display_path(path: str) -> str:
     """How a path is shown in findings: relative to the working directory when it is
     below it, as given otherwise (and ``<stdin>``-style names unchanged)."""

@@ -17,6 +17,8 @@ from typing import Dict, List, Optional
 
 from msgraphlint.values import Kind
 
+from ._provenance import bindings_in
+
 SCALAR_BUILTINS = ("float", "int", "bool")
 NUMERIC_HOST = frozenset({"numpy", "math", "cmath", "scipy", "random", "statistics"})
 TO_NUMPY = ("asnumpy", "numpy", "tolist")
@@ -55,9 +57,8 @@ def folded(ctx, e: ast.AST, depth: int = 0) -> bool:
         p = flow.parent(e)
         while p is not None and p is not flow.func:
             if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                return False  # a nested def's own name
+                return False  # used inside a nested def or lambda: another scope's name
             p = flow.parent(p)
-        from ._provenance import bindings_in
         values = bindings_in(flow.func, e.id) if p is not None else None
         return bool(values) and all(folded(ctx, v, depth + 1) for v in values)
     if isinstance(e, ast.Call):
