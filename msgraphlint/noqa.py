@@ -2,8 +2,9 @@
 ruff does, so a legacy code base starts clean and new findings stand out.
 
 A finding is suppressed by a comment on its first line (suppressions.py), so the
-comment goes there. An existing ``# noqa: A`` on the line gets the new codes added;
-a bare ``# noqa`` already silences everything. A line whose end lies inside a
+comment goes there. An existing ``# noqa: A`` on the line gets the new codes added
+(a wrong-case spelling of one, ``msg201``, is replaced: codes match exactly); a bare
+``# noqa`` already silences everything. A line whose end lies inside a
 multi-line string or after a backslash continuation cannot hold a comment: those
 findings are counted as not suppressed and listed. The result must still parse, and
 is written atomically in the file's own encoding and line endings, and only if the
@@ -13,12 +14,11 @@ file still holds the bytes that were linted.
 from __future__ import annotations
 
 import io
-import re
 import tokenize
 from typing import Dict, List, Set, Tuple
 
 from .findings import FileResult
-from .suppressions import _NOQA
+from .suppressions import parse_noqa
 
 SKIP_CODES = ("MSG001", "MSG002")  # the file does not parse / a stale suppression itself
 
@@ -43,13 +43,18 @@ def add_to_line(line: str, codes: List[str]) -> str:
     body = line.rstrip()
     hash_at = _comment_start(body)
     if hash_at is not None:
-        m = _NOQA.search(body, hash_at)
-        if m is not None:
-            if m.group("codes") is None:
+        d = parse_noqa(body, hash_at)
+        if d is not None:
+            if d.codes is None:
                 return line  # a bare noqa silences everything already
-            have = [c.strip().upper() for c in re.split(r"[\s,]+", m.group("codes")) if c.strip()]
+            # the codes already there stay as written (other tools' too), except a wrong-case
+            # spelling of a code being added (`msg201` suppresses nothing: it becomes MSG201)
+            have = [c for c in d.codes if c in codes or c.upper() not in codes]
             merged = have + [c for c in codes if c not in have]
-            return body[:m.start()] + "# noqa: " + ", ".join(merged) + body[m.end():]
+            rest = body[d.end:]
+            if rest and not rest[0].isspace():
+                rest = " " + rest
+            return body[:d.start] + "# noqa: " + ", ".join(merged) + rest
     return f"{body}  # noqa: {', '.join(codes)}"
 
 

@@ -4,34 +4,86 @@
   flagged line (the finding's first line) silence those codes; a bare
   ``# msgraphlint: ignore`` or ``# noqa`` silences every code on the line;
 * ``# msgraphlint: skip-file`` anywhere in the file skips the file;
+  ``# msgraphlint: skip-file[MSG201]`` silences those codes in the whole file;
 * a suppression that names one of our (selected) codes but silenced nothing is
   reported as MSG002, so stale suppressions do not pile up.
+
+Codes are matched as ruff matches them: exactly, upper case (``MSG201``; the word
+``noqa`` itself as ``noqa`` or ``NOQA``). Only a directive with no code list at all
+is a blanket: a code list never is, whatever it holds. So ``# noqa: msg201``,
+``# noqa: MSG2O1`` (a letter O) or ``# noqa: MSG999`` suppress nothing, and, as their
+codes look like ours (our prefix in any case, or a code in ``msgraphlint: ignore[...]``),
+they are reported as MSG002 with the code meant (``msg201`` is not a rule code, did
+you mean ``MSG201``?). ``# noqa:`` followed by no code at all suppresses nothing either
+(it is reported where it would have silenced one of our findings). Codes of other
+tools (``E501``, ``F401``; any prefix that no installed rule has) are left alone, as are
+plugin rules' codes, which are matched and reported like the built-in ones.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .findings import Finding, Severity
 from .source import SourceFile
 
-_NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
-_OURS = re.compile(r"#\s*msgraphlint:\s*(?P<what>ignore|skip-file)(?:\[(?P<codes>[^\]]*)\])?")
+_NOQA = re.compile(r"#\s*noqa", re.IGNORECASE)
+_OURS = re.compile(r"#\s*msgraphlint:\s*(?P<what>ignore|skip-file)(?P<codes>\s*\[[^\]]*\])?(?P<bad>\s*[:=])?")
+_COLON = re.compile(r"\s*:")
+# one entry of a code list: letters then a digit, and whatever letters and digits follow
+# (``MSG201``, ``msg201``, ``MSG2O1``); a word without a digit ends the list (a reason)
+_TOKEN = re.compile(r"[\s,]*(?P<tok>[A-Za-z]+[0-9][A-Za-z0-9]*)")
 _CODE = re.compile(r"[A-Z]+[0-9]+")
+_LETTERS = re.compile(r"[A-Za-z]*")
 
 UNUSED_CODE = "MSG002"
+
+
+@dataclass(frozen=True)
+class NoqaDirective:
+    """A ``# noqa`` in a comment: ``start``/``end`` offsets in the comment text (``end``:
+    after the last code, or after ``noqa`` / the colon when there is none); ``codes``
+    as written, None for a bare ``# noqa`` (the blanket)."""
+
+    start: int
+    end: int
+    codes: Optional[Tuple[str, ...]]
+
+
+def parse_noqa(comment: str, pos: int = 0) -> Optional[NoqaDirective]:
+    m = _NOQA.search(comment, pos)
+    if m is None:
+        return None
+    colon = _COLON.match(comment, m.end())
+    if colon is None:
+        return NoqaDirective(m.start(), m.end(), None)
+    end = colon.end()
+    codes: List[str] = []
+    while True:
+        t = _TOKEN.match(comment, end)
+        if t is None:
+            break
+        codes.append(t.group("tok"))
+        end = t.end()
+    return NoqaDirective(m.start(), end, tuple(codes))
+
+
+def _split_codes(text: str) -> Tuple[str, ...]:
+    return tuple(t for t in re.split(r"[\s,]+", text.strip()) if t)
 
 
 @dataclass
 class Suppression:
     line: int
     col: int
-    codes: Optional[Tuple[str, ...]]  # None: all codes
-    style: str                        # "noqa" | "msgraphlint"
+    codes: Optional[Tuple[str, ...]]  # None: all codes; otherwise as written (case kept)
+    style: str                        # "noqa" | "msgraphlint" | "skip-file"
     used: Set[str] = field(default_factory=set)
     used_any: bool = False
+    malformed: bool = False           # ``ignore: MSG201`` / ``ignore=...``: no list we can read
 
 
 @dataclass
@@ -39,11 +91,17 @@ class SuppressionMap:
     by_line: Dict[int, List[Suppression]] = field(default_factory=dict)
     skip_file: bool = False
     texts: Dict[int, str] = field(default_factory=dict)  # the text of each line holding a suppression
+    file_wide: List[Suppression] = field(default_factory=list)  # ``skip-file[MSG201]``
 
     def suppresses(self, finding: Finding) -> bool:
         hit = False
         for sup in self.by_line.get(finding.line, ()):
             if sup.codes is None or finding.code in sup.codes:
+                sup.used.add(finding.code)
+                sup.used_any = True
+                hit = True
+        for sup in self.file_wide:
+            if sup.codes is not None and finding.code in sup.codes:
                 sup.used.add(finding.code)
                 sup.used_any = True
                 hit = True
@@ -60,16 +118,21 @@ def scan(source: SourceFile) -> SuppressionMap:
             out.texts[line] = source.line(line)
         m = _OURS.search(comment)
         if m:
+            bracket = m.group("codes")
+            codes = _split_codes(bracket.strip()[1:-1]) if bracket is not None else None
+            bad = m.group("bad") is not None and bracket is None
             if m.group("what") == "skip-file":
-                out.skip_file = True
+                if codes is None and not bad:
+                    out.skip_file = True
+                else:
+                    out.file_wide.append(Suppression(line, col + m.start(), codes or (), "skip-file", malformed=bad))
                 continue
-            codes = tuple(_CODE.findall(m.group("codes") or "")) or None
-            out.by_line.setdefault(line, []).append(Suppression(line, col + m.start(), codes, "msgraphlint"))
+            out.by_line.setdefault(line, []).append(
+                Suppression(line, col + m.start(), () if bad else codes, "msgraphlint", malformed=bad))
             continue
-        m = _NOQA.search(comment)
-        if m:
-            codes = tuple(c.upper() for c in _CODE.findall(m.group("codes") or "")) or None
-            out.by_line.setdefault(line, []).append(Suppression(line, col + m.start(), codes, "noqa"))
+        d = parse_noqa(comment)
+        if d is not None:
+            out.by_line.setdefault(line, []).append(Suppression(line, col + d.start, d.codes, "noqa"))
     return out
 
 
@@ -94,27 +157,103 @@ def _marked_comments(source: SourceFile):
     return out
 
 
+# what a code list holds -------------------------------------------------------------
+
+def _installed_codes() -> FrozenSet[str]:
+    from .registry import load_rules
+    return frozenset(load_rules())
+
+
+def _letters(code: str) -> str:
+    return _LETTERS.match(code).group().upper()
+
+
+def suggestion(token: str, known: Iterable[str]) -> Optional[str]:
+    """The rule code ``token`` was probably meant to be: its upper case (``msg201``),
+    with O/I/L read as digits after the prefix (``MSG2O1``), or a close spelling."""
+    known = set(known)
+    up = token.upper()
+    if up in known:
+        return up
+    letters = _letters(up)
+    digits = up[len(letters):].translate(str.maketrans("OIL", "011"))
+    for cand in (letters + digits, re.sub(r"^([A-Z]+?)O(?=[0-9])", r"\g<1>0", up)):
+        if cand in known:
+            return cand
+    close = difflib.get_close_matches(up, sorted(known), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def unknown_codes(sup: Suppression, known: FrozenSet[str]) -> List[str]:
+    """The entries of ``sup``'s code list that are meant for msgraphlint but name no rule:
+    every entry of ``msgraphlint: ignore[...]`` / ``skip-file[...]`` that is not a rule
+    code; in a ``# noqa``, those that carry one of our prefixes in any case (``msg201``,
+    ``MSG2O1``, ``MSG999``) while other tools' codes (``E501``) are theirs."""
+    if not sup.codes:
+        return []
+    prefixes = {_letters(c) for c in known}
+    out = []
+    for c in sup.codes:
+        if c in known:
+            continue
+        if sup.style == "noqa" and _letters(c) not in prefixes:
+            continue  # another tool's code (or words); it suppresses none of ours either
+        if c not in out:
+            out.append(c)
+    return out
+
+
 def apply(findings: Sequence[Finding], sups: SuppressionMap, path: str,
-          selected: Set[str], prefix: str = "MSG") -> Tuple[List[Finding], List[Finding]]:
-    """(kept findings, unused-suppression findings)."""
+          selected: Set[str], prefix: str = "MSG",
+          known: Optional[Iterable[str]] = None) -> Tuple[List[Finding], List[Finding]]:
+    """(kept findings, unused-suppression findings). ``known``: every rule code installed
+    (default: the registry's); an entry of a code list outside it never suppresses."""
     kept = [f for f in findings if not sups.suppresses(f)]
     unused: List[Finding] = []
-    if UNUSED_CODE not in selected:
+    if UNUSED_CODE not in selected or not (sups.by_line or sups.file_wide):
         return kept, unused
-    for line, entries in sorted(sups.by_line.items()):
-        for sup in entries:
-            if sup.codes is None:
-                if sup.style == "msgraphlint" and not sup.used_any:
-                    unused.append(_unused(path, sups, sup, "unused `msgraphlint: ignore`: nothing on this line is reported"))
-                continue
-            stale = [c for c in sup.codes if c.startswith(prefix) and c in selected and c not in sup.used and c != UNUSED_CODE]
-            if stale:
-                unused.append(_unused(path, sups, sup, f"unused suppression of {', '.join(stale)}: "
-                                                   f"{'it reports' if len(stale) == 1 else 'they report'} nothing on this line"))
+    known_set = _installed_codes() if known is None else frozenset(known)
+    kept_lines = {f.line for f in kept}
+    entries = [s for _, line_sups in sorted(sups.by_line.items()) for s in line_sups] + list(sups.file_wide)
+    for sup in entries:
+        where = "in this file" if sup.style == "skip-file" else "on this line"
+        if sup.codes is None:
+            if sup.style == "msgraphlint" and not sup.used_any:
+                unused.append(_unused(path, sups, sup, "unused `msgraphlint: ignore`: nothing on this line is reported"))
+            continue
+        parts: List[str] = []
+        hint = None
+        if sup.malformed:
+            spelled = "skip-file" if sup.style == "skip-file" else "ignore"
+            parts.append(f"`msgraphlint: {spelled}` takes its codes in brackets (`{spelled}[MSG201]`): "
+                         "this one suppresses nothing")
+            hint = f"write `# msgraphlint: {spelled}[CODE, ...]`"
+        elif not sup.codes:
+            if sup.style != "noqa":
+                parts.append("the code list is empty: it suppresses nothing")
+            elif sup.line in kept_lines:
+                parts.append("`# noqa:` names no rule code, so it suppresses nothing "
+                             "(write `# noqa: CODE`, or a bare `# noqa` for every code)")
+        stale = [c for c in sup.codes if c.startswith(prefix) and c in selected and c not in sup.used and c != UNUSED_CODE]
+        if stale:
+            parts.append(f"unused suppression of {', '.join(stale)}: "
+                         f"{'it reports' if len(stale) == 1 else 'they report'} nothing {where}")
+        for c in unknown_codes(sup, known_set):
+            meant = suggestion(c, known_set)
+            if meant is not None and meant == c.upper():
+                why = f" (codes are upper case: did you mean `{meant}`?)"
+            elif meant is not None:
+                why = f" (did you mean `{meant}`?)"
+            else:
+                why = ""
+            parts.append(f"`{c}` is not a rule code{why}; it suppresses nothing")
+            hint = "write rule codes as `msgraphlint rules` lists them (upper case, e.g. MSG201), or remove the unknown code"
+        if parts:
+            unused.append(_unused(path, sups, sup, "; ".join(parts), hint))
     return kept, unused
 
 
-def _unused(path: str, sups: SuppressionMap, sup: Suppression, message: str) -> Finding:
+def _unused(path: str, sups: SuppressionMap, sup: Suppression, message: str, hint: Optional[str] = None) -> Finding:
     return Finding(code=UNUSED_CODE, name="unused-suppression", message=message, path=path,
                    line=sup.line, col=sup.col, severity=Severity.INFO,
-                   hint="remove the stale code from the comment", source_line=sups.texts.get(sup.line))
+                   hint=hint or "remove the stale code from the comment", source_line=sups.texts.get(sup.line))

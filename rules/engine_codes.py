@@ -66,11 +66,25 @@ class UnusedSuppression(Rule):
         names an msgraphlint code (or a bare `# msgraphlint: ignore`) but silences no
         finding on its line is reported so it can be deleted. `# noqa` comments that
         name only other tools' codes (E501, F401…) are left alone.
+
+        Codes match exactly, as in ruff: upper case, as `msgraphlint rules` lists them.
+        Only a comment without a code list (`# noqa`, `# msgraphlint: ignore`) silences
+        every code; a code list never does, whatever it holds. An entry that is not a
+        rule code (`msg201`, `MSG2O1` with a letter O, `MSG999`; in a `# noqa`, one that
+        carries an installed rule's prefix in any case) suppresses nothing and is
+        reported here with the code it probably meant: "`msg201` is not a rule code
+        (codes are upper case: did you mean `MSG201`?)". So is `# noqa:` followed by no
+        code where it would have silenced a finding, `# msgraphlint: ignore[]` and
+        `# msgraphlint: ignore: MSG201` (the codes go in brackets).
+        `# msgraphlint: skip-file[MSG201]` silences its codes in the whole file (a bare
+        `skip-file` skips the file); a code of it that silences nothing is reported too.
     """
     hint = "remove the stale code from the comment"
     VALID = [Valid("x = 1  # noqa: E501\n", note="another tool's code"),
              Valid("x = 1  # noqa\n", note="a bare noqa may belong to another tool")]
-    INVALID = [Invalid("import mindspore\nx = 1  # msgraphlint: ignore\n", line=2)]
+    INVALID = [Invalid("import mindspore\nx = 1  # msgraphlint: ignore\n", line=2),
+               Invalid("import mindspore\nx = 1  # noqa: msg201\n", line=2,
+                       note="not a rule code (MSG201 is): it suppresses nothing")]
 
 
 class FixNotWritten(Rule):
