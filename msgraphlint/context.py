@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from .findings import Finding, Fix
 from .imports import ImportMap
@@ -129,21 +129,25 @@ class RuleContext:
 
     # reporting ------------------------------------------------------------------
     def report(self, node: ast.AST, message: Optional[str] = None, *, hint: Optional[str] = None,
-               fix: Optional[Fix] = None, end_node: Optional[ast.AST] = None, **fmt: Any) -> None:
+               fix: Optional[Fix] = None, end_node: Optional[ast.AST] = None,
+               alternatives: Sequence[Fix] = (), **fmt: Any) -> None:
+        """``alternatives``: rewrites for a person to choose from (``Finding.alternatives``;
+        never applied by ``--fix``), held to the same contract as ``fix``."""
         end = end_node or node
         line = getattr(node, "lineno", 1)
         end_line = getattr(end, "end_lineno", None)
         self._emit(line, self._char_col(line, getattr(node, "col_offset", 0)) or 0,
                    end_line, self._char_col(end_line, getattr(end, "end_col_offset", None)) if end_line else None,
-                   message, hint, fix, fmt)
+                   message, hint, fix, fmt, alternatives)
 
     def report_at(self, line: int, col: int = 0, message: Optional[str] = None, *,
                   end_line: Optional[int] = None, end_col: Optional[int] = None,
-                  hint: Optional[str] = None, fix: Optional[Fix] = None, **fmt: Any) -> None:
+                  hint: Optional[str] = None, fix: Optional[Fix] = None,
+                  alternatives: Sequence[Fix] = (), **fmt: Any) -> None:
         """Report at a position: ``col``/``end_col`` are *character* columns (convert ast's
         byte columns with :meth:`char_col`); a fix's edits are in ast's byte columns, as
         for :meth:`report`."""
-        self._emit(line, col, end_line, end_col, message, hint, fix, fmt)
+        self._emit(line, col, end_line, end_col, message, hint, fix, fmt, alternatives)
 
     def char_col(self, line: int, col: Optional[int]) -> Optional[int]:
         """ast columns are UTF-8 byte offsets; findings and edits carry character offsets."""
@@ -171,9 +175,10 @@ class RuleContext:
             CONTRACT_LOG.append((getattr(self.rule, "code", "?"), self.path, edits[0].line if edits else 0, why))
         return checked
 
-    def _emit(self, line, col, end_line, end_col, message, hint, fix, fmt) -> None:
+    def _emit(self, line, col, end_line, end_col, message, hint, fix, fmt, alternatives=()) -> None:
         rule = self.rule
         fix = self._checked_fix(fix)
+        alts = tuple(a for a in (self._checked_fix(a) for a in alternatives) if a is not None)
         text = (message or rule.message).format(**fmt) if fmt else (message or rule.message)
         hint_text = hint if hint is not None else rule.hint
         if hint_text and fmt:
@@ -185,6 +190,6 @@ class RuleContext:
             code=rule.code, name=rule.name, message=text, path=self.path, line=line, col=col,
             end_line=end_line, end_col=end_col, severity=rule.severity, hint=hint_text,
             chain=self.scope.chain if self.scope else (), fix=fix,
-            source_line=self.source.line(line),
+            source_line=self.source.line(line), alternatives=alts,
         )
         self._sink(finding, self.scope, rule)

@@ -521,14 +521,16 @@ class ModuleEngine:
         if len(cache) > 4096:
             cache.clear()
         cache[key] = [(f.with_(line=f.line - base_line, end_line=None if f.end_line is None else f.end_line - base_line,
-                               fix=_shift_fix(f.fix, -base_line), source_line=None), rule)
+                               fix=_shift_fix(f.fix, -base_line), source_line=None,
+                               alternatives=_shift_fixes(f.alternatives, -base_line)), rule)
                       for f, _scope, rule in produced]
 
     def _replay(self, entries, base_line: int, scope: GraphScope) -> None:
         for f, rule in entries:
             line = f.line + base_line
             self.findings.append((f.with_(line=line, end_line=None if f.end_line is None else f.end_line + base_line,
-                                          fix=_shift_fix(f.fix, base_line), source_line=self.source.line(line)),
+                                          fix=_shift_fix(f.fix, base_line), source_line=self.source.line(line),
+                                          alternatives=_shift_fixes(f.alternatives, base_line)),
                                   scope, rule))
 
     # the walk -------------------------------------------------------------------
@@ -623,6 +625,10 @@ class _TreeSource:
     def __init__(self, tree: ast.Module, path: str) -> None:
         self.tree = tree
         self.path = path
+
+
+def _shift_fixes(fixes, delta: int):
+    return tuple(_shift_fix(f, delta) for f in fixes) if fixes and delta else fixes
 
 
 def _shift_fix(fix, delta: int):

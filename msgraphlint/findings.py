@@ -69,6 +69,11 @@ class Finding:
     chain: Tuple[str, ...] = ()         # "called from GPTLayer.construct (model.py:84)", outermost first
     fix: Optional[Fix] = None
     source_line: Optional[str] = None   # the flagged line's text (for reporters and baselines)
+    # rewrites for a person to choose from when the code has more than one reading (MSG510's
+    # `nn.Dropout(0.1)`: `p=0.9` keeps what it does, `p=0.1` is what a PyTorch author meant).
+    # Never applied by --fix, --unsafe-fixes or a fix-all: they apply ``fix`` only, which such
+    # a finding leaves None; editors offer each as a code action.
+    alternatives: Tuple[Fix, ...] = ()
 
     @property
     def sort_key(self):

@@ -28,11 +28,19 @@ class DropoutKeepProb(Rule):
         instead", logged by 2.10) and documented to be removed. A positional argument
         still binds to `keep_prob`: `nn.Dropout(0.1)` — a PyTorch habit meaning "drop
         10%" — keeps 10% and drops 90% (measured: `nn.Dropout(0.9).keep_prob == 0.9`,
-        `.p is None`). That case is an error; `keep_prob=` is a warning.
+        `.p is None`; a training-mode `nn.Dropout(0.1)` zeroes 90% of a ones tensor,
+        `nn.Dropout(p=0.1)` 10%). That case is an error; `keep_prob=` is a warning.
 
         Fix (safe, same behaviour): `keep_prob=k` → `p=1 - k` (a literal is folded:
-        `keep_prob=0.9` → `p=0.1`); a positional `k` → `p=1 - k`, which keeps today's
-        behaviour — check that the number meant what MindSpore does with it.
+        `keep_prob=0.9` → `p=0.1`).
+
+        A positional `k` has two readings, and only its author knows which one is meant,
+        so `--fix` and `--unsafe-fixes` leave it alone. The message names both, and the
+        finding carries both as alternative fixes (`Finding.alternatives`, which nothing
+        applies on its own): `p=1 - k` (`nn.Dropout(0.1)` → `p=0.9`) keeps what the code
+        does today, drops 90%; `p=k` (`p=0.1`) is what a PyTorch author meant, drops
+        10%, and changes training. Applying the first silently would also silence the
+        warning on what is almost always a bug.
     """
     VALID = [
         Valid("""
@@ -55,10 +63,7 @@ class DropoutKeepProb(Rule):
         Invalid("""
             import mindspore.nn as nn
             drop = nn.Dropout(0.1)
-        """, line=2, note="drops 90%", expected_fix="""
-            import mindspore.nn as nn
-            drop = nn.Dropout(p=0.9)
-        """),
+        """, line=2, note="drops 90%: two readings, no automatic fix (p=0.9 keeps it, p=0.1 is PyTorch's)"),
         Invalid("""
             import mindspore.nn as nn
             def make(rate):
@@ -80,15 +85,31 @@ class DropoutKeepProb(Rule):
         elif node.args and not any(k.arg == "p" for k in node.keywords):
             arg = node.args[0]
             val = ctx.segment(arg)
-            ctx.report(arg, what=f"`nn.Dropout({val})` binds {val} to `keep_prob` in MindSpore: it KEEPS {val} of the "
-                                 f"values (PyTorch's Dropout({val}) drops {val}); write `p=` explicitly",
-                       fix=self._fix(arg, arg, ctx, keyword=False))
+            keep = self._fix(arg, arg, ctx, keyword=False)
+            meant = Fix(f"use p={val} (PyTorch's reading: drop {val}; changes what the code does)",
+                        (Edit(arg.lineno, arg.col_offset, arg.end_lineno, arg.end_col_offset, f"p={val}"),),
+                        FixSafety.UNSAFE)
+            new = keep.edits[0].text
+            k = _number(arg)
+            if k is not None and 0 <= k <= 1:
+                what = (f"`nn.Dropout({val})` binds {val} to `keep_prob` in MindSpore: it keeps {_pct(k)} and drops "
+                        f"{_pct(1 - k)} of the values (PyTorch's `Dropout({val})` drops {_pct(k)}); write `p=` "
+                        f"explicitly: `{new}` keeps what it does now (drops {_pct(1 - k)}), `p={val}` is what a "
+                        f"PyTorch author meant (drops {_pct(k)})")
+            else:
+                what = (f"`nn.Dropout({val})` binds {val} to `keep_prob` in MindSpore: it KEEPS {val} of the values "
+                        f"(PyTorch's `Dropout({val})` drops {val}); write `p=` explicitly: `{new}` keeps what it does "
+                        f"now, `p={val}` is what a PyTorch author meant")
+            # two readings: no `fix` (--fix / --unsafe-fixes would have to guess); both are offered
+            ctx.report(arg, what=what, alternatives=(
+                Fix(f"use {new} (keeps today's behaviour: MindSpore reads {val} as keep_prob)", keep.edits,
+                    FixSafety.UNSAFE, drops=keep.drops), meant))
 
     @staticmethod
     def _fix(target, value, ctx, keyword: bool):
         drops = ("keep_prob",) if keyword else ()
-        if isinstance(value, ast.Constant) and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
-            new = repr(round(1 - float(value.value), 10))
+        if _number(value) is not None:
+            new = repr(round(1 - _number(value), 10))
             drops += (ctx.segment(value),)  # the literal is folded
         else:
             seg = ctx.segment(value)
@@ -97,6 +118,17 @@ class DropoutKeepProb(Rule):
                                                   target.end_col_offset, f"p={new}"),), FixSafety.SAFE,
                    proof="MindSpore 2.10's Dropout computes p = 1 - keep_prob when p is not given (the same mask rate)",
                    drops=drops)
+
+
+def _number(node: ast.AST):
+    """The value of an int or float literal, else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return float(node.value)
+    return None
+
+
+def _pct(x: float) -> str:
+    return f"{round(x * 100, 6):g}%"
 
 
 def _is_flag(node: ast.AST) -> bool:
