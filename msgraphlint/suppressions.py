@@ -25,6 +25,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .findings import Finding, Severity
@@ -164,6 +165,11 @@ def _installed_codes() -> FrozenSet[str]:
     return frozenset(load_rules())
 
 
+@lru_cache(maxsize=8)
+def _prefixes(known: FrozenSet[str]) -> FrozenSet[str]:
+    return frozenset(_letters(c) for c in known)
+
+
 def _letters(code: str) -> str:
     return _LETTERS.match(code).group().upper()
 
@@ -171,7 +177,11 @@ def _letters(code: str) -> str:
 def suggestion(token: str, known: Iterable[str]) -> Optional[str]:
     """The rule code ``token`` was probably meant to be: its upper case (``msg201``),
     with O/I/L read as digits after the prefix (``MSG2O1``), or a close spelling."""
-    known = set(known)
+    return _suggestion(token, known if isinstance(known, frozenset) else frozenset(known))
+
+
+@lru_cache(maxsize=4096)
+def _suggestion(token: str, known: FrozenSet[str]) -> Optional[str]:
     up = token.upper()
     if up in known:
         return up
@@ -180,8 +190,13 @@ def suggestion(token: str, known: Iterable[str]) -> Optional[str]:
     for cand in (letters + digits, re.sub(r"^([A-Z]+?)O(?=[0-9])", r"\g<1>0", up)):
         if cand in known:
             return cand
-    close = difflib.get_close_matches(up, sorted(known), n=1, cutoff=0.8)
+    close = difflib.get_close_matches(up, _sorted(known), n=1, cutoff=0.8)
     return close[0] if close else None
+
+
+@lru_cache(maxsize=8)
+def _sorted(known: FrozenSet[str]) -> List[str]:
+    return sorted(known)
 
 
 def unknown_codes(sup: Suppression, known: FrozenSet[str]) -> List[str]:
@@ -191,7 +206,7 @@ def unknown_codes(sup: Suppression, known: FrozenSet[str]) -> List[str]:
     ``MSG2O1``, ``MSG999``) while other tools' codes (``E501``) are theirs."""
     if not sup.codes:
         return []
-    prefixes = {_letters(c) for c in known}
+    prefixes = _prefixes(known)
     out = []
     for c in sup.codes:
         if c in known:
