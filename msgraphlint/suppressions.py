@@ -37,7 +37,6 @@ _COLON = re.compile(r"\s*:")
 # one entry of a code list: letters then a digit, and whatever letters and digits follow
 # (``MSG201``, ``msg201``, ``MSG2O1``); a word without a digit ends the list (a reason)
 _TOKEN = re.compile(r"[\s,]*(?P<tok>[A-Za-z]+[0-9][A-Za-z0-9]*)")
-_CODE = re.compile(r"[A-Z]+[0-9]+")
 _LETTERS = re.compile(r"[A-Za-z]*")
 
 UNUSED_CODE = "MSG002"
