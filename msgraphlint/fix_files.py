@@ -15,6 +15,12 @@
 
 Symlinked files are fixed through the link: the target's text changes, the link stays
 (each real file is fixed once however many links name it). Hard links are kept.
+
+Fixes are bound to their file by identity, never by position: each re-lint's results are
+matched to the files by the path every result carries (``runner.results_by_path``), and
+the fixes applied to a file are only those of findings that name that file. A result
+missing for a file, or a fixable finding naming another file, is a bug: that file gets an
+internal-error finding (``MSG000``) and nothing is written to it.
 """
 
 from __future__ import annotations
@@ -25,11 +31,12 @@ from dataclasses import dataclass
 from typing import Dict, List, Set, Tuple
 
 from . import runner
+from .filework import INTERNAL_ERROR_CODE
 from .findings import FileResult, Finding, Severity
 from .fixes import FileFix, FixError, eligible, encode_like, fix_text
-from .runner import RunResult
+from .runner import PairingError, RunResult
 from .safe_write import Changed, NotWritten, replace_if_unchanged
-from .source import SourceError, SourceFile
+from .source import SourceError, SourceFile, display_path
 
 NOT_WRITTEN_CODE = "MSG003"
 NOT_WRITTEN_NAME = "fix-not-written"
@@ -77,7 +84,17 @@ def _lint(paths: List[str], settings, texts: Dict[str, str], cache=None) -> Dict
         by_path = {p: settings(p) for p in paths}
         settings = runner.PerFile(by_path[paths[0]], by_path, default_cache=cache)
     result = runner._run_files(list(paths), settings, 1, dict(texts), cache)
-    return {p: fr for p, fr in zip(paths, result.files)}
+    return runner.results_by_path(paths, result.files)  # by each result's own path: Python files come first
+
+
+def _foreign(path: str, fr: FileResult, unsafe: bool) -> str:
+    """Why the fixes of ``fr`` must not be applied to ``path`` ("" when they may): the
+    result, or one of its fixable findings, belongs to another file."""
+    own = display_path(path)
+    if fr.path != own:
+        return f"the result linted for {fr.path} was paired with {own}"
+    other = next((f.path for f in fr.findings if eligible(f, unsafe) and f.path != own), None)
+    return f"a fix computed for {other} was offered for {own}" if other is not None else ""
 
 
 def _not_written(path: str, reason: str) -> Finding:
@@ -87,12 +104,21 @@ def _not_written(path: str, reason: str) -> Finding:
                    hint="make the file writable and run --fix again, or apply the fixes by hand (--diff shows them)")
 
 
+def _internal(path: str, reason: str) -> Finding:
+    return Finding(code=INTERNAL_ERROR_CODE, name="internal-error", path=display_path(path), line=1, col=0,
+                   severity=Severity.ERROR,
+                   message=f"internal error while fixing this file ({reason}); none of its fixes were written",
+                   hint="this is a bug in msgraphlint: please report it with the files (or reduced copies), "
+                        "`msgraphlint --version` and the Python version")
+
+
 def _fix_round(paths: List[str], settings, snaps: Dict[str, _Snapshot], unsafe: bool, max_passes: int,
-               errors: List[str], links: Dict[str, str],
-               cache: "_MemoryCache") -> Tuple[Dict[str, FileResult], Dict[str, Tuple[str, int]]]:
+               errors: List[str], links: Dict[str, str], cache: "_MemoryCache",
+               foreign: Dict[str, str]) -> Tuple[Dict[str, FileResult], Dict[str, Tuple[str, int]]]:
     """Fix the snapshots in memory, re-linting the whole run after each pass. Returns the
     findings of the final texts and {path: (fixed text, fixes applied)} of changed files.
-    ``links`` maps other names of a snapshot's file to the snapshot's path."""
+    ``links`` maps other names of a snapshot's file to the snapshot's path; a file whose
+    result belongs to another file is recorded in ``foreign`` and left unchanged."""
     current = {p: s.source.text for p, s in snaps.items()}
     applied: Dict[str, int] = {p: 0 for p in snaps}
     stuck: Set[str] = set()
@@ -111,6 +137,11 @@ def _fix_round(paths: List[str], settings, snaps: Dict[str, _Snapshot], unsafe: 
             fr = results[p]
             if not _fixable(fr, unsafe):
                 continue
+            why = _foreign(p, fr, unsafe)
+            if why:
+                foreign[p] = why
+                stuck.add(p)
+                continue
             src = SourceFile(snap.source.path, current[p], snap.source.encoding, snap.source.bom, snap.source.newline)
             try:
                 ff = fix_text(src, fr.findings, unsafe)
@@ -125,7 +156,8 @@ def _fix_round(paths: List[str], settings, snaps: Dict[str, _Snapshot], unsafe: 
         if not progress:
             break
         results = _lint(paths, settings, texts(), cache)
-    changed = {p: (current[p], applied[p]) for p, s in snaps.items() if current[p] != s.source.text}
+    changed = {p: (current[p], applied[p]) for p, s in snaps.items()
+               if current[p] != s.source.text and p not in foreign}
     return results, changed
 
 
@@ -133,17 +165,47 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
               max_rounds: int = 3):
     """Apply fixes to the files of a finished run (see the module docstring). Returns
     (RunResult of the findings that remain, list of FileFix with changes, error messages)."""
-    settings = result.settings_for  # each file keeps the settings of its own configuration
-    paths = [fr.path for fr in result.files if fr.path not in result.missing]
-    by_path = {fr.path: fr for fr in result.files}
+    paths = list(dict.fromkeys(fr.path for fr in result.files if fr.path not in result.missing))
     errors: List[str] = []
-    todo = [fr.path for fr in result.files if _fixable(fr, unsafe)]
-    if not todo:
+    if not any(_fixable(fr, unsafe) for fr in result.files):
         return dataclasses.replace(result, files=list(result.files), errors=errors), [], errors
-    fixes: Dict[str, FileFix] = {}
+    state = _FixState(result.files)
+    try:
+        _fix_rounds(state, paths, result.settings_for, [fr.path for fr in result.files if _fixable(fr, unsafe)],
+                    unsafe, write, max_passes, max_rounds, errors)
+    except PairingError as exc:  # a bug: no file gets fixes that might be another file's
+        for p in paths:
+            if p not in state.fixes and p not in state.not_written and _fixable(state.final[p], unsafe):
+                state.foreign.setdefault(p, str(exc))
+    for p, why in state.foreign.items():
+        errors.append(f"{p}: internal error while fixing: {why}; nothing was written")
+    files: List[FileResult] = []
+    linted = {fr.path: fr for fr in result.files}
+    for p in [fr.path for fr in result.files]:
+        fr = linted[p] if p in state.foreign else state.final[p]  # a foreign file: the findings it was linted with
+        extra = ([_not_written(fr.path, state.not_written[p])] if p in state.not_written else []) + \
+                ([_internal(p, state.foreign[p])] if p in state.foreign else [])
+        if extra:
+            fr = dataclasses.replace(fr, findings=sorted(list(fr.findings) + extra, key=lambda f: f.sort_key))
+        files.append(fr)
+    return (dataclasses.replace(result, files=files, errors=errors), [state.fixes[p] for p in paths if p in state.fixes],
+            errors)
+
+
+class _FixState:
+    """What the rounds of one fix_paths call have done so far."""
+
+    def __init__(self, files: List[FileResult]) -> None:
+        self.final: Dict[str, FileResult] = {fr.path: fr for fr in files}  # the findings to report
+        self.fixes: Dict[str, FileFix] = {}        # written (or, for --diff, computed)
+        self.not_written: Dict[str, str] = {}      # path -> why (MSG003)
+        self.foreign: Dict[str, str] = {}          # path -> the result paired with it was another file's (MSG000)
+
+
+def _fix_rounds(state: _FixState, paths: List[str], settings, todo: List[str], unsafe: bool, write: bool,
+                max_passes: int, max_rounds: int, errors: List[str]) -> None:
     cache = _MemoryCache()
-    not_written: Dict[str, str] = {}
-    final: Dict[str, FileResult] = dict(by_path)
+    final, fixes, not_written = state.final, state.fixes, state.not_written
     seen_real: Dict[str, str] = {}
     links: Dict[str, str] = {}
     attempted: Set[str] = set()
@@ -159,7 +221,7 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
                 snaps[p] = _snapshot(p)
             except (OSError, SourceError) as exc:
                 errors.append(f"{p}: cannot fix: {exc}")
-        results, changed = _fix_round(paths, settings, snaps, unsafe, max_passes, errors, links, cache)
+        results, changed = _fix_round(paths, settings, snaps, unsafe, max_passes, errors, links, cache, state.foreign)
         final.update(results)
         retry: List[str] = []
         for p, (text, n) in changed.items():
@@ -196,13 +258,6 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
         todo = retry + late
     if not_written:  # those files keep their text: report what is on disk
         final.update(_lint(paths, settings, {}, cache))
-    files: List[FileResult] = []
-    for p in [fr.path for fr in result.files]:
-        fr = final[p]
-        if p in not_written:
-            fr.findings = sorted(list(fr.findings) + [_not_written(fr.path, not_written[p])], key=lambda f: f.sort_key)
-        files.append(fr)
-    return dataclasses.replace(result, files=files, errors=errors), [fixes[p] for p in paths if p in fixes], errors
 
 
 __all__ = ["fix_paths", "NOT_WRITTEN_CODE", "NOT_WRITTEN_NAME"]

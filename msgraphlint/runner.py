@@ -20,7 +20,7 @@ from . import runcache, suppressions
 from .cachekeys import DepsKeys, settings_key
 from .config import Config, ConfigError, validate_against_rules, validate_version
 from .discovery import YAML_SUFFIXES, discover, matches_any
-from .filework import (INTERNAL_ERROR_CODE, PARSE_ERROR_CODE, TREE_CACHE_LINES, Phase2, internal_error,
+from .filework import (INTERNAL_ERROR_CODE, PARSE_ERROR_CODE, TREE_CACHE_LINES, Phase1, Phase2, internal_error,
                        in_memory_source, is_internal_error, lint_python, lint_yaml, parse_error, phase1)
 from .findings import FileResult, Finding
 from .project import ProjectIndex, linted_top, project_root
@@ -32,12 +32,40 @@ from .perfile import PerFile
 from .workers import Workers, no_cyclic_gc
 from .budget import FILE_CPU_BUDGET_S, FILE_CPU_BUDGET_S_PER_MB
 
-__all__ = ["INTERNAL_ERROR_CODE", "PARSE_ERROR_CODE", "Plan", "RunHooks", "RunResult", "Settings", "SettingsResolver",
-           "UsageError", "fix_source", "make_settings", "plan_paths", "prepare", "run_paths", "run_source"]
+__all__ = ["INTERNAL_ERROR_CODE", "PARSE_ERROR_CODE", "PairingError", "Plan", "RunHooks", "RunResult", "Settings",
+           "SettingsResolver", "UsageError", "fix_source", "make_settings", "plan_paths", "prepare", "result_of",
+           "results_by_path", "run_paths", "run_source"]
 
 
 class UsageError(Exception):
     """Bad paths, options or configuration: exit code 2, message names the culprit."""
+
+
+class PairingError(RuntimeError):
+    """A file's result was asked for and the run has none for it: a bug in msgraphlint.
+    Callers turn it into an internal error (MSG000), never into another file's findings."""
+
+
+def results_by_path(paths: Sequence[str], results: Iterable[FileResult]) -> Dict[str, FileResult]:
+    """Each of ``paths`` with its own result, matched by the path every result carries
+    (``FileResult.path``: the path as :func:`display_path` shows it), never by position: a
+    run lists its Python files before its YAML files, whatever order it was given them.
+    Raises PairingError for a path that has no result."""
+    own: Dict[str, FileResult] = {}
+    for fr in results:
+        own.setdefault(fr.path, fr)  # two results under one path are two names of one file
+    out: Dict[str, FileResult] = {}
+    for p in paths:
+        fr = own.get(display_path(p))
+        if fr is None:
+            raise PairingError(f"no result for {p} among the run's {len(own)} results")
+        out[p] = fr
+    return out
+
+
+def result_of(results: Iterable[FileResult], path: str) -> FileResult:
+    """The result of ``path`` among ``results`` (see :func:`results_by_path`)."""
+    return results_by_path([path], results)[path]
 
 
 @dataclass
@@ -394,9 +422,8 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
     total = 2 * len(py_files) + len(yaml_files)  # progress: phase 1, then phase 2, per file
     hooks.phase("read+summarise")
     if workers is not None:
-        p1 = workers.phase1(lambda n: hooks.tick(n, total))
-        order = {f: i for i, f in enumerate(py_files)}
-        p1.sort(key=lambda r: order[r.path])
+        p1 = _own_results(py_files, workers.phase1(lambda n: hooks.tick(n, total)), lambda f: Phase1(
+            f, None, internal_error(display_path(f), _no_result(), "reading and summarising"), 0, False))
         hooks.tick(len(py_files), total)
     else:
         p1 = []
@@ -478,7 +505,9 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
     if workers is not None:
         index.tree_provider = None
         base = done2
-        for r in workers.phase2(index, scopes, keys, todo, yaml_files, lambda n: hooks.tick(base + n, total)):
+        got = workers.phase2(index, scopes, keys, todo, yaml_files, lambda n: hooks.tick(base + n, total))
+        for r in _own_results(list(todo) + list(yaml_files), got, lambda f: Phase2(
+                f, [internal_error(display_path(f), _no_result(), "checking")], [], None)):
             results[r.path] = r
         index.tree_provider = cached_tree
         hooks.tick(total, total)
@@ -565,6 +594,20 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
     return RunResult(out, fs.default, timings=dict(hooks.timings))
 
 
+def _no_result() -> PairingError:
+    return PairingError("no result came back for this file")
+
+
+def _own_results(files: Sequence[str], got, missing) -> list:
+    """The workers' results (Phase1/Phase2, each carrying its path) for ``files``, in that
+    order, matched by path: a file none came back for gets ``missing(file)`` (an MSG000
+    result, never a silent "no graph code"), one for a file not asked about is dropped."""
+    by_path: Dict[str, Any] = {}
+    for r in got:
+        by_path.setdefault(r.path, r)
+    return [by_path[f] if f in by_path else missing(f) for f in files]
+
+
 def _dedupe(findings: List[Finding]) -> List[Finding]:
     seen = set()
     out = []
@@ -584,13 +627,13 @@ def fix_source(text: str, path: str, settings: Settings, *, unsafe: bool = False
     from .fixes import fix_text
 
     current, total = text, 0
-    remaining = _run_files([path], settings, 1, {path: text}).files[0]
+    remaining = result_of(_run_files([path], settings, 1, {path: text}).files, path)
     for _ in range(max_passes):
         ff = fix_text(SourceFile(display_path(path), current), remaining.findings, unsafe)
         if not ff.changed:
             break
         current, total = ff.fixed, total + ff.applied
-        remaining = _run_files([path], settings, 1, {path: current}).files[0]
+        remaining = result_of(_run_files([path], settings, 1, {path: current}).files, path)
     return current, remaining, total
 
 
@@ -602,4 +645,4 @@ def run_source(text: Union[str, bytes], path: str = "<stdin>", *, config_file: O
     start = path if not path.startswith("<") else "."
     settings = settings or prepare([start], config_file, select, ignore)
     result = _run_files([path], settings, 1, {path: text}, scope_cache=scope_cache)
-    return result.files[0]
+    return result_of(result.files, path)

@@ -13,14 +13,26 @@ Two sources of programs:
 The property: checking never raises and never reports MSG000 (internal error), and it
 reports MSG001 (parse error) exactly when ``ast.parse`` rejects the text (for a text the
 pre-filter admits: one that never mentions mindspore/construct/jit is not parsed at all).
+
+A third source, ``fix_tree``, builds trees of independent files (Python modules with and
+without safe fixes, YAML run configs, notebooks) for the ``--fix`` property
+``fix_tree_outcome`` (tests/test_fix_identity.py, ``benchmarks/fuzz.py --fix-trees N``):
+fixing the tree gives each file the fixed bytes written by the generator, the same as
+fixing it alone, and `--diff` announces the count `--fix` applies.
 """
 
 from __future__ import annotations
 
 import ast
+import json
+import os
+import re
+import shutil
+import tempfile
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from hypothesis import strategies as st
 
@@ -107,3 +119,231 @@ def outcome(text: str) -> str:
         f"MSG001 {'reported' if 'MSG001' in codes else 'missing'} but ast.parse "
         f"{'accepts' if ok else 'rejects'} the program\n--- program ---\n{text}")
     return "checked" if ok else "parse-error"
+
+
+# --------------------------------------------------------------------------------------
+# fix trees: `check --fix` of a whole tree against `--fix` of each file alone
+# --------------------------------------------------------------------------------------
+# The property (fix_tree_outcome): in a tree of independent files (Python modules with and
+# without safe fixes, MindFormers run configs, notebooks), in any folder order,
+# * `check --fix .` leaves every file exactly the bytes written here by hand as its fixed
+#   text (`TreeFile.fixed`), which is also what `check --fix FILE` gives each file alone;
+# * a file with no safe fix (YAML, notebooks, suppressed or unsafe-only findings, parse
+#   errors, skip-file, no graph code) is never changed;
+# * `check --diff .` changes nothing and announces the same count `--fix` reports fixed,
+#   and both equal the fixes written into the files here; a second `--fix` changes nothing;
+# * no run reports an internal error or a warning, or exits 2.
+# Files never import each other and every class has its own name, so linting a file alone
+# sees the same evidence as linting it in the tree.
+
+
+@dataclass(frozen=True)
+class TreeFile:
+    rel: str        # path below the tree's root, "/"-separated
+    data: bytes     # what is written
+    fixed: bytes    # what `check --fix` must leave (== data when nothing in it has a safe fix)
+    fixes: int      # the safe fixes --fix applies to it
+
+
+# (text, fixed text, fixes): dropout constructions (MSG510's safe fix: keep_prob=k -> p=1 - k)
+DROPOUTS = [
+    ("nn.Dropout(keep_prob=0.9)", "nn.Dropout(p=0.1)", 1),
+    ("nn.Dropout(keep_prob=0.5)", "nn.Dropout(p=0.5)", 1),
+    ("nn.Dropout(keep_prob=0.8)", "nn.Dropout(p=0.2)", 1),
+    ("nn.Dropout(p=0.2)", "nn.Dropout(p=0.2)", 0),
+]
+# statements of `construct` on the local tensor y (MSG204's safe fix: y op= v -> y = y op v)
+STATEMENTS = [
+    (["y += 1"], ["y = y + 1"], 1),
+    (["y -= 2"], ["y = y - 2"], 1),
+    (["y *= 3  # noqa: MSG204"], ["y *= 3  # noqa: MSG204"], 0),  # suppressed
+    (["y /= 4"], ["y /= 4"], 0),                                  # MSG204 without a fix
+    (["y = y * 2"], ["y = y * 2"], 0),
+]
+# after the writes only: a read of y that is not arithmetic, before `y += 1`, withholds
+# MSG204's safe fix (the tensor might be seen through an alias: the rule's no-alias proof)
+TAIL = [
+    (["print(y)"], ["print(y)"], 0),                                              # MSG201: an unsafe fix only
+    (["if y.sum() > 0:", "    y = y + 1"], ["if y.sum() > 0:", "    y = y + 1"], 0),  # MSG101, no fix
+]
+
+YAML_CONFIGS = [
+    # MSG601 + MSG602 (30 heads over model_parallel 8; 4096 / 30): findings, no fix
+    "model:\n  model_config:\n    num_heads: 30\n    hidden_size: 4096\nparallel_config:\n  model_parallel: 8\n",
+    # clean: 32 heads of 128 over 8 ranks
+    "model:\n  model_config:\n    num_heads: 32\n    hidden_size: 4096\nparallel_config:\n  model_parallel: 8\n",
+    "seed: 0\n",
+    "name: CI\non:\n  push:\njobs:\n  test:\n    runs-on: ubuntu-latest\n",
+    "model:\n  model_config: [\n",  # not YAML
+]
+OTHER_PYTHON = [
+    "",                                                   # an empty __init__.py
+    "def scale(x):\n    x += 1\n    return x\n",          # no graph code: the pre-filter skips it
+    "import mindspore\ndef f(:\n    pass\n",              # MSG001
+]
+FOLDERS = ["a_cfg", "b_src", "pkg", "z", "0", "sub", "aa", "configs", "Zeta", "x_1", "src"]
+PY_NAMES = ["__init__.py", "m.py", "model.py", "a.py", "zz.py", "net_1.py", "_x.py", "run.py"]
+YAML_NAMES = ["run.yaml", "a.yml", "config.yaml", "zz.yaml", "m.yaml"]
+NB_NAMES = ["nb.ipynb", "a.ipynb", "train.ipynb"]
+
+
+def _cell_module(draw, k: int):
+    """A module with one Cell (named by ``k``): (text, fixed text, fixes)."""
+    drops = draw(st.lists(st.sampled_from(DROPOUTS), max_size=3))
+    stmts = draw(st.lists(st.sampled_from(STATEMENTS), max_size=4)) + [t for t in TAIL if draw(st.booleans())]
+    skip = draw(st.integers(0, 9)) == 0
+    head = ["# msgraphlint: skip-file"] if skip else []
+    src, fixed = list(head), list(head)
+    for lines in (src, fixed):
+        lines += ["import mindspore.nn as nn", "", "", f"class Net{k}(nn.Cell):", "    def __init__(self):",
+                  "        super().__init__()"]
+    n = 0
+    for i, (a, b, m) in enumerate(drops):
+        src.append(f"        self.drop{i} = {a}")
+        fixed.append(f"        self.drop{i} = {b}")
+        n += m
+    for lines in (src, fixed):
+        lines += ["", "    def construct(self, x):", "        y = x * 2"]
+    for a, b, m in stmts:
+        src += ["        " + ln for ln in a]
+        fixed += ["        " + ln for ln in b]
+        n += m
+    for lines in (src, fixed):
+        lines.append("        return y")
+    if skip:
+        return "\n".join(src) + "\n", "\n".join(src) + "\n", 0
+    return "\n".join(src) + "\n", "\n".join(fixed) + "\n", n
+
+
+def _encode(text: str, newline: str, bom: bool) -> bytes:
+    return (b"\xef\xbb\xbf" if bom else b"") + text.replace("\n", newline).encode("utf-8")
+
+
+@st.composite
+def fix_tree(draw) -> List[TreeFile]:
+    """Random trees of independent files (see the property above)."""
+    count = draw(st.integers(1, 8))
+    files: List[TreeFile] = []
+    taken = set()
+    for k in range(count):
+        kind = draw(st.sampled_from(["cell", "cell", "cell", "python", "yaml", "yaml", "notebook"]))
+        folder = "/".join(draw(st.lists(st.sampled_from(FOLDERS), max_size=3)))
+        names = {"cell": PY_NAMES, "python": PY_NAMES, "yaml": YAML_NAMES, "notebook": NB_NAMES}[kind]
+        rel = (folder + "/" if folder else "") + draw(st.sampled_from(names))
+        if rel in taken or any(t.startswith(rel + "/") or rel.startswith(t + "/") for t in taken):
+            continue
+        taken.add(rel)
+        newline = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+        if kind == "cell":
+            text, fixed, n = _cell_module(draw, k)
+            bom = draw(st.integers(0, 4)) == 0
+            files.append(TreeFile(rel, _encode(text, newline, bom), _encode(fixed, newline, bom), n))
+        elif kind == "python":
+            data = _encode(draw(st.sampled_from(OTHER_PYTHON)), newline, False)
+            files.append(TreeFile(rel, data, data, 0))
+        elif kind == "yaml":
+            data = _encode(draw(st.sampled_from(YAML_CONFIGS)), newline, False)
+            files.append(TreeFile(rel, data, data, 0))
+        else:  # a notebook holding a fixable Cell: not walked (directory runs take .py/.pyi/.yaml/.yml)
+            text, _, _ = _cell_module(draw, k)
+            nb = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                             "source": text.splitlines(keepends=True)}],
+                  "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+            data = json.dumps(nb, indent=1).encode("utf-8") + b"\n"
+            files.append(TreeFile(rel, data, data, 0))
+    return files
+
+
+def _write(root: str, files: List[TreeFile]) -> None:
+    for f in files:
+        path = os.path.join(root, *f.rel.split("/"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as fh:
+            fh.write(f.data)
+
+
+def _read(root: str, files: List[TreeFile]) -> Dict[str, bytes]:
+    out = {}
+    for f in files:
+        with open(os.path.join(root, *f.rel.split("/")), "rb") as fh:
+            out[f.rel] = fh.read()
+    return out
+
+
+def _cli(cwd: str, *args: str):
+    """``msgraphlint ARGS`` in-process, in ``cwd``: (exit code, stdout + stderr)."""
+    from click.testing import CliRunner
+
+    from msgraphlint.cli import cli
+    old = os.getcwd()
+    os.chdir(cwd)
+    try:
+        r = CliRunner().invoke(cli, list(args), catch_exceptions=False)
+    finally:
+        os.chdir(old)
+    return r.exit_code, r.output
+
+
+_COUNT = re.compile(r"^(Fixed|Would fix) (\d+) findings? in (\d+) files?\.$", re.M)
+
+
+def _counts(output: str, verb: str) -> Tuple[int, int]:
+    found = [(int(n), int(m)) for v, n, m in _COUNT.findall(output) if v == verb]
+    assert len(found) <= 1, output
+    return found[0] if found else (0, 0)
+
+
+def _clean_run(what: str, code: int, output: str, files: List[TreeFile]) -> None:
+    warnings_ = [ln for ln in output.splitlines() if ln.startswith("msgraphlint: warning:")
+                 and "no Python files found" not in ln]
+    assert code in (0, 1) and "MSG000" not in output and not warnings_, (
+        f"{what}: exit {code}\n{output}\n--- tree ---\n{describe_tree(files)}")
+
+
+def describe_tree(files: List[TreeFile]) -> str:
+    return "\n".join(f"== {f.rel} ({f.fixes} fixes)\n{f.data.decode('utf-8', 'replace')}" for f in files)
+
+
+def fix_tree_outcome(files: List[TreeFile], workdir: Optional[str] = None) -> Dict[str, int]:
+    """Check the fix-tree property on ``files`` (raises AssertionError when it does not
+    hold); returns counts: files, fixes, changed."""
+    base = tempfile.mkdtemp(prefix="fixtree-", dir=workdir)
+    try:
+        expected = {f.rel: f.fixed for f in files}
+        original = {f.rel: f.data for f in files}
+        want_fixes = sum(f.fixes for f in files)
+        want_files = sum(1 for f in files if f.fixed != f.data)
+        tree, diff, alone = (os.path.join(base, d) for d in ("tree", "diff", "alone"))
+        for root in (tree, diff, alone):
+            os.makedirs(root)
+            _write(root, files)
+
+        code, out = _cli(diff, "check", "--diff", ".")
+        _clean_run("--diff .", code, out, files)
+        assert _read(diff, files) == original, f"--diff changed files\n{describe_tree(files)}"
+        would = _counts(out, "Would fix")
+
+        code, out = _cli(tree, "check", "--fix", ".")
+        _clean_run("--fix .", code, out, files)
+        fixed = _counts(out, "Fixed")
+        got = _read(tree, files)
+        wrong = {rel: got[rel] for rel in got if got[rel] != expected[rel]}
+        assert not wrong, ("--fix . left files other than their fixed text:\n"
+                           + "\n".join(f"== {rel}\n{data!r}\n   expected\n{expected[rel]!r}" for rel, data in wrong.items())
+                           + f"\n--- output ---\n{out}\n--- tree ---\n{describe_tree(files)}")
+        assert fixed == would == (want_fixes, want_files), (
+            f"--fix . reports {fixed}, --diff . {would}, the tree holds {(want_fixes, want_files)}"
+            f"\n{out}\n{describe_tree(files)}")
+
+        code, out = _cli(tree, "check", "--fix", ".")
+        _clean_run("second --fix .", code, out, files)
+        assert _read(tree, files) == expected and "Fixed" not in out, f"a second --fix changed files\n{out}"
+
+        for f in files:
+            code, out = _cli(alone, "check", "--fix", "--no-cache", f.rel)
+            _clean_run(f"--fix {f.rel}", code, out, files)
+        assert _read(alone, files) == expected, (
+            f"--fix of each file alone differs from the tree's fixed text\n{describe_tree(files)}")
+        return {"files": len(files), "fixes": want_fixes, "changed": want_files}
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
