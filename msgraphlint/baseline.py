@@ -6,6 +6,11 @@ the baseline file) and the whitespace-normalised text of the flagged line — no
 line number — so edits elsewhere in the file do not resurrect them. Identical
 keys are counted, so a second copy of a baselined defect is still reported.
 Entries that no longer match anything are reported as stale.
+
+Paths and texts are keys as Python decoded them, except that an undecodable byte of a
+file name (a lone surrogate, ``surrogateescape``) is the text ``\\xe9``
+(``reporters._common.unsurrogate``): the file is valid UTF-8 JSON, and writing then
+applying a baseline computes the same key.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from typing import Iterable, List, Tuple
 
 from . import __version__
 from .findings import FileResult, Finding
+from .reporters._common import unsurrogate
 
 FORMAT_VERSION = 1
 _WS = re.compile(r"\s+")
@@ -27,10 +33,13 @@ class BaselineError(Exception):
     pass
 
 
+def _rel(path: str, base_dir: str) -> str:
+    return unsurrogate(os.path.relpath(os.path.abspath(path), base_dir).replace(os.sep, "/"))
+
+
 def _key(f: Finding, base_dir: str) -> Tuple[str, str, str]:
-    path = os.path.relpath(os.path.abspath(f.path), base_dir).replace(os.sep, "/")
     text = _WS.sub(" ", (f.source_line or "").strip()) or f.message
-    return (f.code, path, text)
+    return (f.code, _rel(f.path, base_dir), unsurrogate(text))
 
 
 def write(path: str, results: Iterable[FileResult]) -> int:
@@ -80,6 +89,6 @@ def apply(path: str, results: List[FileResult]) -> Tuple[int, List[Tuple[str, st
             else:
                 kept.append(f)
         fr.findings = kept
-    linted = {os.path.relpath(os.path.abspath(fr.path), base_dir).replace(os.sep, "/") for fr in results}
+    linted = {_rel(fr.path, base_dir) for fr in results}
     stale = [k for k, n in sorted(remaining.items()) if n > 0 and k[1] in linted]
     return dropped, stale

@@ -41,7 +41,7 @@ class _Group(click.Group):
         except Exception as exc:  # pragma: no cover - exercised through a test that injects a failure
             if os.environ.get("MSGRAPHLINT_DEBUG"):
                 traceback.print_exc()
-            click.echo(f"msgraphlint: internal error: {type(exc).__name__}: {exc}", err=True)
+            click.echo(f"msgraphlint: internal error: {type(exc).__name__}: {_safe(str(exc))}", err=True)
             ctx.exit(2)
 
 
@@ -58,9 +58,16 @@ def _interrupted() -> None:
         sys.exit(130)
 
 
+def _safe(text: str) -> str:
+    """Text that embeds file names, as every message on stdout/stderr shows it: control
+    characters, bidi controls and undecodable bytes escaped (``reporters._common.safe_text``)."""
+    from .reporters._common import safe_text
+    return safe_text(text)
+
+
 def _warn(message: str, quiet: bool = False) -> None:
     if not quiet:
-        click.echo(f"msgraphlint: warning: {message}", err=True)
+        click.echo(f"msgraphlint: warning: {_safe(message)}", err=True)
 
 
 def use_color(flag: Optional[bool], is_tty: bool) -> bool:
@@ -117,7 +124,7 @@ class Progress:
 
 
 def _usage_error(message: str) -> None:
-    click.echo(f"msgraphlint: error: {message}", err=True)
+    click.echo(f"msgraphlint: error: {_safe(message)}", err=True)
     sys.exit(2)
 
 
@@ -172,13 +179,28 @@ def _fix_enumeration(before, after, verb: str) -> str:
         gone = {c: n for c, n in sorted(gone.items()) if n > 0}
         if not gone:
             continue
-        lines.append(f"- {fr.path}:")
+        lines.append(f"- {_safe_path(fr.path)}:")
         for code, n in gone.items():
             lines.append(f"    {n} × {code} ({names[code]})")
             total += n
     if not total:
         return f"No errors {verb}.\n" if verb == "fixed" else ""
     return f"{'Fixed' if verb == 'fixed' else 'Would fix'} {_plural(total, 'error')}:\n" + "\n".join(lines) + "\n"
+
+
+def _safe_path(path: str) -> str:
+    from .reporters._common import safe_path
+    return safe_path(path)
+
+
+def _safe_diff(ff) -> str:
+    """``--diff``: the changed lines exact (it is a patch), the file names of its two
+    header lines escaped (a newline in a name must not start a line of its own)."""
+    text = ff.diff()
+    head = f"--- a/{ff.path}\n+++ b/{ff.path}\n"
+    if text.startswith(head) and _safe(ff.path) != ff.path:
+        text = f"--- a/{_safe(ff.path)}\n+++ b/{_safe(ff.path)}\n" + text[len(head):]
+    return text
 
 
 def _show_settings(path: str, resolver, fmt: str) -> None:
@@ -190,10 +212,10 @@ def _show_settings(path: str, resolver, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps({"path": path, **data}, indent=2))
         return
-    click.echo(f"Resolved settings for: {path}")
-    click.echo(f"Settings path: {data.pop('config-file') or '(none: the defaults)'}")
+    click.echo(f"Resolved settings for: {_safe(path)}")
+    click.echo(f"Settings path: {_safe(data.pop('config-file') or '(none: the defaults)')}")
     if data["extends"]:
-        click.echo(f"Extends: {' -> '.join(data['extends'])}")
+        click.echo(f"Extends: {_safe(' -> '.join(data['extends']))}")
     data.pop("extends")
     if data["overrides"]:
         click.echo(f"Overridden by --config: {json.dumps(data['overrides'])}")
@@ -282,7 +304,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
         if show_files:
             plan = plan_paths(paths, resolver.for_path, force_exclude=force_exclude, overrides=overrides)
             for f in plan.files:
-                click.echo(f)
+                click.echo(_safe_path(f))
             for p in plan.missing:
                 _warn(f"path does not exist: {p}")
             sys.exit(2 if plan.missing else 0)
@@ -302,7 +324,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
     for message in result.warnings:
         _warn(message, quiet)
     for p in result.missing:
-        click.echo(f"msgraphlint: error: path does not exist: {p}", err=True)
+        click.echo(f"msgraphlint: error: path does not exist: {_safe(p)}", err=True)
     if not result.files and not result.missing and not quiet:
         _warn(f"no Python files found under {', '.join(paths)}")
     if verbose:
@@ -327,7 +349,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
             _warn(message)
         if show_diff:
             for ff in changed:
-                click.echo(ff.diff(), nl=False)
+                click.echo(_safe_diff(ff), nl=False)
             n = sum(ff.applied for ff in changed)
             if not quiet:
                 click.echo(f"Would fix {_plural(n, 'finding')} in {_plural(len(changed), 'file')}.", err=True)
@@ -340,7 +362,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
     if write_baseline:
         from .baseline import write as write_bl
         n = write_bl(write_baseline, result.files)
-        click.echo(f"Wrote {_plural(n, 'finding')} to the baseline {write_baseline}.", err=True)
+        click.echo(f"Wrote {_plural(n, 'finding')} to the baseline {_safe(write_baseline)}.", err=True)
         sys.exit(0)
     baseline_file = baseline_file or result.settings.config.baseline
     if baseline_file:
@@ -353,7 +375,8 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
             _usage_error(str(exc))
             return
         for code, path, text in stale:
-            click.echo(f"msgraphlint: baseline entry no longer matches: {code} {path}: {text}", err=True)
+            click.echo(f"msgraphlint: baseline entry no longer matches: {code} {_safe(path)}: {_safe(text)}",
+                       err=True)
     t_report = time.perf_counter()
     for f, path in outs:
         colored = path is None and f in ("text", "concise") and use_color(color, sys.stdout.isatty())
@@ -392,7 +415,7 @@ def _fixable_enumeration(files, unsafe_fixes: bool) -> str:
     for fr in files:
         counts = Counter((f.code, f.name) for f in fr.findings if fix_applicable(f, unsafe_fixes))
         if counts:
-            lines.append(f"- {fr.path}:")
+            lines.append(f"- {_safe_path(fr.path)}:")
             for (code, name), n in sorted(counts.items()):
                 lines.append(f"    {n} × {code} ({name})")
                 total += n
@@ -426,7 +449,7 @@ def _fix_stdin(result, overrides, fmt, unsafe_fixes, show_diff, exit_zero, quiet
             _warn(str(exc))
         fixed, remaining, applied = text, result.files[0], 0
     if show_diff:
-        click.echo(FileFix(name, text, fixed, applied, source or SourceFile(name, text)).diff(), nl=False)
+        click.echo(_safe_diff(FileFix(name, text, fixed, applied, source or SourceFile(name, text))), nl=False)
     elif source is None:
         sys.stdout.flush()
         sys.stdout.buffer.write(data)
@@ -442,13 +465,24 @@ def _fix_stdin(result, overrides, fmt, unsafe_fixes, show_diff, exit_zero, quiet
     sys.exit(0 if exit_zero or not failed else 1)
 
 
+def _safe_formatter(fmt: str):
+    """A ``logging.Formatter`` whose lines show file names escaped (see ``_safe``)."""
+    import logging
+
+    class SafeFormatter(logging.Formatter):
+        def format(self, record) -> str:
+            return _safe(super().format(record))
+
+    return SafeFormatter(fmt)
+
+
 def _log_to_stderr(name: str) -> None:
     import logging
 
     logger = logging.getLogger(name)
     if not any(getattr(h, "_msgraphlint", False) for h in logger.handlers):
         handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("msgraphlint: %(message)s"))
+        handler.setFormatter(_safe_formatter("msgraphlint: %(message)s"))
         handler._msgraphlint = True  # type: ignore[attr-defined]
         logger.addHandler(handler)
     logger.setLevel(logging.INFO)
@@ -456,7 +490,7 @@ def _log_to_stderr(name: str) -> None:
 
 def _verbose_report(result, seconds: float) -> None:
     from .source import display_path as _display_path
-    echo = lambda m: click.echo(f"msgraphlint: {m}", err=True)  # noqa: E731
+    echo = lambda m: click.echo(f"msgraphlint: {_safe(m)}", err=True)  # noqa: E731
     counts: dict = {}
     for fr in result.files:
         s = result.settings_for(fr.path)

@@ -7,12 +7,28 @@ Conventions every reporter follows:
 * A file's ``unused_suppressions`` are ordinary findings (code MSG002), merged
   into that file's findings in ``sort_key`` order.
 * The help text is ``Finding.hint``, else the active rule's class-level ``hint``.
+* Text from outside msgraphlint (file names, messages that embed them, source lines)
+  never reaches a reader raw: human formats show it through :func:`safe_text` /
+  :func:`safe_path`, JSON through :func:`json_text` (see "Output safety" below).
+
+Output safety. A file name may hold any byte but ``/`` and NUL, and a string literal
+any character, so they can carry a newline (a forged line such as ``::error ...``, a
+GitHub Actions workflow command), terminal escapes (ESC/CSI/OSC: retitle the window,
+write the clipboard, clear the screen), bidi overrides that reorder what is shown, and
+bytes that are not UTF-8 (Python decodes them to lone surrogates, ``surrogateescape``,
+which cannot be encoded back to UTF-8). One scheme, Python's escapes, shows them:
+C0 controls but tab, DEL, C1 controls, U+2028/U+2029 and the bidi embeddings,
+overrides and isolates (U+202A-U+202E, U+2066-U+2069) become ``\\xNN`` / ``\\uNNNN``, and an
+undecodable byte (surrogate U+DC80-U+DCFF) becomes ``\\xNN`` of that byte: ``caf\\xe9.py``.
+A relative path that would start a line with ``::`` is shown as ``./::...``.
 """
 
 from __future__ import annotations
 
+import json as _json
 import os
 import posixpath
+import re
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Tuple
 from urllib.parse import quote
@@ -20,6 +36,63 @@ from urllib.parse import quote
 from ..findings import FileResult, Finding
 
 SRCROOT = "%SRCROOT%"
+
+# what a human format never shows raw (tab is fine: snippets expand it to spaces)
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+# the same less \r and \n, which the github format escapes its own way (%0D, %0A)
+_UNSAFE_KEEP_NEWLINES = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+                                   "\ud800-\udfff]")
+# left raw by json.dumps(ensure_ascii=False); json_text escapes them
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _escape(match: "re.Match[str]") -> str:
+    c = ord(match.group())
+    if 0xDC80 <= c <= 0xDCFF:  # an undecodable byte of a file name (surrogateescape)
+        return f"\\x{c - 0xDC00:02x}"
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def safe_text(text: Optional[str], *, keep_newlines: bool = False) -> str:
+    """``text`` with control characters, bidi controls and undecodable bytes escaped
+    (``\\x1b``, ``\\u202e``, ``\\xe9``): one line, nothing a terminal or a CI log runs,
+    always encodable as UTF-8. ``keep_newlines`` leaves ``\\r`` and ``\\n`` (github)."""
+    if not text:
+        return text or ""
+    if text.isprintable():  # (most texts) no Cc/Cf/Cs/Zl/Zp character: nothing to escape
+        return text
+    return (_UNSAFE_KEEP_NEWLINES if keep_newlines else _UNSAFE).sub(_escape, text)
+
+
+def safe_path(path: str) -> str:
+    """A file name as human formats show it: :func:`safe_text`, and ``./`` before a
+    relative path that starts with ``::`` (no line may start a workflow command)."""
+    shown = safe_text(path)
+    return "./" + shown if shown.startswith("::") else shown
+
+
+def unsurrogate(text: str) -> str:
+    """Only the undecodable bytes escaped (``caf\\udce9.py`` → ``caf\\xe9.py``): valid
+    Unicode for JSON keys and values, deterministic, so a baseline keyed by it round-trips."""
+    return _SURROGATES.sub(_escape, text) if text and not text.isascii() else text
+
+
+def _json_escape(match: "re.Match[str]") -> str:
+    c = ord(match.group())
+    if 0xD800 <= c <= 0xDFFF:  # not a character: its escape as text (the decoded string holds a backslash)
+        return "\\" + _escape(match)
+    return f"\\u{c:04x}"  # a JSON escape: the decoded string is unchanged
+
+
+def json_text(obj, **kw) -> str:
+    """``json.dumps(obj, ensure_ascii=False, **kw)`` that is valid UTF-8 and safe to print:
+    DEL, C1, U+2028/U+2029 and bidi controls are written as JSON escapes (``\\u202e``:
+    the decoded strings are unchanged; json already escapes C0), a lone surrogate (an
+    undecodable byte of a file name) as the text ``\\xe9`` (see :func:`unsurrogate`)."""
+    text = _json.dumps(obj, ensure_ascii=False, **kw)
+    # every non-ASCII character of the output is inside a string literal: an escape is valid there
+    return text if text.isascii() else _JSON_UNSAFE.sub(_json_escape, text)
 
 
 def file_findings(result: FileResult) -> List[Finding]:
@@ -129,7 +202,8 @@ def artifact_uri(path: str, root: Optional[str] = None) -> Tuple[str, Optional[s
     if rel is not None and rel != os.pardir and not rel.startswith(os.pardir + os.sep):
         posix = rel.replace(os.sep, "/") if os.sep != "/" else rel
         posix = posixpath.normpath(posix)
-        return quote(posix, safe="/"), SRCROOT
+        # percent-encode the name's bytes: an undecodable byte becomes %E9, as in as_uri()
+        return quote(os.fsencode(posix), safe="/"), SRCROOT
     return Path(absolute).as_uri(), None
 
 
@@ -142,4 +216,5 @@ def root_uri(root: str) -> str:
 __all__ = [
     "SRCROOT", "file_findings", "all_findings", "hint_for", "column1", "count_by_code",
     "statistics_rows", "summary_line", "fix_applicable", "hidden_fixes", "normalise_line_text", "artifact_uri", "root_uri",
+    "safe_text", "safe_path", "unsurrogate", "json_text",
 ]

@@ -9,7 +9,9 @@
   when its end column is known;
 * escaping is GitHub's (``toolkit/packages/core/src/command.ts``): in the
   message ``%`` → ``%25``, ``\\r`` → ``%0D``, ``\\n`` → ``%0A``; in property
-  values also ``:`` → ``%3A`` and ``,`` → ``%2C``.
+  values also ``:`` → ``%3A`` and ``,`` → ``%2C``; before that, every other control
+  character, bidi control and undecodable byte of a file name is shown as
+  ``\\x1b`` / ``\\u202e`` / ``\\xe9`` (``_common.safe_text``), as in the text format.
 
 No summary line: output is empty when there are no findings.
 """
@@ -19,12 +21,13 @@ from __future__ import annotations
 from typing import List, Mapping, Optional
 
 from ..findings import FileResult, Finding, Severity
-from ._common import all_findings
+from ._common import all_findings, safe_text
 
 COMMANDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
 def escape_data(text: str) -> str:
+    text = safe_text(text, keep_newlines=True)
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
@@ -33,13 +36,14 @@ def escape_property(text: str) -> str:
 
 
 def annotation(finding: Finding) -> str:
-    props = [("file", finding.path), ("line", str(finding.line)), ("col", str(finding.col + 1))]
+    # (numbers need no escaping)
+    props = [("file", escape_property(finding.path)), ("line", str(finding.line)), ("col", str(finding.col + 1))]
     if finding.end_line is not None or finding.end_col is not None:
         props.append(("endLine", str(finding.end_line if finding.end_line is not None else finding.line)))
     if finding.end_col is not None:
         props.append(("endColumn", str(finding.end_col + 1)))
-    props.append(("title", f"{finding.code} {finding.name}"))
-    prop_text = ",".join(f"{key}={escape_property(value)}" for key, value in props)
+    props.append(("title", escape_property(f"{finding.code} {finding.name}")))
+    prop_text = ",".join(f"{key}={value}" for key, value in props)
     return f"::{COMMANDS[Severity(finding.severity)]} {prop_text}::{escape_data(finding.message)}"
 
 

@@ -2,7 +2,9 @@
 
 Versioned by ``schema_version`` and described by the JSON Schema shipped as
 ``msgraphlint/data/findings.schema.json``; field by field in ``docs/json-format.md``.
-Lines and columns are 1-based. With ``statistics`` the output is instead the
+Lines and columns are 1-based. The text is valid UTF-8 (``_common.json_text``): an
+undecodable byte of a file name is the text ``\\xe9`` in ``path``, DEL, C1 and bidi
+controls are JSON escapes. With ``statistics`` the output is instead the
 statistics document (:func:`statistics_document`): one row per code with its count
 and fixable count, and the totals.
 """
@@ -14,7 +16,8 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from .. import __version__
 from ..findings import FileResult, Finding, Fix
-from ._common import all_findings, column1, count_by_code, fix_applicable, hidden_fixes, hint_for, statistics_rows
+from ._common import (all_findings, column1, count_by_code, fix_applicable, hidden_fixes, hint_for, json_text,
+                      statistics_rows)
 
 SCHEMA_VERSION = "2.0"  # 2.0: summary.fixable counts what --fix applies; summary.hidden_fixes
 SCHEMA_RESOURCE = "findings.schema.json"  # in the msgraphlint.data package
@@ -100,5 +103,5 @@ def statistics_document(results: List[FileResult], unsafe_fixes: bool = False) -
 def render(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[str] = None,
            statistics: bool = False, color: bool = False, unsafe_fixes: bool = False, **_options) -> str:
     if statistics:
-        return _json.dumps(statistics_document(results, unsafe_fixes), indent=2, ensure_ascii=False) + "\n"
-    return _json.dumps(document(results, rules, unsafe_fixes), indent=2, ensure_ascii=False) + "\n"
+        return json_text(statistics_document(results, unsafe_fixes), indent=2) + "\n"
+    return json_text(document(results, rules, unsafe_fixes), indent=2) + "\n"

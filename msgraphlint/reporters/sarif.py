@@ -14,7 +14,9 @@ Locations: a path inside ``root`` (default: the current directory) is a
 relative URI with ``uriBaseId`` ``%SRCROOT%``; ``run.originalUriBaseIds``
 resolves ``%SRCROOT%`` only when ``root`` was given. Regions are 1-based,
 ``endColumn`` exclusive, as SARIF wants; ``run.columnKind`` is
-``unicodeCodePoints`` (Python string offsets).
+``unicodeCodePoints`` (Python string offsets). URIs percent-encode the file name's
+bytes (a name that is not UTF-8, ``caf\\xe9.py``, is ``caf%E9.py``); the document is
+valid UTF-8 (``_common.json_text``).
 
 ``partialFingerprints["msgraphlintFingerprint/v1"]`` is the SHA-256 of the rule
 code, the artifact URI, the flagged line's text with whitespace normalised, and
@@ -26,13 +28,12 @@ identical lines in one file still get different fingerprints.
 from __future__ import annotations
 
 import hashlib
-import json as _json
 import textwrap
 from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .. import __version__
 from ..findings import FileResult, Finding, Fix, Severity
-from ._common import (SRCROOT, artifact_uri, file_findings, hint_for, normalise_line_text,
+from ._common import (SRCROOT, artifact_uri, file_findings, hint_for, json_text, normalise_line_text,
                       root_uri)
 
 SARIF_VERSION = "2.1.0"
@@ -75,7 +76,7 @@ def _fallback_descriptor(finding: Finding) -> Dict[str, Any]:
 
 def fingerprint(code: str, uri: str, line_text: str, occurrence: int) -> str:
     payload = "\0".join((code, uri, line_text, str(occurrence)))
-    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _region(line: int, col: int, end_line: Optional[int], end_col: Optional[int]) -> Dict[str, int]:
@@ -183,4 +184,4 @@ def log(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[
 
 def render(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[str] = None,
            statistics: bool = False, color: bool = False, all_rules: bool = False, **_options) -> str:
-    return _json.dumps(log(results, rules, root=root, all_rules=all_rules), indent=2, ensure_ascii=False) + "\n"
+    return json_text(log(results, rules, root=root, all_rules=all_rules), indent=2) + "\n"

@@ -26,6 +26,11 @@
 ``statistics=True`` prints ``count  CODE  [*] name`` rows instead, most frequent
 first (``[*]``: some of them are fixable), then the summary.
 Colour (``color=True``) uses ``click.style``; off by default.
+
+Paths, messages, hints, notes and source lines are shown through ``safe_path`` /
+``safe_text`` (``_common``): control characters, bidi controls and undecodable bytes
+as ``\\x1b`` / ``\\u202e`` / ``\\xe9``, the carets under the escaped text; every finding
+line starts with its path or the gutter, never with ``::``.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from typing import List, Mapping, Optional
 import click
 
 from ..findings import FileResult, Finding, Severity
-from ._common import all_findings, fix_applicable, hint_for, statistics_rows, summary_line
+from ._common import all_findings, fix_applicable, hint_for, safe_path, safe_text, statistics_rows, summary_line
 
 TAB_WIDTH = 4
 
@@ -58,11 +63,11 @@ def _width(text: str) -> int:
 def header(finding: Finding, *, color: bool = False, unsafe_fixes: bool = False) -> str:
     """``path:line:col: CODE [*] message`` (1-based column)."""
     sep = _style(":", color, fg="cyan")
-    loc = (_style(finding.path, color, bold=True) + sep + str(finding.line) + sep
+    loc = (_style(safe_path(finding.path), color, bold=True) + sep + str(finding.line) + sep
            + str(finding.col + 1) + sep)
     code = _style(finding.code, color, fg="red", bold=True)
     fix = " " + _style("[*]", color, fg="cyan") if fix_applicable(finding, unsafe_fixes) else ""
-    return f"{loc} {code}{fix} {finding.message}"
+    return f"{loc} {code}{fix} {safe_text(finding.message)}"
 
 
 def _underline_span(finding: Finding, src: str):
@@ -83,6 +88,10 @@ def snippet(finding: Finding, *, color: bool = False) -> List[str]:
         return []
     src = finding.source_line.rstrip("\r\n")
     start, end = _underline_span(finding, src)
+    escaped = safe_text(src)
+    if escaped != src:  # escaped per character: the escaped prefixes measure where the carets go
+        start, end = len(safe_text(src[:start])), len(safe_text(src[:end]))
+        src = escaped
     shown = src.expandtabs(TAB_WIDTH)
     indent = _width(src[:start].expandtabs(TAB_WIDTH))
     carets = max(1, _width(src[:end].expandtabs(TAB_WIDTH)) - indent)
@@ -108,9 +117,9 @@ def render_finding(finding: Finding, rules: Mapping[str, type], *, color: bool =
     eq = _style("=", color, fg="blue", bold=True)
     hint = hint_for(finding, rules)
     if hint:
-        lines.append(f"{pad} {eq} {_style('help', color, bold=True)}: {hint}")
+        lines.append(f"{pad} {eq} {_style('help', color, bold=True)}: {safe_text(hint)}")
     for entry in finding.chain:
-        lines.append(f"{pad} {eq} {_style('note', color, bold=True)}: {entry}")
+        lines.append(f"{pad} {eq} {_style('note', color, bold=True)}: {safe_text(entry)}")
     return lines
 
 
@@ -127,7 +136,7 @@ def statistics_table(findings: List[Finding], *, color: bool = False, unsafe_fix
     for count, code, name, fixable in rows:
         code_cell = _style(code.ljust(code_w), color, fg="red", bold=True)
         mark = _style("[*]", color, fg="cyan") if fixable else "   "
-        out.append(f"{str(count).rjust(count_w)}  {code_cell}  {mark} {name}")
+        out.append(f"{str(count).rjust(count_w)}  {code_cell}  {mark} {safe_text(name)}")
     out.append(_style(summary_line(findings, unsafe_fixes), color, bold=True))
     return "\n".join(out) + "\n"
 
