@@ -7,6 +7,11 @@ line number — so edits elsewhere in the file do not resurrect them. Identical
 keys are counted, so a second copy of a baselined defect is still reported.
 Entries that no longer match anything are reported as stale.
 
+A finding that carries no source text — a call-site finding (a helper's problem reported
+at the call in the graph root's file) — is keyed by the text of its own line, read from
+its file: the call, not the message (which names the helper's line). A baseline written
+before that kept such findings under their message; those entries still match.
+
 Paths and texts are keys as Python decoded them, except that an undecodable byte of a
 file name (a lone surrogate, ``surrogateescape``) is the text ``\\xe9``
 (``reporters._common.unsurrogate``): the file is valid UTF-8 JSON, and writing then
@@ -19,7 +24,7 @@ import json
 import os
 import re
 from collections import Counter
-from typing import Iterable, List, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 from . import __version__
 from .findings import FileResult, Finding
@@ -33,21 +38,57 @@ class BaselineError(Exception):
     pass
 
 
+class _Lines:
+    """The lines of reported files, each file read once (only for findings that carry no
+    source text). An unreadable file, or a name like ``<stdin>``, has none."""
+
+    def __init__(self) -> None:
+        self._files: Dict[str, List[str]] = {}
+
+    def line(self, path: str, lineno: int) -> str:
+        lines = self._files.get(path)
+        if lines is None:
+            lines = []
+            if not path.startswith("<"):
+                from .source import SourceError, SourceFile
+                try:  # decoded as the lint decoded it (BOM, coding cookie), numbered as ast numbers
+                    lines = SourceFile.read(path).lines
+                except (SourceError, OSError, ValueError):
+                    pass
+            self._files[path] = lines
+        return lines[lineno - 1] if 0 < lineno <= len(lines) else ""
+
+
 def _rel(path: str, base_dir: str) -> str:
     return unsurrogate(os.path.relpath(os.path.abspath(path), base_dir).replace(os.sep, "/"))
 
 
-def _key(f: Finding, base_dir: str) -> Tuple[str, str, str]:
-    text = _WS.sub(" ", (f.source_line or "").strip()) or f.message
-    return (f.code, _rel(f.path, base_dir), unsurrogate(text))
+def _norm(text: Optional[str]) -> str:
+    return _WS.sub(" ", (text or "").strip())
+
+
+def _key(f: Finding, base_dir: str, lines: Optional[_Lines] = None) -> Tuple[str, str, str]:
+    text = _norm(f.source_line)
+    if not text and f.source_line is None and lines is not None:
+        text = _norm(lines.line(f.path, f.line))  # a call-site finding: the call's text
+    return (f.code, _rel(f.path, base_dir), unsurrogate(text or f.message))
+
+
+def _legacy_key(f: Finding, base_dir: str) -> Optional[Tuple[str, str, str]]:
+    """The key a finding without source text had before such findings were keyed by
+    their line's text (its message), or None when that is its key today too."""
+    if f.source_line is not None:
+        return None
+    return (f.code, _rel(f.path, base_dir), unsurrogate(f.message))
 
 
 def write(path: str, results: Iterable[FileResult]) -> int:
     base_dir = os.path.dirname(os.path.abspath(path))
     counts: Counter = Counter()
+    lines = _Lines()
     for fr in results:
         for f in fr.findings:
-            counts[_key(f, base_dir)] += 1
+            counts[_key(f, base_dir, lines)] += 1
     entries = [{"code": c, "path": p, "text": t, "count": n} for (c, p, t), n in sorted(counts.items())]
     doc = {"version": FORMAT_VERSION, "tool": {"name": "msgraphlint", "version": __version__}, "entries": entries}
     from .safe_write import write_atomic
@@ -78,11 +119,14 @@ def apply(path: str, results: List[FileResult]) -> Tuple[int, List[Tuple[str, st
     """Drop baselined findings in place. Returns (number dropped, stale entries)."""
     base_dir = os.path.dirname(os.path.abspath(path))
     remaining = load(path)
+    lines = _Lines()
     dropped = 0
     for fr in results:
         kept = []
         for f in fr.findings:
-            k = _key(f, base_dir)
+            k = _key(f, base_dir, lines)
+            if remaining.get(k, 0) <= 0:
+                k = _legacy_key(f, base_dir) or k
             if remaining.get(k, 0) > 0:
                 remaining[k] -= 1
                 dropped += 1

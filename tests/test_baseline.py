@@ -60,3 +60,67 @@ def test_bad_baseline_is_usage_error(proj):
     assert r.exit_code == 2 and "bl.json" in r.stderr
     r = run("--baseline", "missing.json", "net.py")
     assert r.exit_code == 2 and "missing.json" in r.stderr
+
+
+# ------------------------------------------------------------------ call-site findings
+# helper.py is not linted: its problem is reported at the call in net.py (a call-site
+# finding, which has no source text of its own; its message names helper.py:2)
+HELPER = "def helper(x):\n    y = x.asnumpy()\n    return y\n"
+CALLER = ("import mindspore.nn as nn\nfrom helper import helper\n\n\nclass Net(nn.Cell):\n"
+          "    def construct(self, x):\n        return helper(x)\n")
+
+
+@pytest.fixture
+def callsite(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "helper.py").write_text(HELPER)
+    (tmp_path / "net.py").write_text(CALLER)
+    return tmp_path
+
+
+def test_call_site_finding_is_keyed_by_the_call_text(callsite):
+    r = run("--write-baseline", "bl.json", "net.py")
+    assert r.exit_code == 0
+    doc = json.loads((callsite / "bl.json").read_text())
+    assert doc["entries"] == [{"code": "MSG401", "path": "net.py", "text": "return helper(x)", "count": 1}]
+    # one comment line above the helper's flagged line, then one above the call
+    (callsite / "helper.py").write_text("# a comment\n" + HELPER)
+    r = run("--baseline", "bl.json", "net.py")
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "All checks passed!\n", "")
+    (callsite / "net.py").write_text("# a comment\n" + CALLER)
+    r = run("--baseline", "bl.json", "net.py")
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "All checks passed!\n", "")
+
+
+def test_call_site_a_second_defect_behind_the_call_is_still_reported(callsite):
+    run("--write-baseline", "bl.json", "net.py")
+    (callsite / "helper.py").write_text(HELPER.replace("    return y\n", "    z = x.asnumpy()\n    return y\n"))
+    r = run("--baseline", "bl.json", "net.py")
+    assert r.exit_code == 1 and r.stdout.count("MSG401") == 1 and r.stdout.startswith("net.py:7:16: MSG401 ")
+
+
+def test_call_site_entries_of_an_older_baseline_still_match(callsite):
+    # before call-site findings were keyed by the call, their key text was the message
+    message = json.loads(CliRunner().invoke(cli, ["check", "--no-cache", "--format", "json", "net.py"]).stdout)[
+        "findings"][0]["message"]
+    assert message.startswith("call to helper `helper` reaches: ") and message.endswith("(helper.py:2)")
+    (callsite / "bl.json").write_text(json.dumps({"version": 1, "entries": [
+        {"code": "MSG401", "path": "net.py", "text": message, "count": 1}]}))
+    r = run("--baseline", "bl.json", "net.py")
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "All checks passed!\n", "")
+
+
+def test_call_site_finding_in_the_same_file_survives_a_comment_line_at_the_top(tmp_path, monkeypatch):
+    # helper and Cell in one file: the call-site copy's message names one.py:5, its call is line 11
+    monkeypatch.chdir(tmp_path)
+    src = ("import mindspore.nn as nn\n\n\n" + HELPER + "\n\nclass Net(nn.Cell):\n"
+           "    def construct(self, x):\n        return helper(x)\n")
+    (tmp_path / "one.py").write_text(src)
+    r = run("--write-baseline", "bl.json", "one.py")
+    assert r.exit_code == 0
+    doc = json.loads((tmp_path / "bl.json").read_text())
+    assert doc["entries"] == [{"code": "MSG401", "path": "one.py", "text": "return helper(x)", "count": 1},
+                              {"code": "MSG401", "path": "one.py", "text": "y = x.asnumpy()", "count": 1}]
+    (tmp_path / "one.py").write_text("# a comment\n" + src)
+    r = run("--baseline", "bl.json", "one.py")
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "All checks passed!\n", "")
