@@ -459,6 +459,7 @@ class ProjectIndex:
         self.tree_provider = None  # optional callable(path) -> ast.Module (the runner's tree cache)
         self._trees: Dict[str, Optional[ast.Module]] = {}
         self.completed: set = set()  # paths whose summaries gained call edges on demand
+        self._search_memo: Optional[Tuple[int, List[str]]] = None
 
     def __getstate__(self):
         """Sent to worker processes: summaries only, never parsed trees or sources."""
@@ -498,7 +499,7 @@ class ProjectIndex:
         if modname in self._missing or modname.split(".")[0] == "mindspore" or self._lazy_budget <= 0:
             return None
         rel = modname.replace(".", os.sep)
-        for root in self.roots:
+        for root in self._search_roots():
             for cand in (os.path.join(root, rel + ".py"), os.path.join(root, rel, "__init__.py")):
                 if os.path.isfile(cand):
                     self._lazy_budget -= 1
@@ -512,6 +513,29 @@ class ProjectIndex:
                     return summary
         self._missing.add(modname)
         return None
+
+    def _search_roots(self) -> List[str]:
+        """Where lazily loaded modules are looked for: the import roots of the indexed files,
+        then the folders above them up to the nearest project marker (at most three levels).
+        A namespace ``src`` folder (no ``__init__.py``) is its files' import root, but the
+        script that imports ``src.utils`` runs from the folder above it, whose files may
+        not be indexed (a ``train.py`` that never names MindSpore is not summarised)."""
+        if self._search_memo is not None and self._search_memo[0] == len(self.roots):
+            return self._search_memo[1]
+        out = list(self.roots)
+        for root in self.roots:
+            d = root
+            for _ in range(3):
+                if any(os.path.exists(os.path.join(d, m)) for m in PROJECT_MARKERS):
+                    break
+                parent = os.path.dirname(d)
+                if parent == d:
+                    break
+                d = parent
+                if d not in out:
+                    out.append(d)
+        self._search_memo = (len(self.roots), out)
+        return out
 
     # resolving ------------------------------------------------------------------
     def resolve(self, dotted: str, _depth: int = 0):

@@ -23,7 +23,7 @@ from .discovery import YAML_SUFFIXES, discover, matches_any
 from .filework import (INTERNAL_ERROR_CODE, PARSE_ERROR_CODE, TREE_CACHE_LINES, Phase1, Phase2, internal_error,
                        in_memory_source, is_internal_error, lint_python, lint_yaml, parse_error, phase1)
 from .findings import FileResult, Finding
-from .project import ProjectIndex, linted_top, project_root
+from .project import ProjectIndex, linted_top
 from .registry import default_codes, load_rules, resolve_selector, select_codes
 from .rule import Rule
 from .scopes import CellResolver, discover as discover_scopes
@@ -339,33 +339,65 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
                      timings=timings)
 
 def _projects(files: Sequence[str], paths: Sequence[str], overrides) -> List[List[str]]:
-    """The files of a run split into indexes. Files are grouped by project root
-    (project.project_root: the closest pyproject.toml, setup.py or .git), and projects share
-    one index unless their module names collide (two copies of one project, sibling `src`
-    packages): a nested project (a sub-package with its own configuration, a monorepo's
-    library) is resolved together with the code that calls it. Deterministic whatever the
-    order of the paths: projects are taken in the order of their roots."""
+    """The files of a run split into indexes, as Python would run them. Each file's import
+    root is the folder ``sys.path`` must hold to import it (``module_name_for``: its first
+    ancestor without ``__init__.py``). Roots share one index unless their module names
+    collide: two copies of one project, or the sibling models of a model zoo, each with its
+    own ``src`` package under one ``.git`` (``official/cv/resnet/src/utils.py`` and
+    ``official/cv/vgg/src/utils.py``), are resolved apart, so ``from src.utils import
+    helper`` in vgg names vgg's helper. A root joins the index of its nearest ancestor root
+    when it can (a namespace ``src`` folder stays with the scripts beside it), else the
+    first index it does not collide with. Deterministic whatever the order of the paths:
+    roots are taken in sorted order."""
     from .project import module_name_for
 
     top = linted_top([p for p in paths if os.path.exists(p)] or ["."])
-    memo: Dict[str, str] = {}
     parts: Dict[str, List[str]] = {}
+    names_of: Dict[str, Set[str]] = {}
     for f in files:
-        root = top if overrides and f in overrides and not os.path.exists(f) else project_root(f, top, memo)
+        is_yaml = f.endswith(YAML_SUFFIXES)
+        if overrides and f in overrides and not os.path.exists(f):
+            root, name = top, None if is_yaml else module_name_for(f)[0]
+        elif is_yaml:
+            root, name = os.path.dirname(os.path.abspath(f)), None
+        else:
+            name, root, _ = module_name_for(f)
         parts.setdefault(root, []).append(f)
+        if name is not None:
+            names_of.setdefault(root, set()).add(name)
     if len(parts) == 1:
         return list(parts.values())
     buckets: List[Tuple[Set[str], List[str]]] = []
+    bucket_of: Dict[str, int] = {}
     for root in sorted(parts):
-        names = {module_name_for(f)[0] for f in parts[root] if not f.endswith(YAML_SUFFIXES)}
-        for taken, members in buckets:
+        names = names_of.get(root, set())
+        order = list(range(len(buckets)))
+        ancestor = _nearest_ancestor(root, bucket_of)
+        if ancestor is not None:
+            order.remove(bucket_of[ancestor])
+            order.insert(0, bucket_of[ancestor])
+        for i in order:
+            taken, members = buckets[i]
             if not names & taken:
                 taken.update(names)
                 members.extend(parts[root])
+                bucket_of[root] = i
                 break
         else:
+            bucket_of[root] = len(buckets)
             buckets.append((set(names), list(parts[root])))
     return [members for _, members in buckets]
+
+
+def _nearest_ancestor(root: str, known: Dict[str, int]) -> Optional[str]:
+    d = root
+    while True:
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+        if d in known:
+            return d
 
 
 class RunHooks:
