@@ -92,7 +92,10 @@ def write(path: str, results: Iterable[FileResult]) -> int:
     entries = [{"code": c, "path": p, "text": t, "count": n} for (c, p, t), n in sorted(counts.items())]
     doc = {"version": FORMAT_VERSION, "tool": {"name": "msgraphlint", "version": __version__}, "entries": entries}
     from .safe_write import write_atomic
-    write_atomic(path, (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    try:  # on failure (a full disk) the old file is left as it was
+        write_atomic(path, (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    except OSError as exc:
+        raise BaselineError(f"cannot write the baseline {path}: {exc.strerror or exc}") from None
     return sum(counts.values())
 
 

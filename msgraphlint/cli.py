@@ -360,8 +360,12 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
         if n and not quiet:
             click.echo(f"Fixed {_plural(n, 'finding')} in {_plural(len(changed), 'file')}.", err=True)
     if write_baseline:
-        from .baseline import write as write_bl
-        n = write_bl(write_baseline, result.files)
+        from .baseline import BaselineError, write as write_bl
+        try:
+            n = write_bl(write_baseline, result.files)
+        except BaselineError as exc:
+            _usage_error(str(exc))
+            return
         click.echo(f"Wrote {_plural(n, 'finding')} to the baseline {_safe(write_baseline)}.", err=True)
         sys.exit(0)
     baseline_file = baseline_file or result.settings.config.baseline
