@@ -10,13 +10,15 @@ Two levels, both content-addressed (keys: ``cachekeys.py`` and ``filework.phase1
 Neither key depends on ``--jobs``: a cache written by ``--jobs 2`` serves ``--jobs 1``.
 
 A cache that cannot hurt: entries are JSON, never pickle (a writable cache folder is
-not a way to run code), decoded only into a fixed list of msgraphlint's own data
-classes. Each entry starts with a header line naming the format, the entry's kind and
-key and the SHA-256 of its payload. An entry that cannot be read, is truncated or
-corrupt, has another format, or answers another key is a miss: it is removed and
-logged (``msgraphlint.cache`` logger, shown with ``-v``), never an error. Entries are
-written to a temporary file and renamed into place, so concurrent runs never see a
-torn entry.
+not a way to run code). Each entry starts with a header line naming the format, the
+entry's kind and key and the SHA-256 of its payload; after the checksum the payload is
+decoded against the kind's schema, field by field (:data:`KINDS`: the type hints of
+msgraphlint's own data classes; ints are 0..2**31-1): a wrong type, a missing or extra
+field, a list where a dict belongs, another class, an unknown enum value fails the
+entry. An entry that cannot be read, is truncated or corrupt, has another format,
+answers another key or has the wrong shape is a miss: it is removed and logged
+(``msgraphlint.cache`` logger, shown with ``-v``), never an error. Entries are written
+to a temporary file and renamed into place, so concurrent runs never see a torn entry.
 
 The cache lives outside the linted tree: ``--cache-dir``, else ``$MSGRAPHLINT_CACHE_DIR``,
 else the config's ``cache-dir``, else ``$XDG_CACHE_HOME/msgraphlint`` (``~/.cache/msgraphlint``).
@@ -31,13 +33,15 @@ import json
 import logging
 import os
 import tempfile
-from typing import Any, Dict, Iterable, Optional
+import typing
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from . import __version__
 
 FORMAT = 2  # 1: pickle entries (ignored; they live under v1-*)
 MAGIC = b"msgraphlint-cache"
 MAX_ENTRY_BYTES = 256 * 1024 * 1024  # larger is not ours: a miss
+MAX_INT = 2 ** 31 - 1  # every int of an entry is a line, a column or a count: 0..MAX_INT
 
 log = logging.getLogger("msgraphlint.cache")
 
@@ -88,6 +92,14 @@ def _classes() -> Dict[str, type]:
     return _CLASSES
 
 
+def _hints(cls: type) -> Dict[str, Any]:
+    """The field types of a cacheable class, in field order (ImportMap has slots, no hints)."""
+    if cls.__name__ == "ImportMap":
+        return {"names": Dict[str, str]}
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls)}
+
+
 _FIELDS: Dict[type, tuple] = {}
 
 
@@ -128,37 +140,191 @@ def encode(value: Any) -> Any:
     return {"c": name, "f": {f: encode(getattr(value, f)) for f in _fields(cls)}}
 
 
-def decode(data: Any) -> Any:
-    if data is None or data.__class__ in (bool, int, float, str):
-        return data
-    if data.__class__ is list:
-        return [decode(v) for v in data]
-    if data.__class__ is not dict or len(data) not in (1, 2):
-        raise ValueError("not an encoded value")
-    if "c" in data:
-        cls = _classes()[data["c"]]
-        raw = data["f"]
-        names = _fields(cls)
-        if raw.__class__ is not dict or set(raw) != set(names):
-            raise ValueError(f"fields of {cls.__name__} do not match")
+class BadShape(ValueError):
+    """An entry whose payload is not what its kind holds (after a valid checksum)."""
+
+
+def _bad(what: str, data: Any) -> BadShape:
+    shown = repr(data)
+    return BadShape(f"expected {what}, got {shown[:60] + '...' if len(shown) > 60 else shown}")
+
+
+Decoder = Callable[[Any], Any]
+
+
+def _dec_int(d: Any) -> int:
+    if d.__class__ is not int or not 0 <= d <= MAX_INT:
+        raise _bad(f"an int 0..{MAX_INT}", d)
+    return d
+
+
+def _dec_str(d: Any) -> str:
+    if d.__class__ is not str:
+        raise _bad("a str", d)
+    return d
+
+
+def _dec_bool(d: Any) -> bool:
+    if d.__class__ is not bool:
+        raise _bad("a bool", d)
+    return d
+
+
+def _tagged(d: Any, tag: str, what: str, items_class: type) -> Any:
+    if d.__class__ is not dict or len(d) != 1 or tag not in d:
+        raise _bad(what, d)
+    items = d[tag]
+    if items.__class__ is not items_class:
+        raise _bad(what, d)
+    return items
+
+
+def _optional(inner: Decoder) -> Decoder:
+    return lambda d: None if d is None else inner(d)
+
+
+def _list(inner: Decoder) -> Decoder:
+    def dec(d: Any) -> list:
+        if d.__class__ is not list:
+            raise _bad("a list", d)
+        return [inner(v) for v in d]
+    return dec
+
+
+def _var_tuple(inner: Decoder) -> Decoder:
+    return lambda d: tuple(inner(v) for v in _tagged(d, "t", "a tuple", list))
+
+
+def _fixed_tuple(inners: Tuple[Decoder, ...]) -> Decoder:
+    n = len(inners)
+
+    def dec(d: Any) -> tuple:
+        items = _tagged(d, "t", f"a tuple of {n}", list)
+        if len(items) != n:
+            raise _bad(f"a tuple of {n}", d)
+        return tuple(f(v) for f, v in zip(inners, items))
+    return dec
+
+
+def _set(inner: Decoder, frozen: bool) -> Decoder:
+    tag, what = ("z", "a frozenset") if frozen else ("s", "a set")
+    make = frozenset if frozen else set
+    return lambda d: make(inner(v) for v in _tagged(d, tag, what, list))
+
+
+def _dict(key: Decoder, value: Decoder) -> Decoder:
+    def dec(d: Any) -> dict:
+        if d.__class__ is dict and len(d) == 1:
+            if "d" in d and d["d"].__class__ is dict:  # JSON object: str keys (an int-keyed dict only if empty)
+                return {key(k): value(v) for k, v in d["d"].items()}
+            if "m" in d and d["m"].__class__ is list:
+                out = {}
+                for pair in d["m"]:
+                    if pair.__class__ is not list or len(pair) != 2:
+                        raise _bad("a [key, value] pair", pair)
+                    out[key(pair[0])] = value(pair[1])
+                return out
+        raise _bad("a dict", d)
+    return dec
+
+
+def _enum(cls: type) -> Decoder:
+    name = cls.__name__
+    values = {m.value: m for m in cls}  # type: ignore[attr-defined]
+
+    def dec(d: Any) -> Any:
+        if d.__class__ is not dict or len(d) != 2 or d.get("e") != name:
+            raise _bad(f"a {name}", d)
+        v = d.get("v")
+        if v.__class__ is not str or v not in values:
+            raise _bad(f"a {name} value", v)
+        return values[v]
+    return dec
+
+
+def _object(cls: type) -> Decoder:
+    name = cls.__name__
+    fields: List[Tuple[str, Decoder]] = []  # compiled on first use
+
+    def dec(d: Any) -> Any:
+        if d.__class__ is not dict or len(d) != 2 or d.get("c") != name:
+            raise _bad(f"a {name}", d)
+        raw = d.get("f")
+        if not fields:
+            fields.extend((f, _decoder(t)) for f, t in _hints(cls).items())
+        if raw.__class__ is not dict or len(raw) != len(fields):
+            raise _bad(f"the fields of {name}", raw)
         obj = cls.__new__(cls)
-        for f in names:
-            object.__setattr__(obj, f, decode(raw[f]))  # frozen data classes too
+        for f, fdec in fields:
+            if f not in raw:
+                raise BadShape(f"{name} has no field {f!r}")
+            try:
+                object.__setattr__(obj, f, fdec(raw[f]))  # frozen data classes too
+            except BadShape as exc:
+                raise BadShape(f"{name}.{f}: {exc}") from None
         return obj
-    if "e" in data:
-        return _classes()[data["e"]](data["v"])
-    (tag, items), = data.items()
-    if tag == "t":
-        return tuple(decode(v) for v in items)
-    if tag == "s":
-        return {decode(v) for v in items}
-    if tag == "z":
-        return frozenset(decode(v) for v in items)
-    if tag == "d":
-        return {str(k): decode(v) for k, v in items.items()}
-    if tag == "m":
-        return {decode(k): decode(v) for k, v in items}
-    raise ValueError(f"unknown tag {tag!r}")
+    return dec
+
+
+_DECODERS: Dict[Any, Decoder] = {}
+
+
+def _decoder(tp: Any) -> Decoder:
+    """The decoder of a type hint: checks the encoded value's shape field by field."""
+    got = _DECODERS.get(tp)
+    if got is None:
+        got = _DECODERS[tp] = _make_decoder(tp)
+    return got
+
+
+def _make_decoder(tp: Any) -> Decoder:
+    if tp is int:
+        return _dec_int
+    if tp is str:
+        return _dec_str
+    if tp is bool:
+        return _dec_bool
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Union:
+        rest = [a for a in args if a is not type(None)]
+        if len(rest) == 1 and len(args) == 2:
+            return _optional(_decoder(rest[0]))
+    elif origin is list:
+        return _list(_decoder(args[0]))
+    elif origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return _var_tuple(_decoder(args[0]))
+        return _fixed_tuple(tuple(_decoder(a) for a in args))
+    elif origin in (set, frozenset):
+        return _set(_decoder(args[0]), origin is frozenset)
+    elif origin is dict:
+        return _dict(_decoder(args[0]), _decoder(args[1]))
+    elif isinstance(tp, type) and _classes().get(tp.__name__) is tp:
+        return _enum(tp) if issubclass(tp, enum.Enum) else _object(tp)
+    raise TypeError(f"the cache has no schema for {tp!r}")  # a new field type: teach _make_decoder
+
+
+def _kinds() -> Dict[str, Any]:
+    from .filework import Phase2
+    from .findings import Finding
+    from .project import ModuleSummary
+
+    return {
+        # phase 1: (summary, parse error, lines, may hold graph code)
+        "p1": Tuple[Optional[ModuleSummary], Optional[Finding], int, bool],
+        # phase 2: the file's findings, call-site findings and suppressions
+        "p2": Phase2,
+    }
+
+
+KINDS: Dict[str, Any] = {}  # kind -> the type hint its entries decode into (filled on first use)
+
+
+def decode(data: Any, kind: str) -> Any:
+    """Decode an entry's JSON payload as ``kind`` holds it; :class:`BadShape` if it does not."""
+    if not KINDS:
+        KINDS.update(_kinds())
+    return _decoder(KINDS[kind])(data)
 
 
 # the store ---------------------------------------------------------------------------
@@ -168,7 +334,7 @@ class ResultCache:
         self.dir = os.path.join(directory, f"v{FORMAT}-{__version__}")
         self.hits = 0
         self.misses = 0
-        self.dropped = 0  # corrupt or foreign entries removed
+        self.dropped = 0  # corrupt, foreign or wrongly shaped entries removed
 
     def _path(self, kind: str, key: str) -> str:
         return os.path.join(self.dir, kind, key[:2], key[2:] + ".json")
@@ -190,7 +356,7 @@ class ResultCache:
                 raise ValueError("truncated or oversized")
             if head != self._header(kind, key, payload)[:-1]:
                 raise ValueError("header, key or checksum does not match")
-            value = decode(json.loads(payload.decode("ascii")))
+            value = decode(json.loads(payload.decode("ascii")), kind)
         except Exception as exc:  # noqa: BLE001 - whatever is wrong with an entry, it is a miss
             self._drop(path, exc)
             self.misses += 1

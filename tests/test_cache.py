@@ -227,3 +227,252 @@ def test_dropped_entries_are_reported_with_v(tmp_path):
     assert "cache: dropped unusable entry" in proc.stderr and victim.name in proc.stderr
     quiet = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
     assert quiet.returncode == 1 and "cache" not in quiet.stderr
+
+
+# ------------------------------------------------------------------------------------
+# entries with a valid checksum but a wrong shape are misses
+
+RICH = {
+    "base.py": """
+        import mindspore as ms
+        import mindspore.nn as nn
+        from mindspore import ops
+
+
+        class Base(nn.Cell):
+            def __init__(self):
+                super().__init__()
+                self.relu = nn.ReLU()
+                self.scale = 2
+
+            def helper(self, x):
+                print(x)
+                return self.relu(x)
+        """,
+    "model.py": """
+        import numpy as np
+        import mindspore as ms
+        from mindspore import jit, Tensor
+        from base import Base
+
+
+        class Net(Base):
+            def construct(self, x):
+                y = self.helper(x)
+                print(y)  # noqa: MSG201
+                z = x.asnumpy()  # msgraphlint: ignore[MSG401]
+                if x > 0:
+                    y = y + 1
+                return y
+
+
+        def factory(n):
+            @jit
+            def step(x):
+                print(x)
+                return x * n
+            return step
+
+
+        @jit(capture_mode="bytecode")
+        def f(x):
+            return x
+
+
+        def main():
+            net = Net()
+            net(Tensor(np.ones((2, 2)), ms.float32))
+            factory(3)(Tensor([1.0]))
+        """,
+    "bad.py": "import mindspore\ndef broken(:\n    pass\n",
+    "plain.py": "def plain():\n    return 1\n",
+}
+# by hand: the syntax error; print in the helper construct calls; the tensor condition; print in the
+# nested jit function (the print on line 10 and the asnumpy on line 11 are suppressed)
+RICH_FINDINGS = [("bad.py", 2, "MSG001"), ("base.py", 13, "MSG201"), ("model.py", 12, "MSG101"),
+                 ("model.py", 20, "MSG201")]
+
+
+def _all_findings(root, cache_dir):
+    res = run_paths([str(root)], cache=True, cache_dir=str(cache_dir))
+    return sorted((f.path.rsplit("/", 1)[-1], f.line, f.col, f.code, f.message)
+                  for fr in res.files for f in fr.findings + fr.unused_suppressions)
+
+
+def _entries(cache):
+    """(path, kind, key, header fields, payload) of every entry."""
+    out = []
+    for p in sorted(cache.rglob("*.json")):
+        head, _, payload = p.read_bytes().partition(b"\n")
+        fields = head.split(b" ")
+        out.append((p, fields[2].decode(), fields[3].decode(), fields, payload))
+    return out
+
+
+def _plant(path, fields, payload: bytes):
+    """Write an entry whose header carries the payload's real SHA-256 (what a planted or
+    other-version entry would have)."""
+    import hashlib
+    head = b" ".join(fields[:4] + [hashlib.sha256(payload).hexdigest().encode()])
+    path.write_bytes(head + b"\n" + payload)
+
+
+def _nodes(tree):
+    """Every node of an encoded JSON tree: (path, node, a function replacing it (None for the
+    root), whether it is a raw map: the field map of an object or the str-keyed map of a "d")."""
+    out = []
+
+    def walk(path, node, setter, raw):
+        out.append((path, node, setter, raw))
+        if node.__class__ is list:
+            for i, v in enumerate(node):
+                walk(path + (i,), v, lambda new, _n=node, _i=i: _n.__setitem__(_i, new), False)
+        elif node.__class__ is dict:
+            for k, v in list(node.items()):
+                inner_raw = not raw and ((k == "f" and "c" in node) or (k == "d" and len(node) == 1))
+                walk(path + (k,), v, lambda new, _n=node, _k=k: _n.__setitem__(_k, new), inner_raw)
+    walk((), tree, None, False)
+    return out
+
+
+DEEP = "\x00deep\x00"
+TAGS = ("t", "s", "z", "d", "m")
+
+
+def _mutated(tree, rng, objects, other_root):
+    """The payload of a copy of an entry's JSON tree with one to three changes at disjoint
+    places (none inside another), each of which no entry of its kind can hold: a wrong type
+    where a scalar belongs (never None, which Optional fields allow), absurd ints, extra
+    nesting, a list where a dict or object belongs, a field missing, extra or renamed,
+    another class or enum, an unknown enum value, another container tag, a deeply nested
+    list; or the other kind's payload."""
+    import copy
+    import json
+    t = copy.deepcopy(tree)
+    nodes = _nodes(t)
+    if rng.random() < 0.02:
+        t = copy.deepcopy(other_root)
+    else:
+        chosen = []
+        for _ in range(rng.randint(1, 3)):
+            cand = rng.choice(nodes)
+            if all(cand[0][:len(c[0])] != c[0] and c[0][:len(cand[0])] != cand[0] for c in chosen):
+                chosen.append(cand)
+        news = [(setter, _replacement(node, raw, rng, objects)) for _, node, setter, raw in chosen]
+        for setter, new in news:
+            if setter is None:
+                t = new
+            else:
+                setter(new)
+    text = json.dumps(t, separators=(",", ":"))
+    depth = rng.choice([3, 60, 100_000])
+    return text.replace('"\\u0000deep\\u0000"', "[" * depth + "]" * depth).encode()
+
+
+def _replacement(node, raw, rng, objects):
+    """What replaces an (unmutated) node of an entry: something its place never holds."""
+    import copy
+    if node.__class__ is bool:
+        options = [int(node), 1 - int(node), str(node).lower(), [node], 0.5]
+    elif node.__class__ is int:
+        options = [str(node), node + 0.5, True, [node], {"t": [node]}, -1, -node - 1, -2 ** 40, 2 ** 31, 10 ** 30]
+    elif node.__class__ is str:
+        options = [1, 2.5, False, [node], {"d": {}}, {"t": [node]}]
+    elif node is None:
+        options = [{"x": 1}, 3.5, [None], False]
+    elif node.__class__ is list:
+        options = [[node], {"d": {str(i): v for i, v in enumerate(node)}}, "[]", DEEP]
+    elif raw:  # an object's field map, a "d" map: a list, extra nesting
+        options = [[node], list(node.values()), DEEP]
+    else:
+        options = [[node], list(node.values()), DEEP, {**node, "x": 1}]
+        if "c" in node:
+            fields = node["f"]
+            name = rng.choice(sorted(fields)) if fields else None
+            others = [o for o in objects if o["c"] != node["c"]]
+            options += [{"c": node["c"], "f": {**fields, "zz": 0}}, {"c": node["c"], "f": list(fields.values())},
+                        {"c": node["c"], "f": [fields]}, {"c": "Evil", "f": fields},
+                        {"c": rng.choice(sorted({o["c"] for o in others})), "f": fields},
+                        copy.deepcopy(rng.choice(others))]
+            if name:
+                options += [{"c": node["c"], "f": {k: v for k, v in fields.items() if k != name}},
+                            {"c": node["c"], "f": {("zz" if k == name else k): v for k, v in fields.items()}}]
+        elif "e" in node:
+            options += [{"e": node["e"], "v": "fatal"}, {"e": "FixSafety" if node["e"] == "Severity" else "Severity",
+                                                           "v": node["v"]}, {"e": node["e"]}]
+        else:
+            (tag, items), = node.items()
+            options += [{rng.choice([x for x in TAGS if x != tag]): items}, {tag: {tag: items}}]
+    return rng.choice(options)
+
+
+def _objects(trees):
+    objs = []
+    for tree in trees:
+        objs.extend(n for _, n, _, raw in _nodes(tree) if not raw and n.__class__ is dict and "c" in n and "f" in n)
+    return objs
+
+
+def test_wrong_shape_entries_with_valid_checksums_are_misses(tmp_path, caplog):
+    """Thousands of planted shapes, each with a correct header and checksum: every read is
+    a miss that removes the entry, nothing raises."""
+    import json
+    import logging
+    import random
+
+    from msgraphlint.cache import ResultCache
+
+    proj, cache = tmp_path / "p", tmp_path / "c"
+    write_tree(proj, RICH)
+    assert sorted((name, line, code) for name, line, _, code, _ in _all_findings(proj, cache)) == RICH_FINDINGS
+    entries = _entries(cache)
+    kinds = {k for _, k, _, _, _ in entries}
+    assert kinds == {"p1", "p2"} and len(entries) == 6
+    trees = {p: json.loads(payload) for p, _, _, _, payload in entries}
+    objects = _objects(trees.values())
+    assert len({o["c"] for o in objects}) == 11  # every data class the cache holds is in these entries
+    by_kind = {k: [trees[p] for p, kk, _, _, _ in entries if kk == k] for k in kinds}
+    rc = ResultCache(str(cache))
+    rng = random.Random(20)
+    shapes = set()
+    with caplog.at_level(logging.INFO, logger="msgraphlint.cache"):
+        for n in range(4000):
+            p, kind, key, fields, _ = entries[n % len(entries)]
+            other = rng.choice(by_kind["p2" if kind == "p1" else "p1"])
+            payload = _mutated(trees[p], rng, objects, other)
+            shapes.add((kind, payload))
+            _plant(p, fields, payload)
+            assert rc.get(kind, key) is None, payload[:300]
+            assert not p.exists()
+    assert rc.dropped == 4000 and caplog.text.count("dropped unusable entry") == 4000
+    assert len(shapes) > 2500, len(shapes)
+    print(f"planted shapes tried: {len(shapes)} distinct of 4000")
+
+
+def test_run_over_wrong_shape_entries_equals_a_cold_run(tmp_path, caplog):
+    """Each round plants a differently mutated entry at every key; the run reports what a
+    cold run reports, no MSG000, and every planted entry is dropped (logged)."""
+    import json
+    import logging
+    import random
+
+    proj, cache = tmp_path / "p", tmp_path / "c"
+    write_tree(proj, RICH)
+    cold = _all_findings(proj, cache)
+    assert not [f for f in cold if f[3] == "MSG000"]
+    entries = _entries(cache)
+    trees = {p: json.loads(payload) for p, _, _, _, payload in entries}
+    objects = _objects(trees.values())
+    by_kind = {k: [trees[p] for p, kk, _, _, _ in entries if kk == k] for k in ("p1", "p2")}
+    rng = random.Random(10)
+    planted = 0
+    for _round in range(100):
+        for p, kind, _key, fields, _ in entries:
+            other = rng.choice(by_kind["p2" if kind == "p1" else "p1"])
+            _plant(p, fields, _mutated(trees[p], rng, objects, other))
+            planted += 1
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger="msgraphlint.cache"):
+            assert _all_findings(proj, cache) == cold
+        assert caplog.text.count("dropped unusable entry") == len(entries), caplog.text
+    print(f"planted shapes run through the checker: {planted}")
