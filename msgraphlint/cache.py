@@ -22,6 +22,10 @@ to a temporary file and renamed into place, so concurrent runs never see a torn 
 
 The cache lives outside the linted tree: ``--cache-dir``, else ``$MSGRAPHLINT_CACHE_DIR``,
 else the config's ``cache-dir``, else ``$XDG_CACHE_HOME/msgraphlint`` (``~/.cache/msgraphlint``).
+A folder msgraphlint creates for it is marked as msgraphlint's (``CACHEDIR.TAG`` naming
+msgraphlint, and a ``.gitignore`` of ``*``); a folder that existed already is used as it
+is and never marked. ``msgraphlint clean`` (:func:`remove_cache`) removes only a marked
+folder, without following symlinks or crossing into another file system.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import hashlib
 import json
 import logging
 import os
+import stat
 import tempfile
 import typing
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
@@ -42,6 +47,14 @@ FORMAT = 2  # 1: pickle entries (ignored; they live under v1-*)
 MAGIC = b"msgraphlint-cache"
 MAX_ENTRY_BYTES = 256 * 1024 * 1024  # larger is not ours: a miss
 MAX_INT = 2 ** 31 - 1  # every int of an entry is a line, a column or a count: 0..MAX_INT
+
+# the marker of a cache folder msgraphlint created (https://bford.info/cachedir/)
+TAG_NAME = "CACHEDIR.TAG"
+TAG_SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
+TAG_TEXT = (TAG_SIGNATURE + b"\n# This file is a cache directory tag created by msgraphlint.\n"
+            b"# For information about cache directory tags, see https://bford.info/cachedir/\n")
+TAG_OWNER = b"created by msgraphlint"
+GITIGNORE_TEXT = b"# Automatically created by msgraphlint.\n*\n"
 
 log = logging.getLogger("msgraphlint.cache")
 
@@ -327,14 +340,158 @@ def decode(data: Any, kind: str) -> Any:
     return _decoder(KINDS[kind])(data)
 
 
+# the folder --------------------------------------------------------------------------
+
+def _write_new(path: str, data: bytes) -> None:
+    from .safe_write import write_atomic
+
+    write_atomic(path, data)
+
+
+def prepare_dir(directory: str) -> bool:
+    """Make sure the cache folder exists; one msgraphlint creates gets its marker
+    (``CACHEDIR.TAG``, ``.gitignore``). An existing folder is used as it is (never
+    marked: it may hold anything). False if it cannot be made (the run goes on uncached)."""
+    try:
+        parent = os.path.dirname(os.path.abspath(directory))
+        os.makedirs(parent, exist_ok=True)
+        os.mkdir(directory)
+    except FileExistsError:
+        return os.path.isdir(directory)
+    except OSError as exc:
+        log.info("cache: cannot create the cache folder %s (%s); the run goes on without a cache", directory, exc)
+        return False
+    try:
+        _write_new(os.path.join(directory, ".gitignore"), GITIGNORE_TEXT)
+        _write_new(os.path.join(directory, TAG_NAME), TAG_TEXT)
+    except OSError as exc:
+        # an unmarked folder of ours could never be cleaned: take it back, try again next run
+        for name in (TAG_NAME, ".gitignore"):
+            try:
+                os.unlink(os.path.join(directory, name))
+            except OSError:
+                pass
+        try:
+            os.rmdir(directory)
+        except OSError:
+            pass
+        log.info("cache: cannot mark the new cache folder %s (%s); the run goes on without a cache", directory, exc)
+        return False
+    return True
+
+
+def _read_tag(dir_fd: int) -> Optional[bytes]:
+    """The marker's text, if the folder holds a regular CACHEDIR.TAG (never through a link)."""
+    try:
+        fd = os.open(TAG_NAME, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return os.read(fd, 4096)
+    finally:
+        os.close(fd)
+
+
+def is_ours(tag: Optional[bytes]) -> bool:
+    return tag is not None and tag.startswith(TAG_SIGNATURE) and TAG_OWNER in tag
+
+
+class NotACache(Exception):
+    """``clean`` refused: the folder is not (provably) msgraphlint's cache; nothing was deleted."""
+
+
+def _older_layout(names: Iterable[str]) -> List[str]:
+    import re
+
+    return sorted(n for n in names if re.fullmatch(r"v\d+-[\w.+-]*", n) or n == "verify")
+
+
+def remove_cache(directory: str) -> List[str]:
+    """Remove msgraphlint's cache folder ``directory``. Raises :class:`NotACache` (deleting
+    nothing) unless it is a real folder (not a symlink) holding msgraphlint's marker.
+    Deletes only inside it: symlinks are removed, never followed; a folder on another file
+    system (a mount point) is left. Returns what could not be removed (empty: all gone)."""
+    path = os.path.abspath(directory)
+    if os.path.islink(path):
+        raise NotACache(f"{path} is a symbolic link (to {os.path.realpath(path)}); clean does not follow "
+                        f"links: run it with --cache-dir on the folder itself")
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as exc:
+        raise NotACache(f"{path} cannot be opened as a folder ({exc.strerror})") from None
+    try:
+        tag = _read_tag(fd)
+        if not is_ours(tag):
+            names = os.listdir(fd)
+            old = _older_layout(names)
+            if tag is None and old and all(n in old or n == ".gitignore" for n in names):
+                raise NotACache(f"{path} looks like an unmarked msgraphlint cache (it holds {', '.join(old)}: "
+                                f"written by an older msgraphlint, before cache folders were marked with "
+                                f"{TAG_NAME}, or by `verify`); nothing was deleted: if it is one, delete it "
+                                f"by hand (rm -r {path})")
+            why = f"its {TAG_NAME} was not written by msgraphlint" if tag is not None \
+                else f"it has no {TAG_NAME} written by msgraphlint"
+            raise NotACache(f"refusing to remove {path}: it is not a msgraphlint cache folder ({why}); "
+                            f"nothing was deleted")
+        left: List[str] = []
+        _empty(fd, path, os.fstat(fd).st_dev, left, keep=TAG_NAME)
+        if not left:
+            try:
+                os.unlink(TAG_NAME, dir_fd=fd)  # last: an interrupted clean can run again
+            except OSError as exc:
+                left.append(f"{os.path.join(path, TAG_NAME)} ({exc.strerror})")
+    finally:
+        os.close(fd)
+    if not left:
+        try:
+            os.rmdir(path)
+        except OSError as exc:
+            left.append(f"{path} ({exc.strerror})")
+    return left
+
+
+def _empty(dir_fd: int, where: str, dev: int, left: List[str], keep: str = "") -> None:
+    """Delete everything inside the open folder ``dir_fd`` (fd-relative: a folder renamed or
+    swapped for a link meanwhile is never followed)."""
+    for name in os.listdir(dir_fd):
+        if name == keep:
+            continue
+        shown = os.path.join(where, name)
+        try:
+            st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+            if not stat.S_ISDIR(st.st_mode):
+                os.unlink(name, dir_fd=dir_fd)  # files, and symlinks themselves
+                continue
+            if st.st_dev != dev:
+                left.append(f"{shown} (another file system is mounted there)")
+                continue
+            sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+            try:
+                now = os.fstat(sub)
+                if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                    left.append(f"{shown} (changed while it was being removed)")
+                    continue
+                _empty(sub, shown, dev, left)
+            finally:
+                os.close(sub)
+            os.rmdir(name, dir_fd=dir_fd)
+        except OSError as exc:
+            if not isinstance(exc, FileNotFoundError):  # gone already (a concurrent clean): fine
+                left.append(f"{shown} ({exc.strerror})")
+
+
 # the store ---------------------------------------------------------------------------
 
 class ResultCache:
     def __init__(self, directory: str) -> None:
+        self.root = directory
         self.dir = os.path.join(directory, f"v{FORMAT}-{__version__}")
         self.hits = 0
         self.misses = 0
         self.dropped = 0  # corrupt, foreign or wrongly shaped entries removed
+        self._ready: Optional[bool] = None  # the folder exists (and is marked if we made it)
 
     def _path(self, kind: str, key: str) -> str:
         return os.path.join(self.dir, kind, key[:2], key[2:] + ".json")
@@ -377,6 +534,10 @@ class ResultCache:
             payload = json.dumps(encode(value), separators=(",", ":")).encode("ascii")
         except (TypeError, ValueError, RecursionError) as exc:  # not cacheable: only slower
             log.info("cache: not storing a %s entry (%s)", kind, exc)
+            return
+        if self._ready is None:
+            self._ready = prepare_dir(self.root)
+        if not self._ready:
             return
         path = self._path(kind, key)
         directory = os.path.dirname(path)

@@ -556,10 +556,11 @@ def rules_cmd(fmt: str, target: Optional[str], show_all: bool) -> None:
 @cli.command("clean")
 @click.option("--cache-dir", type=click.Path(file_okay=False), help="The cache to remove (default: as `check` finds it).")
 def clean(cache_dir: Optional[str]) -> None:
-    """Remove the result cache (the directory `check` uses from this directory)."""
-    import shutil
+    """Remove the result cache (the directory `check` uses from this directory).
 
-    from .cache import default_dir
+    Only a folder msgraphlint created and marked (CACHEDIR.TAG) is removed; anything
+    else is refused (exit 2) and left as it is."""
+    from .cache import NotACache, default_dir, remove_cache
     from .config import ConfigError, resolve_config
 
     try:
@@ -568,17 +569,22 @@ def clean(cache_dir: Optional[str]) -> None:
         _usage_error(str(exc))
         return
     directory = os.path.abspath(default_dir(cache_dir, cfg.cache_dir, cfg.root))
-    if not os.path.isdir(directory):
+    if not os.path.lexists(directory):
         click.echo(f"No cache at {directory}.")
         return
-    here = os.path.abspath(os.getcwd())
-    home = os.path.abspath(os.path.expanduser("~"))
-    markers = [m for m in (".git", "pyproject.toml", "setup.py") if os.path.exists(os.path.join(directory, m))]
-    if directory in (home, os.path.dirname(directory)) or here == directory or here.startswith(directory + os.sep) \
-            or markers:
-        _usage_error(f"refusing to remove {directory}: it is not a cache directory "
-                     f"({'it holds ' + ', '.join(markers) if markers else 'it contains the current directory or home'})")
-    shutil.rmtree(directory)
+    here = os.path.realpath(os.getcwd())
+    real = os.path.realpath(directory)
+    if real in (os.path.realpath(os.path.expanduser("~")), os.path.dirname(real)) or here == real \
+            or here.startswith(real + os.sep):
+        _usage_error(f"refusing to remove {directory}: it contains the current directory or home; nothing was deleted")
+    try:
+        left = remove_cache(directory)
+    except NotACache as exc:
+        _usage_error(str(exc))
+        return
+    if left:
+        _usage_error(f"removed the cache at {directory} except: " + "; ".join(left[:20])
+                     + (f" (and {len(left) - 20} more)" if len(left) > 20 else ""))
     click.echo(f"Removed the cache at {directory}.")
 
 

@@ -3,8 +3,12 @@ matters (the file, a module it imports, the settings)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import subprocess
 import sys
+
+import pytest
 
 from msgraphlint.runner import run_paths
 
@@ -476,3 +480,166 @@ def test_run_over_wrong_shape_entries_equals_a_cold_run(tmp_path, caplog):
             assert _all_findings(proj, cache) == cold
         assert caplog.text.count("dropped unusable entry") == len(entries), caplog.text
     print(f"planted shapes run through the checker: {planted}")
+
+
+# ------------------------------------------------------------------------------------
+# clean removes only msgraphlint's own (marked) cache folders
+
+def _snapshot(root):
+    """Every path under root with its bytes (folders as None)."""
+    return {str(p.relative_to(root)): (None if p.is_dir() else p.read_bytes()) for p in sorted(root.rglob("*"))}
+
+
+def _clean(monkeypatch, cwd, *args):
+    from click.testing import CliRunner
+
+    from msgraphlint.cli import cli
+    monkeypatch.delenv("MSGRAPHLINT_CACHE_DIR", raising=False)
+    monkeypatch.chdir(cwd)
+    return CliRunner().invoke(cli, ["clean", *args], catch_exceptions=False)
+
+
+def _check(monkeypatch, cwd, *args):
+    from click.testing import CliRunner
+
+    from msgraphlint.cli import cli
+    monkeypatch.delenv("MSGRAPHLINT_CACHE_DIR", raising=False)
+    monkeypatch.chdir(cwd)
+    return CliRunner().invoke(cli, ["check", "--format", "concise", *args, "."], catch_exceptions=False)
+
+
+NOTES = {"todo.md": "- call the bank\n", "ideas/plan.txt": "a plan\n", "ideas/deep/x.bin": "\x00\x01"}
+
+
+def test_clean_refuses_a_sibling_folder_named_by_an_absolute_cache_dir(tmp_path, monkeypatch):
+    """The reproduced case: a cloned project's pyproject.toml says cache-dir = "/abs/notes"."""
+    notes = write_tree(tmp_path / "notes", NOTES)
+    proj = write_tree(tmp_path / "proj", {"pyproject.toml": f'[tool.msgraphlint]\ncache-dir = "{notes}"\n',
+                                          "model.py": MODEL, "base.py": BASE})
+    before = _snapshot(notes)
+    r = _clean(monkeypatch, proj)
+    assert r.exit_code == 2, r.output
+    assert f"refusing to remove {notes}" in r.stderr and "not a msgraphlint cache folder" in r.stderr
+    assert "nothing was deleted" in r.stderr
+    assert _snapshot(notes) == before
+    # check uses the existing folder as it is (entries in v2-*/) and never marks it; clean still refuses
+    assert _check(monkeypatch, proj).exit_code == 1
+    assert any(notes.rglob("*.json")) and not (notes / "CACHEDIR.TAG").exists()
+    r = _clean(monkeypatch, proj)
+    assert r.exit_code == 2 and str(notes) in r.stderr
+    after = _snapshot(notes)
+    assert {k: v for k, v in after.items() if not k.startswith("v2-")} == before
+
+
+def test_clean_refuses_a_project_folder_named_by_a_relative_cache_dir(tmp_path, monkeypatch):
+    """The reproduced case: cache-dir = "src/data" in the project's pyproject.toml."""
+    proj = write_tree(tmp_path / "proj", {"pyproject.toml": '[tool.msgraphlint]\ncache-dir = "src/data"\n',
+                                          "src/model.py": MODEL, "src/base.py": BASE,
+                                          "src/data/train.csv": "a,b\n1,2\n", "src/data/raw/x.json": "{}"})
+    before = _snapshot(proj)
+    r = _clean(monkeypatch, proj)
+    assert r.exit_code == 2, r.output
+    assert str(proj / "src" / "data") in r.stderr and "nothing was deleted" in r.stderr
+    assert _snapshot(proj) == before
+    r = _clean(monkeypatch, proj / "src", "--cache-dir", "data")  # spelled on the command line: the same
+    assert r.exit_code == 2 and _snapshot(proj) == before
+
+
+def test_clean_removes_a_cache_msgraphlint_created_and_marked(tmp_path, monkeypatch):
+    proj = write_tree(tmp_path / "proj", {"pyproject.toml": '[tool.msgraphlint]\ncache-dir = ".mscache"\n',
+                                          "model.py": MODEL, "base.py": BASE})
+    assert _check(monkeypatch, proj).exit_code == 1
+    cache = proj / ".mscache"
+    tag = (cache / "CACHEDIR.TAG").read_bytes()
+    assert tag.split(b"\n")[0] == b"Signature: 8a477f597d28d172789f06886806bc55"
+    assert b"msgraphlint" in tag.split(b"\n")[1]
+    assert "*" in (cache / ".gitignore").read_text().splitlines()
+    assert any(cache.rglob("*.json"))
+    r = _clean(monkeypatch, proj)
+    assert r.exit_code == 0, r.output
+    assert r.output == f"Removed the cache at {cache}.\n"
+    assert not cache.exists() and (proj / "model.py").exists()
+    r = _clean(monkeypatch, proj)
+    assert r.exit_code == 0 and r.output == f"No cache at {cache}.\n"
+
+
+def test_clean_refuses_an_unmarked_cache_of_an_older_version(tmp_path, monkeypatch):
+    old = write_tree(tmp_path / "old", {"v2-0.0.9/p1/ab/cdef.json": "x", "v2-0.0.9/p2/cd/ef01.json": "y",
+                                        "verify/k.json": "{}"})
+    before = _snapshot(old)
+    r = _clean(monkeypatch, tmp_path, "--cache-dir", str(old))
+    assert r.exit_code == 2, r.output
+    assert "older msgraphlint" in r.stderr and f"delete it by hand (rm -r {old})" in r.stderr
+    assert _snapshot(old) == before
+
+
+def test_clean_refuses_other_tools_tags_and_tags_that_are_links(tmp_path, monkeypatch):
+    other = write_tree(tmp_path / "other", {"CACHEDIR.TAG": "Signature: 8a477f597d28d172789f06886806bc55\n"
+                                                            "# created by some other tool\n", "data.bin": "1"})
+    real = tmp_path / "real"
+    proj = write_tree(tmp_path / "proj", {"model.py": MODEL, "base.py": BASE})
+    assert _check(monkeypatch, proj, "--cache-dir", str(real)).exit_code == 1
+    assert (real / "CACHEDIR.TAG").is_file()
+    linked = write_tree(tmp_path / "linked", {"data.bin": "2"})
+    (linked / "CACHEDIR.TAG").symlink_to(real / "CACHEDIR.TAG")  # a marker through a link is no marker
+    for folder in (other, linked):
+        before = _snapshot(folder)
+        r = _clean(monkeypatch, tmp_path, "--cache-dir", str(folder))
+        assert r.exit_code == 2 and str(folder) in r.stderr, r.output
+        assert _snapshot(folder) == before
+
+
+def test_clean_never_follows_symlinks_out_of_the_cache(tmp_path, monkeypatch):
+    proj = write_tree(tmp_path / "proj", {"model.py": MODEL, "base.py": BASE})
+    cache = tmp_path / "cache"
+    assert _check(monkeypatch, proj, "--cache-dir", str(cache)).exit_code == 1
+    outside = write_tree(tmp_path / "outside", NOTES)
+    before = _snapshot(outside)
+    entry_dir = next(cache.rglob("p1/*"))
+    (entry_dir / "to_folder").symlink_to(outside, target_is_directory=True)
+    (entry_dir / "to_file.json").symlink_to(outside / "todo.md")
+    (cache / "top_link").symlink_to(outside)
+    # the cache path itself a link to a real, marked cache: refused, both kept
+    link = tmp_path / "cache-link"
+    link.symlink_to(cache, target_is_directory=True)
+    r = _clean(monkeypatch, tmp_path, "--cache-dir", str(link))
+    assert r.exit_code == 2 and "symbolic link" in r.stderr, r.output
+    assert (cache / "CACHEDIR.TAG").exists() and link.is_symlink()
+    r = _clean(monkeypatch, tmp_path, "--cache-dir", str(cache))
+    assert r.exit_code == 0, r.output
+    assert not cache.exists() and _snapshot(outside) == before
+
+
+def test_clean_leaves_a_file_system_mounted_inside_the_cache(tmp_path, monkeypatch):
+    proj = write_tree(tmp_path / "proj", {"model.py": MODEL, "base.py": BASE})
+    cache = tmp_path / "cache"
+    assert _check(monkeypatch, proj, "--cache-dir", str(cache)).exit_code == 1
+    mnt = cache / "mnt"
+    mnt.mkdir()
+    with _tmpfs(mnt, "64k"):
+        (mnt / "keep.txt").write_text("on another file system")
+        r = _clean(monkeypatch, tmp_path, "--cache-dir", str(cache))
+        assert r.exit_code == 2 and f"{mnt} (another file system is mounted there)" in r.stderr, r.output
+        assert (mnt / "keep.txt").read_text() == "on another file system"
+        assert not any(cache.rglob("*.json"))  # the rest is gone
+        assert (cache / "CACHEDIR.TAG").exists()  # kept while anything is left: clean can run again
+
+
+@contextlib.contextmanager
+def _tmpfs(where, size):
+    """A tmpfs of ``size`` mounted at ``where`` (root only). Skipped where it cannot be
+    mounted, except under CI=true, where that fails the test."""
+    try:
+        proc = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(where)],
+                              capture_output=True, text=True, timeout=60)
+        why = proc.stderr.strip() if proc.returncode else ""
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        why = str(exc)
+    if why:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"cannot mount a tmpfs at {where} ({why}); CI=true: the tests that need a tmpfs must run")
+        pytest.skip(f"cannot mount a tmpfs ({why}; these tests need root)")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=True, timeout=60)
