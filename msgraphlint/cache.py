@@ -18,7 +18,9 @@ field, a list where a dict belongs, another class, an unknown enum value fails t
 entry. An entry that cannot be read, is truncated or corrupt, has another format,
 answers another key or has the wrong shape is a miss: it is removed and logged
 (``msgraphlint.cache`` logger, shown with ``-v``), never an error. Entries are written
-to a temporary file and renamed into place, so concurrent runs never see a torn entry.
+to a temporary file and renamed into place (the rename replaces the entry's own path,
+never a symlink's target), so concurrent runs never see a torn entry, and a write that
+fails (a full disk) removes its temporary file and is a logged miss.
 
 The cache lives outside the linted tree: ``--cache-dir``, else ``$MSGRAPHLINT_CACHE_DIR``,
 else the config's ``cache-dir``, else ``$XDG_CACHE_HOME/msgraphlint`` (``~/.cache/msgraphlint``).
@@ -491,6 +493,7 @@ class ResultCache:
         self.hits = 0
         self.misses = 0
         self.dropped = 0  # corrupt, foreign or wrongly shaped entries removed
+        self.write_failures = 0
         self._ready: Optional[bool] = None  # the folder exists (and is marked if we made it)
 
     def _path(self, kind: str, key: str) -> str:
@@ -541,22 +544,25 @@ class ResultCache:
             return
         path = self._path(kind, key)
         directory = os.path.dirname(path)
+        tmp = ""
         try:
             os.makedirs(directory, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(self._header(kind, key, payload))
-                    fh.write(payload)
-                os.replace(tmp, path)
-            except BaseException:
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(self._header(kind, key, payload))
+                fh.write(payload)
+            os.replace(tmp, path)  # the entry's own path: a planted symlink is replaced, not followed
+            tmp = ""
+        except OSError as exc:  # a cache that cannot be written is only slower
+            self.write_failures += 1
+            (log.info if self.write_failures == 1 else log.debug)(
+                "cache: could not write entry %s (%s); a miss, the run goes on", path, exc)
+        finally:
+            if tmp:
                 try:
                     os.unlink(tmp)
                 except OSError:
                     pass
-                raise
-        except OSError:
-            pass  # a cache that cannot be written is only slower
 
 
 def rules_fingerprint(rule_classes: Iterable[type]) -> str:

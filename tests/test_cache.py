@@ -643,3 +643,102 @@ def _tmpfs(where, size):
         yield where
     finally:
         subprocess.run(["umount", str(where)], check=True, timeout=60)
+
+
+# ------------------------------------------------------------------------------------
+# a full disk: a cache write that fails is a logged miss and leaves nothing half written
+
+def _fill(mnt, leave=0):
+    """Fill the file system at mnt, then free ``leave`` bytes again."""
+    filler = mnt / "filler"
+    with open(filler, "wb", buffering=0) as fh:
+        try:
+            while True:
+                fh.write(b"\0" * 4096)
+        except OSError as exc:
+            assert exc.errno == 28  # ENOSPC
+    os.truncate(filler, max(0, filler.stat().st_size - leave))
+    return filler
+
+
+def _no_partial_entries(mnt):
+    """Every entry under mnt is complete (its checksum matches), and no temporary file is left."""
+    import hashlib
+    import json
+    temps = [p for p in mnt.rglob("*") if p.name.startswith(".tmp-") or p.name.endswith(".tmp")]
+    assert not temps, temps
+    n = 0
+    for p in mnt.rglob("*.json"):
+        head, sep, payload = p.read_bytes().partition(b"\n")
+        assert sep and hashlib.sha256(payload).hexdigest().encode() == head.split(b" ")[4], p
+        json.loads(payload)
+        n += 1
+    return n
+
+
+def _cli(*args):
+    env = {k: v for k, v in os.environ.items() if k != "MSGRAPHLINT_CACHE_DIR"}
+    return subprocess.run([sys.executable, "-m", "msgraphlint", *args], capture_output=True, text=True,
+                          timeout=300, env=env)
+
+
+def test_full_disk_new_cache_folder_is_a_logged_miss_and_leaves_nothing(tmp_path):
+    proj = write_tree(tmp_path / "p", RICH)
+    expected = _cli("check", "--no-cache", "--format", "concise", str(proj))
+    assert expected.returncode == 1 and expected.stdout.count(": MSG") == len(RICH_FINDINGS)
+    mnt = tmp_path / "full"
+    mnt.mkdir()
+    with _tmpfs(mnt, "256k"):
+        filler = _fill(mnt)
+        got = _cli("check", "-v", "--format", "concise", "--cache-dir", str(mnt / "cache"), str(proj))
+        assert (got.returncode, got.stdout) == (1, expected.stdout), got.stderr
+        assert "MSG000" not in got.stdout and "internal error" not in got.stderr
+        assert "cache: cannot mark the new cache folder" in got.stderr and "the run goes on" in got.stderr
+        assert sorted(p.name for p in mnt.iterdir()) == [filler.name]  # the unmarked folder was taken back
+
+
+def test_disk_filling_up_during_a_run_leaves_only_whole_entries(tmp_path):
+    import textwrap
+    files = dict(RICH)
+    files.update({f"m{i}.py": RICH["model.py"] for i in range(12)})
+    # a file whose entry is larger than the space left: its write fails part way
+    files["big.py"] = textwrap.dedent(RICH["model.py"]) + "".join(f"\n@jit\ndef g{i}(x):\n    print(x)\n    return x\n" for i in range(150))
+    proj = write_tree(tmp_path / "p", files)
+    expected = _cli("check", "--no-cache", "--format", "concise", str(proj))
+    assert expected.returncode == 1 and expected.stdout.count(": MSG201 ") == 2 + 12 + 151
+    mnt = tmp_path / "full"
+    mnt.mkdir()
+    with _tmpfs(mnt, "256k"):
+        cache = mnt / "cache"
+        # a marked cache folder exists (an earlier run), then the disk fills, leaving 24 KiB
+        warm = _cli("check", "--format", "concise", "--cache-dir", str(cache), str(tmp_path / "p" / "plain.py"))
+        assert warm.returncode == 0 and any(cache.rglob("*.json"))
+        _fill(mnt, leave=24 * 1024)
+        for jobs in ("1", "2"):
+            got = _cli("check", "-v", "--jobs", jobs, "--format", "concise", "--cache-dir", str(cache), str(proj))
+            assert (got.returncode, got.stdout) == (1, expected.stdout), got.stderr
+            assert "internal error" not in got.stderr
+            assert "cache: could not write entry" in got.stderr and "No space left on device" in got.stderr
+            whole = _no_partial_entries(mnt)
+            assert 0 < whole < 2 * len(files)  # some entries fitted, others did not
+        # and a later run over what was written still reports the same
+        again = _cli("check", "--format", "concise", "--cache-dir", str(cache), str(proj))
+        assert (again.returncode, again.stdout) == (1, expected.stdout)
+        _no_partial_entries(mnt)
+
+
+def test_an_entry_planted_as_a_symlink_is_replaced_never_written_through(tmp_path):
+    """A dangling symlink at an entry's path (planted in a shared cache) is a miss; the
+    rewrite replaces the link itself and creates nothing where it points."""
+    proj, cache = tmp_path / "p", tmp_path / "c"
+    write_tree(proj, {"base.py": BASE, "model.py": MODEL})
+    cold = findings(proj, cache)
+    target = tmp_path / "outside" / "authorized_keys"
+    target.parent.mkdir()
+    entries = sorted(cache.rglob("*.json"))
+    for e in entries:
+        e.unlink()
+        e.symlink_to(target)
+    assert findings(proj, cache) == cold
+    assert not target.exists()
+    assert all(e.is_file() and not e.is_symlink() for e in entries)
