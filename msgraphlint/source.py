@@ -16,7 +16,7 @@ import warnings
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-_CODING_RE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_CODING_RE = re.compile(rb"^[ \t\f]*#.*?(coding[:=][ \t]*([-\w.]+))")  # (the cookie, the codec): ASCII
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
@@ -121,6 +121,28 @@ class SourceError(Exception):
         self.col = col
 
 
+def _check_cookie_codec(encoding: str, cookie: bytes, line: int) -> None:
+    """Python's "encoding problem": the codec a coding cookie names must be a text encoding
+    that reads the cookie itself back (an ASCII-compatible one); utf-16, punycode, rot13 and
+    the like are not, and ``undefined`` fails on any input. SourceError names the codec."""
+    try:
+        info = codecs.lookup(encoding)
+    except LookupError:
+        raise SourceError(f"unknown encoding {encoding!r} declared in the coding cookie", line) from None
+    if not getattr(info, "_is_text_encoding", True):
+        raise SourceError(f"the coding cookie names {encoding!r}, which is not a text encoding", line)
+    try:
+        same = cookie.decode(encoding) == cookie.decode("ascii")
+    except MemoryError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any codec failure
+        raise SourceError(f"the {encoding!r} codec named in the coding cookie cannot decode the cookie itself "
+                          f"({type(exc).__name__}: {str(exc)[:200]})", line) from None
+    if not same:
+        raise SourceError(f"encoding problem: the {encoding!r} codec named in the coding cookie does not read "
+                          "the cookie itself back (not an ASCII-compatible text encoding)", line)
+
+
 @dataclass
 class SourceFile:
     path: str
@@ -138,11 +160,15 @@ class SourceFile:
         if bom:
             data = data[len(codecs.BOM_UTF8):]
         encoding = "utf-8"
-        for raw in data.split(b"\n", 2)[:2]:
+        cookie, cookie_line = b"", 1
+        for n, raw in enumerate(data.split(b"\n", 2)[:2], 1):
             m = _CODING_RE.match(raw)
             if m:
-                encoding = m.group(1).decode("ascii", "replace")
+                encoding = m.group(2).decode("ascii", "replace")
+                cookie, cookie_line = m.group(1), n
                 break
+        if cookie:
+            _check_cookie_codec(encoding, cookie, cookie_line)
         try:
             text = data.decode(encoding)
         except LookupError:
@@ -150,6 +176,11 @@ class SourceFile:
         except UnicodeDecodeError as exc:
             line = data[: exc.start].count(b"\n") + 1
             raise SourceError(f"file is not valid {encoding}: {exc.reason} at byte {exc.start}", line)
+        except MemoryError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a codec's own failure (punycode, undefined: UnicodeError)
+            raise SourceError(f"the {encoding!r} codec named in the coding cookie cannot decode this file "
+                              f"({type(exc).__name__}: {str(exc)[:200]})") from None
         newline = "\r\n" if "\r\n" in text[:10000] else ("\r" if "\r" in text[:10000] and "\n" not in text[:10000] else "\n")
         return cls(path=path, text=text, encoding=encoding, bom=bom, newline=newline)
 
