@@ -154,6 +154,7 @@ class Phase2:
     findings: List[Finding]
     callsite: List[Tuple[str, Finding]]   # (absolute root path, finding) to add to another file
     sups: Optional[suppressions.SuppressionMap]
+    skipped: str = ""   # why the file was not checked (the runner names it on stderr); "" = it was
 
 
 def lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, scopes: Sequence[GraphScope],
@@ -220,18 +221,32 @@ def lint_yaml(path: str, text: Optional[Union[str, bytes]], settings: Settings, 
 
 
 def _lint_yaml(path: str, text: Optional[Union[str, bytes]], settings: Settings, dispatch: Dispatch) -> Phase2:
+    from .yamlconfig import YamlError, YamlLimitError, load_document, looks_like_run_config
+
     disp = display_path(path)
     if not dispatch.yaml:
         return Phase2(path, [], [], None)
     try:
-        source = in_memory_source(disp, text) if text is not None else SourceFile.read(path)
-    except (SourceError, OSError):
-        return Phase2(path, [], [], None)
+        data = (text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")) if text is not None \
+            else read_bytes(path)
+    except OSError as err:  # the file was to be looked at: as for Python files, MSG001 with the reason
+        return _yaml_unreadable(path, disp, settings, f"cannot read: {err.strerror}", None, 0, None, True)
     try:
-        from .yamlconfig import load_document
+        source = in_memory_source(disp, text) if isinstance(text, str) else SourceFile.from_bytes(disp, data)
+    except SourceError as err:
+        probe = data.decode("utf-8", "replace")
+        return _yaml_unreadable(path, disp, settings, err.message, err.line if err.line > 1 else None, 0, None,
+                                looks_like_run_config(probe))
+    try:
         doc = load_document(source.text, disp)
-    except Exception:
-        return Phase2(path, [], [], None)  # not YAML we understand: not ours to judge
+    except YamlLimitError as err:  # over a parse budget: never a clean file, whatever it holds
+        return _yaml_unreadable(path, disp, settings, err.message, err.line, err.col, source, True, limit=True)
+    except YamlError as err:
+        # a file that says it is a run config and does not parse is a finding; any other YAML
+        # (CI files, Jinja-templated recipes) is not ours to judge, but is named as skipped
+        return _yaml_unreadable(path, disp, settings, f"YAML syntax error: {err.message}", err.line, err.col,
+                                source, looks_like_run_config(source.text))
+    # anything else (MemoryError, a bug) reaches lint_yaml's isolation: this file's MSG000
     if doc is None:
         return Phase2(path, [], [], None)
     findings: List[Finding] = []
@@ -240,3 +255,19 @@ def _lint_yaml(path: str, text: Optional[Union[str, bytes]], settings: Settings,
         ctx.rule = rule
         rule.check_yaml(doc, ctx)
     return Phase2(path, findings, [], suppressions.scan(source))
+
+
+def _yaml_unreadable(path: str, disp: str, settings: Settings, message: str, line: Optional[int], col: int,
+                     source: Optional[SourceFile], finding: bool, limit: bool = False) -> Phase2:
+    """A YAML file that cannot be checked: its MSG001 when ``finding`` (and MSG001 is
+    selected), else a skip the runner reports on stderr with ``message`` as the reason."""
+    where = f"line {line}: " if line is not None else ""
+    if not finding or PARSE_ERROR_CODE not in settings.selected:
+        return Phase2(path, [], [], None, skipped=f"cannot be checked: {where}{message}")
+    hint = ("a run config needs neither so many aliases nor such nesting; if the file is meant to be "
+            "this way, exclude it (`extend-exclude`)" if limit else
+            "fix the file so that a YAML parser can read it; nothing else in it was checked")
+    return Phase2(path, [Finding(code=PARSE_ERROR_CODE, name="parse-error",
+                                 message=f"cannot analyse this file: {message}", path=disp, line=line or 1, col=col,
+                                 severity=Severity.ERROR, hint=hint,
+                                 source_line=source.line(line) if source is not None and line else None)], [], None)

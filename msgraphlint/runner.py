@@ -323,6 +323,7 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
                          (lambda d, _t, _o=offset: progress(min(_o + d, grand_total), grand_total)))
         offset += units(group)
         group_result = _run_files(group, fs, jobs, overrides or {}, hooks=hooks)
+        plan.warnings.extend(group_result.warnings)
         for phase, seconds in group_result.timings.items():
             timings[phase] = timings.get(phase, 0.0) + seconds
         by_display = {display_path(f): settings_of_file[f] for f in group}
@@ -591,6 +592,7 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
             extra.setdefault(root_abs, []).append(finding)
 
     out: List[FileResult] = []
+    warnings: List[str] = []
     p1_of = {r.path: r for r in p1}
     for f in py_files + yaml_files:
         settings = fs(f)
@@ -602,9 +604,11 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
             out.append(fr)
             continue
         r = results.get(f)
-        if r is None:
+        if r is None or r.skipped:
             fr.skipped = True
-            fr.skip_reason = "no graph code (pre-filter: no mindspore/jit/construct)"
+            fr.skip_reason = r.skipped if r is not None else "no graph code (pre-filter: no mindspore/jit/construct)"
+            if r is not None:  # a file that was to be checked and could not be: named on stderr
+                warnings.append(f"{display_path(f)}: skipped: {r.skipped}")
             out.append(fr)
             continue
         found = list(r.findings) + extra.get(os.path.abspath(f), [])
@@ -623,7 +627,7 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
         fr.findings = sorted(found, key=lambda x: x.sort_key)
         out.append(fr)
     hooks.phase(None)
-    return RunResult(out, fs.default, timings=dict(hooks.timings))
+    return RunResult(out, fs.default, timings=dict(hooks.timings), warnings=warnings)
 
 
 def _no_result() -> PairingError:

@@ -17,17 +17,29 @@ as in ``data``.
 
 Parse errors raise :class:`YamlError` with a 1-based line. Only the first document of
 a multi-document stream is kept (``YamlDocument.documents`` says how many there were).
+
+Parsing is bounded: composing counts the nodes each alias stands for, so a document whose
+aliases expand to more than ``MAX_ALIAS_NODES`` nodes beyond its own (a "billion laughs"
+alias bomb: 600 bytes, 9 levels of 9 aliases, 9^9 nodes for anything that walks the data)
+raises :class:`YamlLimitError` before anything is expanded, and so does nesting deeper
+than ``MAX_DEPTH`` levels (PyYAML's composer recurses per level). Both are checked while
+composing, in time linear in the text.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, Hashable, List, Optional, Tuple
 
 import yaml
 
-__all__ = ["YamlDocument", "YamlError", "load_document", "parse_yaml"]
+__all__ = ["MAX_ALIAS_NODES", "MAX_DEPTH", "YamlDocument", "YamlError", "YamlLimitError", "load_document",
+           "looks_like_run_config", "parse_yaml"]
 
 Position = Tuple[int, int]
+
+MAX_DEPTH = 100             # nesting levels (run configs nest 5-10 deep)
+MAX_ALIAS_NODES = 100_000   # nodes aliases may add to the document, in total
 
 
 class YamlError(Exception):
@@ -39,6 +51,61 @@ class YamlError(Exception):
         self.line = line
         self.col = col
         self.path = path
+
+
+class YamlLimitError(YamlError):
+    """The document is over one of the parse budgets (``limit``: ``"aliases"`` or ``"depth"``)."""
+
+    def __init__(self, message: str, line: int = 1, col: int = 0, path: str = "", limit: str = "") -> None:
+        super().__init__(message, line, col, path)
+        self.limit = limit
+
+
+class _OverBudget(yaml.MarkedYAMLError):
+    def __init__(self, problem: str, mark, limit: str) -> None:
+        super().__init__(problem=problem, problem_mark=mark)
+        self.limit = limit
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """SafeLoader whose composer keeps, for every node, how many nodes it stands for with
+    its aliases expanded (``size``), and the nesting depth. A recursive alias (an anchor
+    used inside its own node) counts as one node, as the index walk stops there."""
+
+    def __init__(self, stream: str, max_depth: int, max_alias_nodes: int) -> None:
+        super().__init__(stream)
+        self._max_depth = max_depth
+        self._max_alias_nodes = max_alias_nodes
+        self._depth = 0
+        self._composed = 0                  # nodes the text itself holds (so far)
+        self._size: Dict[int, int] = {}     # id(node) -> nodes with aliases expanded
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            return super().compose_node(parent, index)  # the anchored node: its size is known
+        if self._depth >= self._max_depth:
+            raise _OverBudget(f"the YAML nests deeper than {self._max_depth} levels (the limit)",
+                              self.peek_event().start_mark, "depth")
+        self._depth += 1
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        self._composed += 1
+        size = self._size
+        n = 1
+        if isinstance(node, yaml.SequenceNode):
+            for item in node.value:
+                n += size.get(id(item), 1)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                n += size.get(id(key), 1) + size.get(id(value), 1)
+        size[id(node)] = n
+        if n - self._composed > self._max_alias_nodes:
+            raise _OverBudget(f"YAML aliases expand to more than {self._max_alias_nodes:,} nodes beyond the "
+                              f"file's own (the limit; an alias bomb?): {n:,} nodes here", node.start_mark,
+                              "aliases")
+        return node
 
 
 class YamlDocument:
@@ -154,9 +221,11 @@ def _error_position(exc: yaml.YAMLError) -> Position:
     return _mark(mark)
 
 
-def parse_yaml(text: str, path: str = "<yaml>") -> Optional[YamlDocument]:
-    """Parse ``text``; None for an empty stream. Raises :class:`YamlError`."""
-    loader = yaml.SafeLoader(text)
+def parse_yaml(text: str, path: str = "<yaml>", *, max_depth: int = MAX_DEPTH,
+               max_alias_nodes: int = MAX_ALIAS_NODES) -> Optional[YamlDocument]:
+    """Parse ``text``; None for an empty stream. Raises :class:`YamlError`, and
+    :class:`YamlLimitError` (a subclass) for a document over the alias or depth budget."""
+    loader = _BoundedLoader(text, max_depth, max_alias_nodes)
     try:
         nodes = []
         while loader.check_node():
@@ -168,6 +237,9 @@ def parse_yaml(text: str, path: str = "<yaml>") -> Optional[YamlDocument]:
         # index after constructing: merged keys are then found where data has them.
         data = loader.construct_document(root)
         index = _index_nodes(loader, root)
+    except _OverBudget as exc:
+        line, col = _error_position(exc)
+        raise YamlLimitError(exc.problem, line, col, path, exc.limit) from None
     except yaml.YAMLError as exc:
         line, col = _error_position(exc)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -184,3 +256,14 @@ def load_document(text: str, path: str = "<yaml>") -> Optional[YamlDocument]:
     or None for an empty file. Whether a document is a MindSpore Transformers run
     config is each rule's decision (see ``msgraphlint_rules.config_yaml``)."""
     return parse_yaml(text, path)
+
+
+# the top-level mappings msgraphlint_rules.config_yaml.config_format recognises a run config by
+_RUN_CONFIG_KEY = re.compile(r"""^[ \t]*["']?(?:model_config|parallel_config|parallelism)["']?[ \t]*:""", re.M)
+
+
+def looks_like_run_config(text: str) -> bool:
+    """The text has a line that starts a ``model_config:``, ``parallel_config:`` or
+    ``parallelism:`` mapping: for a file that does not parse, whether it was meant to be a
+    MindSpore Transformers run config (its parse error is then a finding, MSG001)."""
+    return _RUN_CONFIG_KEY.search(text) is not None

@@ -46,6 +46,12 @@ class ParseError(Rule):
         MindSpore could not compile it either. Files that never mention `mindspore`,
         `construct` or `jit` are not parsed at all (they cannot hold graph-mode
         code), so they are not reported.
+
+        A YAML run config (a file with a `model_config:`, `parallel_config:` or
+        `parallelism:` key) that does not parse is reported too; other YAML that does
+        not parse is named on stderr as skipped. Any YAML file whose aliases expand to
+        more than 100,000 nodes beyond its own (an alias bomb) or that nests deeper than
+        100 levels is this finding, naming the limit: it is refused while parsing.
     """
     VALID = [Valid("x = 1\n"), Valid("\n", note="an empty file is fine")]
     INVALID = [Invalid("import mindspore\ndef f(:\n    pass\n", line=2),

@@ -71,3 +71,111 @@ def test_cookie_of_a_working_codec_still_decodes(tmp_path, cookie):
     assert codes_at(lint([tmp_path])) == [("m.py", 6, "MSG201")]
 
 
+# --- item 1: YAML budgets ----------------------------------------------------------
+
+def test_alias_bomb_is_refused_while_composing():
+    from msgraphlint.yamlconfig import MAX_ALIAS_NODES, YamlLimitError, parse_yaml
+
+    # 5 levels: 1 + 9 * (1 + 9 * (...)) = 597,871 nodes once expanded, from 300 bytes
+    with pytest.raises(YamlLimitError) as err:
+        parse_yaml(alias_bomb(5), "bomb.yaml")
+    assert err.value.limit == "aliases" and f"{MAX_ALIAS_NODES:,}" in str(err.value)
+    assert err.value.line == 6  # the level whose expansion goes over: a5, line 6
+    with pytest.raises(YamlLimitError) as err:
+        parse_yaml(merge_bomb(5), "merge.yaml")
+    assert err.value.limit == "aliases"
+
+
+def test_alias_budget_leaves_ordinary_anchors_alone():
+    from msgraphlint.yamlconfig import parse_yaml
+
+    # 4 levels expand to 66,430 nodes: under the budget, and the data is all there
+    doc = parse_yaml(alias_bomb(4), "ok.yaml")
+    assert len(doc.data["a4"]) == 9 and doc.data["a4"][8][8][8][8] == ["lol"] * 9
+    assert doc.locate("a4", 8, 8) == (3, 4)  # an alias locates at its anchor (&a2, line 3, col 4)
+
+
+def test_nesting_budget():
+    from msgraphlint.yamlconfig import MAX_DEPTH, YamlLimitError, parse_yaml
+
+    # the root mapping is level 1, the value of x (the outermost bracket) level 2: the
+    # innermost of 99 brackets is level 100, the limit; of 100 brackets level 101
+    assert parse_yaml(nested(MAX_DEPTH - 1)).data["x"] is not None
+    with pytest.raises(YamlLimitError) as err:
+        parse_yaml(nested(MAX_DEPTH))
+    assert err.value.limit == "depth" and err.value.line == 3 and f"{MAX_DEPTH} levels" in str(err.value)
+
+
+def test_deep_yaml_is_msg001_not_a_clean_file(tmp_path):
+    # 3,000 levels made PyYAML's composer raise RecursionError, which was dropped in silence
+    (tmp_path / "deep.yaml").write_text(nested(3000), encoding="utf-8")
+    (tmp_path / "run.yaml").write_text(RUN_CONFIG, encoding="utf-8")
+    got = lint([tmp_path])
+    assert codes_at(got) == [("deep.yaml", 3, "MSG001"), ("run.yaml", 3, "MSG601")]
+    assert "deeper than 100 levels" in got[0].message
+
+
+def _child_env():
+    env = dict(os.environ)
+    # the child imports the msgraphlint this test imported (a worktree's, when proving a fix)
+    env["PYTHONPATH"] = os.pathsep.join([os.path.dirname(os.path.dirname(msgraphlint.__file__)),
+                                         env.get("PYTHONPATH", "")])
+    return env
+
+
+def _bounded(limit_bytes: int):
+    def preexec():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+    return preexec
+
+
+def test_alias_bomb_in_a_linted_folder_is_msg001_in_a_bounded_child(tmp_path):
+    """478 bytes, 9 levels: 9^9 nodes. Before, the run took minutes and gigabytes, and
+    under a memory limit printed "All checks passed!" (the MemoryError was swallowed).
+    The child runs under a 2 GB address-space limit and a 90 s timeout."""
+    (tmp_path / "bomb.yaml").write_text(alias_bomb(9), encoding="utf-8")
+    (tmp_path / "m.py").write_text(PRINTING, encoding="utf-8")
+    try:
+        p = subprocess.run([sys.executable, "-m", "msgraphlint", "check", ".", "--no-cache",
+                            "--output-format", "concise"], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=90, env=_child_env(), preexec_fn=_bounded(2 * 2**30))
+    except subprocess.TimeoutExpired:
+        pytest.fail("the alias bomb ran past 90 s")
+    assert "All checks passed" not in p.stdout
+    assert p.returncode == 1, (p.returncode, p.stdout[-2000:], p.stderr[-2000:])
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("bomb.yaml:6:") and "MSG001" in lines[0] and "100,000 nodes" in lines[0]
+    assert lines[1].startswith("m.py:5:") and "MSG201" in lines[1]  # the other file is still linted
+
+
+def test_memory_error_in_yaml_is_msg000_and_exit_2(tmp_path, monkeypatch):
+    import msgraphlint.yamlconfig as yc
+
+    def exhausted(text, path="<yaml>"):
+        raise MemoryError()
+
+    (tmp_path / "run.yaml").write_text(RUN_CONFIG, encoding="utf-8")
+    monkeypatch.setattr(yc, "load_document", exhausted)
+    got = lint([tmp_path])
+    assert codes_at(got) == [("run.yaml", 1, "MSG000")] and "MemoryError" in got[0].message
+    r = run_cli("check", str(tmp_path), "--no-cache")
+    assert r.exit_code == 2 and "All checks passed" not in r.output
+
+
+# --- item 2: YAML that does not parse is MSG001 or named on stderr ------------------
+
+def test_broken_run_config_is_msg001_other_broken_yaml_is_named_on_stderr(tmp_path):
+    (tmp_path / "run.yaml").write_text("model:\n  model_config:\n    num_heads: [8\nparallel_config:\n"
+                                       "  model_parallel: 3\n", encoding="utf-8")
+    (tmp_path / "meta.yaml").write_text('{% set version = "1.0" %}\npackage:\n  name: x\n', encoding="utf-8")
+    got = lint([tmp_path])
+    assert codes_at(got) == [("run.yaml", 4, "MSG001")] and "YAML syntax error" in got[0].message
+    r = run_cli("check", str(tmp_path), "--no-cache")
+    assert r.exit_code == 1
+    meta = os.path.join(str(tmp_path), "meta.yaml")
+    assert f"{meta}: skipped: cannot be checked: line 1: YAML syntax error: found character '%'" in r.stderr
+    r = run_cli("check", str(tmp_path / "meta.yaml"), "--no-cache", "-v")
+    assert r.exit_code == 0 and "skipped" in r.stderr and "found character '%' that cannot start any token" in r.stderr
+
+
