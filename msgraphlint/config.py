@@ -91,13 +91,29 @@ class Config:
 
 # reading files -------------------------------------------------------------------
 
+MAX_CONFIG_BYTES = 10 * 2**20  # a configuration file (or .gitignore) over this is refused unread
+
+
+def size_limit_text() -> str:
+    """``MAX_CONFIG_BYTES`` as messages say it: "10 MB"."""
+    n = MAX_CONFIG_BYTES
+    return f"{n // 2**20} MB" if n % 2**20 == 0 else f"{n:,} bytes"
+
+
 def read_toml(path: str) -> Dict[str, Any]:
-    """The parsed TOML document; every failure is a ConfigError naming the file."""
+    """The parsed TOML document; every failure is a ConfigError naming the file. A file
+    over ``MAX_CONFIG_BYTES`` is refused after reading at most that much (an ``extend``
+    naming a huge file, or a device, costs no more)."""
     try:
         with open(path, "rb") as fh:
-            raw = fh.read()
+            size = os.fstat(fh.fileno()).st_size
+            raw = fh.read(MAX_CONFIG_BYTES + 1) if size <= MAX_CONFIG_BYTES else b""
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the configuration file: {exc.strerror}") from None
+    if size > MAX_CONFIG_BYTES or len(raw) > MAX_CONFIG_BYTES:
+        what = f"{size:,} bytes" if size > MAX_CONFIG_BYTES else f"more than {MAX_CONFIG_BYTES:,} bytes"
+        raise ConfigError(f"{path}: the configuration file is {what}, over the {size_limit_text()} "
+                          "limit; is it the file you meant?")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -5,6 +5,7 @@ pre-filter that tells which files can hold graph-mode code."""
 from __future__ import annotations
 
 import fnmatch
+import io
 import os
 import stat
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
@@ -39,19 +40,27 @@ except Exception:  # pragma: no cover - older pathspec
 class _GitIgnores:
     """Nested .gitignore files, each applying below its own directory."""
 
-    def __init__(self) -> None:
+    def __init__(self, warnings: Optional[List[str]] = None) -> None:
         self._cache: Dict[str, Optional[pathspec.PathSpec]] = {}
+        self._warnings = warnings if warnings is not None else []
 
     def spec(self, directory: str) -> Optional[pathspec.PathSpec]:
         if directory not in self._cache:
+            from . import config
             path = os.path.join(directory, ".gitignore")
             spec = None
             if os.path.isfile(path):
                 try:
-                    with open(path, encoding="utf-8", errors="replace") as fh:
-                        spec = pathspec.PathSpec.from_lines(_GITIGNORE_STYLE, fh)
-                except OSError:
-                    spec = None
+                    with open(path, "rb") as fh:
+                        raw = fh.read(config.MAX_CONFIG_BYTES + 1)
+                    if len(raw) > config.MAX_CONFIG_BYTES:
+                        self._warnings.append(f"{path}: not applied: over the {config.size_limit_text()} "
+                                              "limit for configuration files")
+                    else:
+                        lines = io.StringIO(raw.decode("utf-8", "replace"), newline=None)  # as open() reads
+                        spec = pathspec.PathSpec.from_lines(_GITIGNORE_STYLE, lines)
+                except OSError as err:
+                    self._warnings.append(f"{path}: not applied: cannot read: {err.strerror}")
             self._cache[directory] = spec
         return self._cache[directory]
 
@@ -95,14 +104,15 @@ def discover(paths: Iterable[str], exclude: Sequence[str], root: str, respect_gi
              include_yaml: bool = True, warnings: Optional[List[str]] = None,
              skipped: Optional[List[Tuple[str, str]]] = None) -> List[str]:
     """Files to lint, in a stable order. Raises DiscoveryError naming a missing path.
-    Non-regular files are skipped; a message for each goes to ``warnings``. Files and
+    Non-regular files and directories that cannot be listed are skipped; a message for
+    each goes to ``warnings`` (and the directories to ``skipped`` too). Files and
     directories left out because a ``.gitignore`` ignores them go to ``skipped`` as
     (path, reason) (a directory once, with a trailing ``/``)."""
     if warnings is None:
         warnings = []
     out: List[str] = []
     seen = set()
-    gi = _GitIgnores()
+    gi = _GitIgnores(warnings)
     suffixes = PY_SUFFIXES + (YAML_SUFFIXES if include_yaml else ())
     for given in paths:
         if not os.path.exists(given):
@@ -117,7 +127,15 @@ def discover(paths: Iterable[str], exclude: Sequence[str], root: str, respect_gi
                 out.append(given)
             continue
         top = _repo_top(given) if respect_gitignore else None
-        for dirpath, dirnames, filenames in os.walk(given):
+
+        def unreadable(err: OSError) -> None:  # os.walk would skip the directory without a word
+            where = err.filename or given
+            why = f"cannot read the directory: {err.strerror or err}"
+            warnings.append(f"{where}/: skipped: {why}")
+            if skipped is not None:
+                skipped.append((where + "/", why))
+
+        for dirpath, dirnames, filenames in os.walk(given, onerror=unreadable):
             # .gitignore files from the repo top down to here
             bases: List[str] = []
             if top is not None:

@@ -179,3 +179,94 @@ def test_broken_run_config_is_msg001_other_broken_yaml_is_named_on_stderr(tmp_pa
     assert r.exit_code == 0 and "skipped" in r.stderr and "found character '%' that cannot start any token" in r.stderr
 
 
+# --- item 2: folders that cannot be listed are named on stderr ---------------------
+
+def test_unreadable_folder_is_named_on_stderr(tmp_path, monkeypatch):
+    """Root reads a chmod 000 folder anyway: the listing fails the way it does for a user."""
+    (tmp_path / "secret").mkdir()
+    (tmp_path / "secret" / "hidden.py").write_text(PRINTING, encoding="utf-8")
+    (tmp_path / "m.py").write_text(PRINTING, encoding="utf-8")
+    real = os.scandir
+
+    def scandir(path="."):
+        if os.path.basename(os.fspath(path)) == "secret":
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    secret = os.path.join(str(tmp_path), "secret")
+    r = run_cli("check", str(tmp_path), "--no-cache", "--output-format", "concise")
+    assert r.exit_code == 1 and "m.py:5:9: MSG201" in r.stdout and "hidden.py" not in r.stdout
+    assert f"{secret}/: skipped: cannot read the directory: Permission denied" in r.stderr
+    r = run_cli("check", str(tmp_path), "--no-cache", "-v")
+    assert f"skipped {secret}/: cannot read the directory: Permission denied" in r.stderr
+
+
+# --- item 3: configuration files have a size limit ----------------------------------
+
+def test_huge_extend_target_is_refused_unread(tmp_path, monkeypatch):
+    big = tmp_path / "big.toml"
+    with open(big, "wb") as fh:
+        fh.truncate(64 * 2**20)  # sparse: 64 MB of NUL bytes that take no disk
+    (tmp_path / "pyproject.toml").write_text('[tool.msgraphlint]\nextend = "big.toml"\n', encoding="utf-8")
+    (tmp_path / "m.py").write_text(PRINTING, encoding="utf-8")
+    read = []
+    real_open = open
+
+    class Counting:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def fileno(self):
+            return self.fh.fileno()
+
+        def read(self, n=-1):
+            data = self.fh.read(n)
+            read.append(len(data))
+            return data
+
+    monkeypatch.setattr(config_mod, "open", lambda *a, **k: Counting(real_open(*a, **k)), raising=False)
+    r = run_cli("check", str(tmp_path / "m.py"), "--no-cache")
+    assert r.exit_code == 2
+    assert f"{big}: the configuration file is 67,108,864 bytes, over the 10 MB limit" in r.stderr
+    assert sum(read) <= 10 * 2**20  # the pyproject.toml, not the 64 MB
+
+
+def test_config_file_whose_size_stat_does_not_tell(tmp_path, monkeypatch):
+    """A file stat calls empty (/proc, a file still growing): at most limit + 1 bytes are read."""
+    monkeypatch.setattr(config_mod, "MAX_CONFIG_BYTES", 40, raising=False)
+    p = tmp_path / "msgraphlint.toml"
+    p.write_text('select = ["MSG2"]\n' + "# padding padding padding\n" * 3, encoding="utf-8")
+    real_fstat = os.fstat
+
+    class Empty:
+        def __init__(self, st):
+            self.st = st
+
+        def __getattr__(self, name):
+            return 0 if name == "st_size" else getattr(self.st, name)
+
+    monkeypatch.setattr(os, "fstat", lambda fd: Empty(real_fstat(fd)))
+    with pytest.raises(config_mod.ConfigError) as err:
+        config_mod.read_toml(str(p))
+    monkeypatch.undo()
+    assert str(err.value) == (f"{p}: the configuration file is more than 40 bytes, over the 40 bytes limit; "
+                              "is it the file you meant?")
+
+
+def test_oversized_gitignore_is_named_not_applied(tmp_path, monkeypatch):
+    monkeypatch.setattr(config_mod, "MAX_CONFIG_BYTES", 100, raising=False)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("gen/\n" + "#" * 200 + "\n", encoding="utf-8")
+    (tmp_path / "m.py").write_text(PRINTING, encoding="utf-8")
+    result = run_paths([str(tmp_path)])
+    gi = os.path.join(str(tmp_path), ".gitignore")
+    assert any(w.startswith(f"{gi}: not applied: over the") for w in result.warnings), result.warnings
+
+
