@@ -10,12 +10,24 @@ Takes the corpus's files that have safe fixes (any fix with ``--unsafe-fixes``; 
 copy and two at once over the second, and classifies every file of the second copy:
 *as one run alone leaves it*, *untouched*, or *corrupted* (anything else; the
 acceptable count is 0). Prints the figures and the wall time; asserts nothing.
+
+Then (``--editor-saves N``, default 20; 0 skips it) an editor's save at the worst moment:
+in a child process of ``--python`` started in the current folder (so ``cd`` to another
+checkout to measure its msgraphlint), each of N writes of a fixed file (18 KB and 12 MB,
+one link and two) is interrupted right after the comparison with the linted bytes, once
+the fixed text is on disk and before it replaces the file (the moment the old code's
+window was open), by an editor saving by rename or in place; a save is *kept* when the
+file holds the editor's bytes afterwards. Last, N ``check --fix`` runs of an 18 KB file
+with one finding and a save at that moment: kept when the editor's edit is in the fixed
+file (the run re-lints the new text), *claimed* when the run said it fixed a finding
+while the edit was lost.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -50,6 +62,157 @@ def _copy(root: Path, rels, dest: Path) -> None:
         shutil.copy2(root / rel, dest / rel)
 
 
+EDITOR_CHILD = r"""
+import os, sys, threading, time
+import msgraphlint.safe_write as sw
+
+n, workdir = int(sys.argv[1]), sys.argv[2]
+real_temp = sw._temp_next_to
+pending = {}  # moment -> the save to make then
+links_now = [1]
+
+
+editors = []
+
+
+def fire(moment):  # the editor is another process: its save may wait for us (a lease), so a thread
+    save = pending.pop(moment, None)
+    if save is not None:
+        editors.append(threading.Thread(target=save))
+        editors[-1].start()
+        editors[-1].join(0.2)  # 0.2 s to land before the write goes on
+
+
+def editors_done():
+    while editors:
+        editors.pop().join(60)
+
+
+def temp_written(path, data, like):  # after the comparison, the fixed text on disk, the file not yet replaced
+    tmp = real_temp(path, data, like)
+    fire("window")
+    return tmp
+
+
+sw._temp_next_to = temp_written
+LAST = hasattr(sw, "_between")  # this version names its stages; hard links get no temp file
+
+
+def between(stage):
+    if stage == "compared" and links_now[0] > 1:
+        fire("window")
+    elif stage == "swap":
+        fire("last")
+
+
+if LAST:
+    sw._between = between
+
+
+def by_rename(path, data):
+    tmp = path + ".editor-save~"
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, path)
+
+
+def in_place(path, data):
+    with open(path, "r+b") as fh:
+        fh.write(data)
+        fh.truncate()
+
+
+def text(size, tag):
+    line = ("x_%s = 1  # padding padding padding padding\n" % tag).encode()
+    return line * (size // len(line) + 1)
+
+
+MOMENTS = {"window": "after the comparison", "last": "at the last instant"}
+for size, label in ((18_000, "18 KB"), (12_000_000, "12 MB")):
+    for links in (1, 2):
+        links_now[0] = links
+        for save in (by_rename, in_place):
+            for moment in ("window", "last") if LAST else ("window",):
+                kept = claimed = 0
+                started = time.perf_counter()
+                for i in range(n):
+                    p = os.path.join(workdir, "f.py")
+                    for name in os.listdir(workdir):
+                        os.unlink(os.path.join(workdir, name))
+                    old, ours, theirs = text(size, "old"), text(size, "fixed"), text(size + 7, "editor%d" % i)
+                    with open(p, "wb") as fh:
+                        fh.write(old)
+                    if links == 2:
+                        os.link(p, p + ".link")
+                    pending[moment] = lambda: save(p, theirs)
+                    try:
+                        sw.replace_if_unchanged(p, old, ours)
+                        ok = True
+                    except (sw.Changed, sw.NotWritten):
+                        ok = False
+                    editors_done()
+                    with open(p, "rb") as fh:
+                        got = fh.read()
+                    kept += got == theirs
+                    claimed += ok and got != theirs
+                    assert moment not in pending, "the save was never made"
+                ms = (time.perf_counter() - started) / n * 1000
+                print("  %s, %s, save %-9s %-21s %2d of %d kept, %2d lost while the write said it succeeded"
+                      " (%.1f ms a write, with the editor's wait)" % (label, "one link " if links == 1 else "two links",
+                                              save.__name__.replace("_", " ") + ",", MOMENTS[moment] + ":",
+                                              kept, n, claimed, ms), flush=True)
+links_now[0] = 1
+
+from msgraphlint.cli import main
+src = ("import mindspore.nn as nn\n\n\nclass Net(nn.Cell):\n    def construct(self, x):\n        y = x * 2\n"
+       "        y += 1\n" + "".join("        z%d = x * %d\n" % (k, k) for k in range(600)) + "        return y\n")
+kept = fixed = claimed = 0
+p = os.path.join(workdir, "net.py")
+for i in range(n):
+    for name in os.listdir(workdir):
+        os.unlink(os.path.join(workdir, name))
+    with open(p, "w") as fh:
+        fh.write(src)
+    edited = "# the editor's edit %d\n" % i + src
+    pending["window"] = lambda: by_rename(p, edited.encode())
+    log = os.path.join(os.path.dirname(workdir), "fix-run.log")
+    saved = os.dup(1), os.dup(2)
+    out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    try:
+        try:
+            main(["check", "--fix", "--no-cache", "--exit-zero", p])
+        except SystemExit:
+            pass
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (out, *saved):
+            os.close(fd)
+    editors_done()
+    with open(log, errors="replace") as fh:
+        err = fh.read()
+    with open(p) as fh:
+        got = fh.read()
+    kept += got.startswith("# the editor's edit %d\n" % i)
+    fixed += got.startswith("# the editor's edit %d\n" % i) and "y = y + 1" in got
+    claimed += "Fixed" in err and not got.startswith("# the editor's edit")
+    pending.clear()
+print("  check --fix of a %d-byte file, save by rename, after the comparison: %d of %d kept (%d of them fixed),"
+      " %d runs said 'Fixed' and lost the save" % (len(src), kept, n, fixed, claimed), flush=True)
+"""
+
+
+def _editor_saves(python: str, n: int) -> None:
+    print(f"editor saves at the worst moment (msgraphlint from {os.getcwd()}):", flush=True)
+    with tempfile.TemporaryDirectory() as work:
+        os.mkdir(os.path.join(work, "files"))
+        subprocess.run([python, "-c", EDITOR_CHILD, str(n), os.path.join(work, "files")], check=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("corpus", nargs="?", default="mindone")
@@ -57,7 +220,12 @@ def main(argv=None) -> int:
     ap.add_argument("--cache-dir", default=None)
     ap.add_argument("--python", default=sys.executable, help="the interpreter whose msgraphlint is measured")
     ap.add_argument("--unsafe-fixes", action="store_true", help="files with any fix, runs with --unsafe-fixes")
+    ap.add_argument("--editor-saves", type=int, default=20, help="writes per editor-save case (0: skip them)")
+    ap.add_argument("--no-concurrent", action="store_true", help="only the editor saves")
     args = ap.parse_args(argv)
+    if args.no_concurrent:
+        _editor_saves(args.python, args.editor_saves)
+        return 0
     root = ensure_corpora([args.corpus], args.cache_dir)[args.corpus]
     rels = _fixable_files(args.python, root, args.files, args.unsafe_fixes)
     fix = ["--fix", "--unsafe-fixes"] if args.unsafe_fixes else ["--fix"]
@@ -90,6 +258,8 @@ def main(argv=None) -> int:
     warnings = sorted({line for e in errs for line in e.splitlines() if "warning" in line or "error" in line})
     for line in warnings[:5]:
         print(f"  stderr: {line}")
+    if args.editor_saves:
+        _editor_saves(args.python, args.editor_saves)
     return 0
 
 
