@@ -7,6 +7,7 @@ from __future__ import annotations
 import fnmatch
 import io
 import os
+import re
 import stat
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -196,3 +197,79 @@ def matches_any(path: str, globs: Iterable[str], root: str) -> bool:
         if fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(name, g) or rel.startswith(g.rstrip("/") + "/"):
             return True
     return False
+
+
+_MAGIC = re.compile(r"[*?[]")
+
+
+class GlobCodes:
+    """``per-file-ignores`` compiled once per configuration: ``codes_for(path)`` is the
+    codes of every glob that :func:`matches_any` matches ``path`` against (the same
+    semantics: fnmatch on the path relative to ``root`` or on the file name, or the glob
+    names one of the path's parent directories), without trying each glob on each file.
+    A glob without wildcards is a dictionary lookup (the path, the name, each parent
+    prefix); a wildcard glob is indexed by its literal head (the text before its first
+    wildcard), or, when that is empty, by its literal tail (after its last wildcard, for
+    globs without ``[``): a path looks up its own heads and tails, one per distinct
+    length, and only the globs found are matched (each compiled once, when first tried)."""
+
+    def __init__(self, mapping: Dict[str, Sequence[str]], root: str) -> None:
+        self.root = root
+        self._codes: List[Sequence[str]] = []
+        self._pattern: List[str] = []                    # normcase(glob)
+        self._regex: List[Optional["re.Pattern[str]"]] = []
+        self._literal: Dict[str, List[int]] = {}         # glob without wildcards -> globs
+        self._dirs: Dict[str, List[int]] = {}            # glob.rstrip("/"): rel.startswith(it + "/")
+        self._head: Dict[str, List[int]] = {}
+        self._tail: Dict[str, List[int]] = {}
+        self._always: List[int] = []                     # no literal head or tail ("*", "*a*")
+        for i, (glob, codes) in enumerate(mapping.items()):
+            pat = os.path.normcase(glob)
+            self._codes.append(codes)
+            self._pattern.append(pat)
+            self._regex.append(None)
+            self._dirs.setdefault(glob.rstrip("/"), []).append(i)
+            m = _MAGIC.search(pat)
+            if m is None:
+                self._literal.setdefault(pat, []).append(i)
+            elif m.start() > 0:
+                self._head.setdefault(pat[:m.start()], []).append(i)
+            else:
+                tail = "" if "[" in pat else re.split(r"[*?]", pat)[-1]
+                (self._tail.setdefault(tail, []) if tail else self._always).append(i)
+        self._head_lens = sorted({len(h) for h in self._head})
+        self._tail_lens = sorted({len(t) for t in self._tail})
+
+    def _matching(self, text: str, hits: set) -> None:
+        cands: List[int] = list(self._always)
+        for n in self._head_lens:
+            if n > len(text):
+                break
+            cands.extend(self._head.get(text[:n], ()))
+        for n in self._tail_lens:
+            if n > len(text):
+                break
+            cands.extend(self._tail.get(text[-n:], ()))
+        for i in cands:
+            if i in hits:
+                continue
+            regex = self._regex[i]
+            if regex is None:
+                regex = self._regex[i] = re.compile(fnmatch.translate(self._pattern[i]))
+            if regex.match(text):
+                hits.add(i)
+
+    def codes_for(self, path: str) -> List[str]:
+        rel = os.path.relpath(os.path.abspath(path), self.root).replace(os.sep, "/")
+        nrel, nname = os.path.normcase(rel), os.path.normcase(os.path.basename(path))
+        hits: set = set()
+        hits.update(self._literal.get(nrel, ()))
+        hits.update(self._literal.get(nname, ()))
+        i = rel.find("/")
+        while i >= 0:
+            hits.update(self._dirs.get(rel[:i], ()))
+            i = rel.find("/", i + 1)
+        self._matching(nrel, hits)
+        if nname != nrel:
+            self._matching(nname, hits)
+        return list(dict.fromkeys(c for i in sorted(hits) for c in self._codes[i]))

@@ -6,7 +6,7 @@ keeps its own rule selection, rule options, target version, ``cell-bases``,
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple
 
 from .engine import Dispatch
 
@@ -27,6 +27,7 @@ class PerFile:
         self.default_cache = default_cache
         self._dispatch: Dict[int, Dispatch] = {}
         self._by_abs: Optional[Dict[str, "Settings"]] = None
+        self._ignores: Dict[int, Any] = {}  # id(settings) -> (GlobCodes, resolved selector memo)
         unique: Dict[int, "Settings"] = {id(default): default}
         for s in self.by_path.values():
             unique.setdefault(id(s), s)
@@ -36,6 +37,7 @@ class PerFile:
         state = dict(self.__dict__)
         state["_dispatch"] = {}
         state["_by_abs"] = None
+        state["_ignores"] = {}
         return state
 
     @property
@@ -63,6 +65,27 @@ class PerFile:
     def yaml(self) -> bool:
         """Some file's settings have a rule that reads YAML run configs."""
         return any(self.dispatch(s).yaml for s in self.all)
+
+    def ignored(self, path: str) -> Tuple[str, ...]:
+        """The code prefixes ``per-file-ignores`` of the file's settings drop for ``path``
+        (resolved selectors, for ``code.startswith``). The globs are compiled once per
+        configuration and run (discovery.GlobCodes)."""
+        settings = self(path)
+        if not settings.config.per_file_ignores:
+            return ()
+        got = self._ignores.get(id(settings))
+        if got is None:
+            from .discovery import GlobCodes
+            got = self._ignores[id(settings)] = (GlobCodes(settings.config.per_file_ignores, settings.config.root), {})
+        globs, resolved = got
+        out = []
+        for code in globs.codes_for(path):
+            sel = resolved.get(code)
+            if sel is None:
+                from .registry import resolve_selector
+                sel = resolved[code] = resolve_selector(code)
+            out.append(sel)
+        return tuple(out)
 
     def of_abs(self, abs_path: Optional[str]) -> "Settings":
         if self._by_abs is None:

@@ -613,10 +613,9 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
             continue
         found = list(r.findings) + extra.get(os.path.abspath(f), [])
         found = _dedupe(found)
-        ignored = [c for glob, codes in settings.config.per_file_ignores.items()
-                   if matches_any(f, [glob], settings.config.root) for c in codes]
+        ignored = fs.ignored(f)  # per-file-ignores, compiled once per configuration
         if ignored:
-            found = [x for x in found if not any(x.code.startswith(resolve_selector(c)) for c in ignored)]
+            found = [x for x in found if not x.code.startswith(ignored)]
         found = [x for x in found if x.code in settings.selected or x.code in (PARSE_ERROR_CODE, INTERNAL_ERROR_CODE)]
         if r.sups is not None and r.sups.skip_file:
             fr.skipped = True

@@ -270,3 +270,66 @@ def test_oversized_gitignore_is_named_not_applied(tmp_path, monkeypatch):
     assert any(w.startswith(f"{gi}: not applied: over the") for w in result.warnings), result.warnings
 
 
+# --- item 5: per-file-ignores compiled once ------------------------------------------
+
+def test_per_file_ignores_do_not_try_every_glob_on_every_file(tmp_path, monkeypatch):
+    """2,000 globs over 10 files: the old runner called fnmatch 2 x 2,000 times per file."""
+    (tmp_path / "pkg").mkdir()
+    for i in range(10):
+        (tmp_path / "pkg" / f"m{i}.py").write_text(PRINTING, encoding="utf-8")
+    lines = ["[tool.msgraphlint.per-file-ignores]"] + [f'"other{i}/*.py" = ["MSG201"]' for i in range(2000)]
+    lines.append('"pkg/m0.py" = ["MSG201"]')
+    (tmp_path / "pyproject.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tried = []
+    real_fnmatch, real_case, real_translate = fnmatch.fnmatch, fnmatch.fnmatchcase, fnmatch.translate
+
+    def count(real):
+        def wrapped(*args):
+            if str(args[-1]).startswith("other"):
+                tried.append(args[-1])
+            return real(*args)
+        return wrapped
+
+    monkeypatch.setattr(fnmatch, "fnmatch", count(real_fnmatch))
+    monkeypatch.setattr(fnmatch, "fnmatchcase", count(real_case))
+    monkeypatch.setattr(fnmatch, "translate", count(real_translate))
+    got = codes_at(lint([tmp_path / "pkg"]))
+    assert got == [(f"m{i}.py", 5, "MSG201") for i in range(1, 10)]  # m0's is ignored
+    assert len(tried) == 0, f"{len(tried)} glob matches tried"
+
+
+def _old_codes(path, mapping, root):
+    from msgraphlint.discovery import matches_any
+    return list(dict.fromkeys(c for g, codes in mapping.items() if matches_any(path, [g], root) for c in codes))
+
+
+_PART = st.text(alphabet="ab.*?[]!/", min_size=0, max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(globs=st.lists(_PART, min_size=1, max_size=8, unique=True),
+       rels=st.lists(st.text(alphabet="ab.", min_size=1, max_size=3), min_size=1, max_size=3),
+       outside=st.booleans())
+def test_compiled_globs_match_what_matches_any_matches(tmp_path_factory, globs, rels, outside):
+    from msgraphlint.discovery import GlobCodes
+
+    base = str(tmp_path_factory.getbasetemp())
+    root = os.path.join(base, "root")
+    path = os.path.join(base if outside else root, *rels)
+    mapping = {g: [f"MSG{100 + i}"] for i, g in enumerate(globs)}
+    assert GlobCodes(mapping, root).codes_for(path) == _old_codes(path, mapping, root)
+
+
+def test_compiled_globs_examples():
+    from msgraphlint.discovery import GlobCodes
+
+    root = "/r"
+    mapping = {"tests/*": ["MSG201"], "conftest.py": ["MSG301"], "gen/": ["MSG401"], "*_pb2.py": ["MSG501"],
+               "a/b": ["MSG601"], "[!x]*.pyi": ["MSG102"]}
+    g = GlobCodes(mapping, root)
+    assert g.codes_for("/r/tests/test_a.py") == ["MSG201"]
+    assert g.codes_for("/r/tests/sub/conftest.py") == ["MSG201", "MSG301"]  # * crosses "/"; the name matches
+    assert g.codes_for("/r/gen/x/y.py") == ["MSG401"]                       # a parent directory
+    assert g.codes_for("/r/src/msg_pb2.py") == ["MSG501"]                   # by the name
+    assert g.codes_for("/r/a/b/c.py") == ["MSG601"] and g.codes_for("/r/a/bc.py") == []
+    assert g.codes_for("/r/m.pyi") == ["MSG102"] and g.codes_for("/r/x.pyi") == []
