@@ -570,7 +570,7 @@ def clean(cache_dir: Optional[str]) -> None:
         return
     directory = os.path.abspath(default_dir(cache_dir, cfg.cache_dir, cfg.root))
     if not os.path.lexists(directory):
-        click.echo(f"No cache at {directory}.")
+        click.echo(_safe(f"No cache at {directory}."))
         return
     here = os.path.realpath(os.getcwd())
     real = os.path.realpath(directory)
@@ -585,7 +585,7 @@ def clean(cache_dir: Optional[str]) -> None:
     if left:
         _usage_error(f"removed the cache at {directory} except: " + "; ".join(left[:20])
                      + (f" (and {len(left) - 20} more)" if len(left) > 20 else ""))
-    click.echo(f"Removed the cache at {directory}.")
+    click.echo(_safe(f"Removed the cache at {directory}."))
 
 
 @cli.command("explain")

@@ -742,3 +742,15 @@ def test_an_entry_planted_as_a_symlink_is_replaced_never_written_through(tmp_pat
     assert findings(proj, cache) == cold
     assert not target.exists()
     assert all(e.is_file() and not e.is_symlink() for e in entries)
+
+
+def test_clean_messages_show_a_hostile_folder_name_escaped(tmp_path, monkeypatch):
+    """`clean` names the folder it looked at; a newline in that name must not start a line
+    of its own (a `::error` line is a GitHub Actions workflow command)."""
+    from helpers import run_cli
+
+    monkeypatch.chdir(tmp_path)
+    r = run_cli("clean", "--cache-dir", str(tmp_path / "x\n::error file=a::pwn"))
+    assert r.exit_code == 0, r.output
+    assert not any(line.startswith("::") for line in r.output.splitlines()), r.output
+    assert "x\\x0a::error" in r.output

@@ -316,3 +316,21 @@ def test_reach_follows_cells_helpers_and_bases_across_modules(tmp_path):
                      "pkg.ops_util.double": "function"}
     names = {s.name for s in reach(str(tmp_path / "model.py"), "step").spans}
     assert names == {"model.step", "pkg.blocks.Block", "pkg.ops_util.double"}
+
+
+def test_a_cache_folder_verify_creates_is_marked_and_clean_removes_it(fake, tmp_path, monkeypatch):
+    """`verify` run first creates the result cache folder: it carries msgraphlint's marker,
+    so `msgraphlint clean` removes it instead of refusing an unmarked folder."""
+    from msgraphlint.cli import cli
+
+    fake("clean_layer")
+    monkeypatch.setattr(command, "_static_findings", lambda path: [])
+    r = invoke([], tmp_path)
+    assert r.exit_code == 0, r.output
+    cache = tmp_path / "c"
+    assert (cache / "verify").is_dir()
+    assert (cache / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172789f06886806bc55")
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli, ["clean", "--cache-dir", str(cache)])
+    assert r.exit_code == 0, r.output
+    assert not cache.exists()

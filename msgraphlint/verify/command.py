@@ -258,6 +258,8 @@ def verify(target: Optional[str] = None, *, inputs: Sequence[str] = (), shapes: 
                 dout, dir_ = run_compile(dspec, timeout, None)
                 compiled["dynamic"] = {"out": dout, "ir": dir_}
         if use_cache and out.get("error_type") not in INFRA_ERRORS:
+            from ..cache import prepare_dir
+            prepare_dir(cache_dir)  # a folder msgraphlint creates gets its marker, so `clean` may remove it
             os.makedirs(os.path.dirname(cache_file), exist_ok=True)
             tmp = cache_file + f".{os.getpid()}.tmp"
             with open(tmp, "w", encoding="utf-8") as f:
