@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Dict
 
+from . import installed
 from .project import ModuleSummary, ProjectIndex
 
 if TYPE_CHECKING:
@@ -72,5 +73,7 @@ class DepsKeys:
                 if dep not in seen:
                     seen.add(dep)
                     stack.append(dep)
+        # the versions of the installed packages the file and its imports name (installed.py)
+        versions = installed.deps_key(self.index, [self.index.modules.get(n) or start for n in seen], path)
         seen.discard(start.name)
-        return digest(sorted((n, self._digest_of(n)) for n in seen))
+        return digest(sorted((n, self._digest_of(n)) for n in seen), versions)

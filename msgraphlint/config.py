@@ -38,13 +38,13 @@ KNOWN_KEYS = {
     "select": list, "extend-select": list, "ignore": list, "extend-ignore": list,
     "per-file-ignores": dict, "exclude": list, "extend-exclude": list,
     "target-mindspore": str, "respect-gitignore": bool, "cell-bases": list,
-    "rules": dict, "cache-dir": str, "baseline": str,
+    "rules": dict, "cache-dir": str, "baseline": str, "python": str,
 }
 SELECTOR_KEYS = ("select", "extend-select", "ignore", "extend-ignore")
 # keys whose list values accumulate across `extend` (the others: the extending file wins)
 ACCUMULATING_KEYS = ("extend-select", "extend-ignore", "extend-exclude")
 # keys holding paths, resolved against the directory of the file that sets them
-PATH_KEYS = ("cache-dir", "baseline")
+PATH_KEYS = ("cache-dir", "baseline", "python")
 
 
 class ConfigError(Exception):
@@ -67,6 +67,7 @@ class Config:
     rule_options: Dict[str, Dict[str, Any]] = field(default_factory=dict)
     cache_dir: Optional[str] = None
     baseline: Optional[str] = None
+    python: Optional[str] = None  # the project's interpreter: installed packages are read from its sys.path
     path: Optional[str] = None   # the configuration file it came from (None: defaults)
     root: str = "."              # directory paths in the config are relative to
     extends: List[str] = field(default_factory=list)      # files inherited through `extend`, nearest first
@@ -85,7 +86,7 @@ class Config:
             "exclude": list(self.exclude), "extend-exclude": list(self.extend_exclude),
             "target-mindspore": self.target_mindspore, "respect-gitignore": self.respect_gitignore,
             "cell-bases": list(self.cell_bases), "rules": {k: dict(v) for k, v in self.rule_options.items()},
-            "cache-dir": self.cache_dir, "baseline": self.baseline,
+            "cache-dir": self.cache_dir, "baseline": self.baseline, "python": self.python,
         }
 
 
@@ -179,6 +180,8 @@ def check_section(section: Dict[str, Any], where: str) -> None:
             hint = f" (did you mean `{close[0]}`?)" if close else ""
             raise ConfigError(f"{where}: unknown key `{key}`{hint}")
         _check_type(key, value, KNOWN_KEYS[key], where)
+    if not section.get("python", "-").strip():
+        raise ConfigError(f"{where}: `python` must name the project's Python interpreter, not an empty string")
     for glob, codes in section.get("per-file-ignores", {}).items():
         _check_type(f"per-file-ignores.{glob}", codes, list, where)
         if any(not c.strip() for c in codes):
@@ -266,6 +269,7 @@ def parse_section(section: Dict[str, Any], path: Optional[str] = "<config>",
     cfg.cell_bases = list(section.get("cell-bases", []))
     cfg.cache_dir = section.get("cache-dir")
     cfg.baseline = section.get("baseline")
+    cfg.python = section.get("python")
     for rule_key, opts in section.get("rules", {}).items():
         cfg.rule_options[rule_key] = dict(opts)
     validate_version(cfg.target_mindspore, f"{where}: `target-mindspore`")

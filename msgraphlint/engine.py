@@ -8,6 +8,7 @@ import os
 from collections import defaultdict
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from . import installed
 from .context import RuleContext
 from .findings import Finding
 from .entries import Inputs, python_inputs
@@ -286,6 +287,8 @@ class ModuleEngine:
         res = self.index.resolve(dotted)
         if res and res[0] == "class":
             return Kind.CELL if self.cells.is_cell(res[1]) else Kind.UNKNOWN
+        if res is None:  # an installed package's Cell (or function), read by installed.py
+            return installed.call_kind(self.index, dotted, self.source.path)
         return Kind.UNKNOWN
 
     # helper return kinds (same module, bounded) ---------------------------------
@@ -305,6 +308,9 @@ class ModuleEngine:
                         fs = self.summary.functions.get(rest[0])
                     elif len(rest) == 2 and rest[0] in self.summary.classes:
                         fs = self.summary.classes[rest[0]].methods.get(rest[1])
+            if fs is None and isinstance(target, str) and self.index is not None \
+                    and self.index.resolve(target) is None:  # an installed package's function or Cell
+                return installed.call_kind(self.index, target, self.source.path)
             if fs is None or fs.lineno not in self._funcs:
                 return Kind.UNKNOWN
             if fs.qualname in self._returns:

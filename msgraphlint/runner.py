@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type, Union
 
-from . import runcache, suppressions
+from . import installed, runcache, suppressions
 from .cachekeys import DepsKeys, settings_key
 from .config import Config, ConfigError, validate_against_rules, validate_version
 from .discovery import YAML_SUFFIXES, discover, matches_any
@@ -490,6 +490,7 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
         return r.source.tree if r is not None and r.source is not None else None
 
     index.tree_provider = cached_tree
+    installed.attach(index, fs)  # the environment (`python` setting) installed base classes are read from
     scope_failure = None
     cell_bases = fs.cell_bases()
     try:

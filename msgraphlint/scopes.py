@@ -15,6 +15,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple, Union
 
+from . import installed
 from .project import ClassSummary, FuncSummary, ModuleSummary, ProjectIndex
 from .source import display_path
 
@@ -141,6 +142,9 @@ class CellResolver:
                 break
             res = self.index.resolve(base)
             if res and res[0] == "class" and self.is_cell(res[1], _stack + (cls.qualname,)):
+                result = True
+                break
+            if res is None and installed.is_cell(self.index, base, cls.qualname):  # mindformers' PreTrainedModel
                 result = True
                 break
         self._memo[cls.qualname] = result

@@ -1,0 +1,353 @@
+"""Installed third-party packages (mindformers, mindcv, ...) are read, never imported:
+a project class deriving from an installed package's Cell is a Cell without `cell-bases`,
+through the `python` setting's interpreter or the one running msgraphlint (installed.py)."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from helpers import codes_at, lint, write_tree
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# an installed package whose code may name mindspore: it is never executed, so mindspore
+# need not exist in its environment (and must never be read or imported from ours)
+PACKAGE = {
+    "mypkg/__init__.py": """
+        from .base import MyPreTrained, Plain, Layer
+        from .deep import Deep as ReExported
+        from . import util
+        from .sideeffect import *
+        """,
+    "mypkg/base.py": """
+        import mindspore.nn as nn
+        import mindspore as ms
+
+
+        class MyPreTrained(nn.Cell):
+            def __init__(self, config=None):
+                super().__init__()
+
+
+        class Plain:
+            pass
+
+
+        class Layer(MyPreTrained):
+            def construct(self, x):
+                return x
+        """,
+    "mypkg/deep.py": """
+        from mypkg.base import MyPreTrained
+
+
+        class Mid(MyPreTrained):
+            pass
+
+
+        class Deep(Mid):
+            pass
+        """,
+    "mypkg/util.py": """
+        from mindspore import ops
+
+
+        def make(n):
+            return ops.ones((n, n))
+
+
+        def name():
+            return "mypkg"
+        """,
+    # executed, it would leave a marker file: reading the package must never run it
+    "mypkg/sideeffect.py": """
+        import os
+        open(os.environ.get("MYPKG_MARKER", "/dev/null"), "w").write("imported")
+        EXPORTED = 1
+        """,
+    "mypkg-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: mypkg\nVersion: 1.0\n",
+}
+
+NET = """
+    import mindspore.nn as nn
+    import mypkg
+    from mypkg import MyPreTrained, util
+
+
+    class Net(MyPreTrained):
+        def construct(self, x):
+            print(x)
+            return x
+
+
+    class Outer(nn.Cell):
+        def __init__(self):
+            super().__init__()
+            self.layer = mypkg.Layer()
+
+        def construct(self, x):
+            y = self.layer(x)
+            if y > 0:
+                return y
+            return x
+
+
+    class Calls(nn.Cell):
+        def construct(self, x, n):
+            y = util.make(3)
+            if y > 0:
+                return x
+            return x
+    """
+
+# with the package read: Net's print (MSG201), Outer's `if` on the sub-Cell's output and
+# Calls' `if` on the installed function's tensor (MSG101)
+FOUND = [("net.py", 8, "MSG201"), ("net.py", 19, "MSG101"), ("net.py", 27, "MSG101")]
+
+
+def make_venv(where: Path, files=PACKAGE) -> Path:
+    """A venv (no pip, no network) with the package's files written into its
+    site-packages by hand; returns its python."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True)
+    site = Path(glob.glob(str(where / "lib" / "python*" / "site-packages"))[0])
+    write_tree(site, files)
+    return where / "bin" / "python"
+
+
+def project(root: Path, config: str = "", net: str = NET) -> Path:
+    write_tree(root, {"pyproject.toml": "[project]\nname = \"proj\"\n[tool.msgraphlint]\n" + config, "net.py": net})
+    return root
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory):
+    return make_venv(tmp_path_factory.mktemp("env") / "venv")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_python_setting_reads_the_projects_interpreter(tmp_path, venv, monkeypatch, jobs):
+    marker = tmp_path / "marker"
+    monkeypatch.setenv("MYPKG_MARKER", str(marker))
+    root = project(tmp_path / "proj", f'python = "{venv}"\n')
+    if jobs == 2:
+        write_tree(root, {f"other{i}.py": "import mindspore\nx = 1\n" for i in range(4)})
+    assert codes_at(lint([root], jobs=jobs)) == FOUND
+    assert not marker.exists()  # nothing of the package ran
+
+
+def test_python_setting_relative_to_the_config_file(tmp_path):
+    make_venv(tmp_path / "proj" / ".venv")
+    root = project(tmp_path / "proj", 'python = ".venv/bin/python"\n')
+    assert codes_at(lint([root])) == FOUND
+
+
+def test_without_the_package_nothing_is_a_cell(tmp_path):
+    """The control: the same tree, the package nowhere on the path."""
+    root = project(tmp_path / "proj")
+    assert codes_at(lint([root])) == []
+
+
+def test_active_interpreter_by_default_cli(tmp_path):
+    """No `python` setting: the sys.path of the interpreter running msgraphlint (here
+    PYTHONPATH names the folder holding the package), in a CLI run."""
+    site = write_tree(tmp_path / "site", PACKAGE)
+    root = project(tmp_path / "proj")
+    path = os.pathsep.join([str(site)] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env = dict(os.environ, PYTHONPATH=path, MYPKG_MARKER=str(tmp_path / "marker"))
+    proc = subprocess.run([sys.executable, "-m", "msgraphlint", "check", "--no-cache", "--output-format", "concise",
+                           str(root)], capture_output=True, text=True, env=env, cwd=str(tmp_path))
+    assert proc.returncode == 1, proc.stderr
+    got = sorted((line.split(":")[1], line.split(" ")[1]) for line in proc.stdout.splitlines() if "net.py:" in line)
+    assert got == [("19", "MSG101"), ("27", "MSG101"), ("8", "MSG201")], proc.stdout
+    assert not (tmp_path / "marker").exists()
+
+
+def test_bases_deep_in_the_package_and_re_exported(tmp_path, venv):
+    net = """
+        from mypkg import ReExported
+        from mypkg.deep import Deep
+
+
+        class A(ReExported):
+            def construct(self, x):
+                print(x)
+                return x
+
+
+        class B(Deep):
+            def construct(self, x):
+                print(x)
+                return x
+        """
+    root = project(tmp_path / "proj", f'python = "{venv}"\n', net)
+    assert codes_at(lint([root])) == [("net.py", 7, "MSG201"), ("net.py", 13, "MSG201")]
+
+
+def test_project_re_export_of_an_installed_cell(tmp_path, venv):
+    """`from mypkg import MyPreTrained` in the project's own package, used from another module."""
+    root = project(tmp_path / "proj", f'python = "{venv}"\n', "x = 1\n")
+    write_tree(root, {
+        "proj/__init__.py": "from mypkg import MyPreTrained as Base\n",
+        "proj/model.py": """
+            from proj import Base
+
+
+            class Net(Base):
+                def construct(self, x):
+                    print(x)
+                    return x
+            """})
+    assert codes_at(lint([root])) == [("model.py", 6, "MSG201")]
+
+
+def test_installed_non_cell_stays_not_a_cell(tmp_path, venv):
+    net = """
+        from mypkg import Plain, util
+
+
+        class Host(Plain):
+            def construct(self, x):
+                print(x)
+                return x
+
+
+        class Both(Plain, util.name):
+            def construct(self, x):
+                print(x)
+                return x
+        """
+    root = project(tmp_path / "proj", f'python = "{venv}"\n', net)
+    assert codes_at(lint([root])) == []
+
+
+def test_version_change_invalidates_the_result_cache(tmp_path, monkeypatch):
+    """v1.0: `Layer` is a Cell (Outer's `if` is MSG101); v2.0 makes it a plain class. The
+    warm run must not replay v1's findings: the installed version is in the file's key,
+    and the answers are stored per package==version."""
+    from msgraphlint import installed
+    monkeypatch.setattr(installed, "_ANSWERS", {})  # other tests' mypkg==1.0 answers, kept in memory
+    venv = make_venv(tmp_path / "venv")
+    site = Path(glob.glob(str(tmp_path / "venv" / "lib" / "python*" / "site-packages"))[0])
+    root = project(tmp_path / "proj", f'python = "{venv}"\n')
+    kw = dict(cache=True, cache_dir=str(tmp_path / "cache"))
+    assert codes_at(lint([root], **kw)) == FOUND
+    assert codes_at(lint([root], **kw)) == FOUND  # warm
+    (site / "mypkg-1.0.dist-info").rename(site / "mypkg-2.0.dist-info")
+    (site / "mypkg-2.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: mypkg\nVersion: 2.0\n")
+    base = (site / "mypkg" / "base.py").read_text().replace("class Layer(MyPreTrained):", "class Layer:")
+    (site / "mypkg" / "base.py").write_text(base)
+    assert codes_at(lint([root], **kw)) == [f for f in FOUND if f[1] != 19]
+    stores = glob.glob(str(tmp_path / "cache" / "*" / "installed.json"))
+    assert len(stores) == 1
+    store = json.loads(Path(stores[0]).read_text())
+    assert store["mypkg==1.0"]["call:mypkg.Layer"] == "cell"
+    assert store["mypkg==2.0"]["call:mypkg.Layer"] == "unknown"
+    assert store["mypkg==2.0"]["class:mypkg.MyPreTrained"] == "cell"
+
+
+def test_broken_package_is_unknown_not_an_error(tmp_path):
+    files = {"brokenpkg/__init__.py": "from .base import Base\n",
+             "brokenpkg/base.py": "import mindspore.nn as nn\nclass Base(nn.Cell:\n    pass\n",
+             "brokenpkg-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: brokenpkg\nVersion: 0.1\n"}
+    venv = make_venv(tmp_path / "venv", files)
+    net = """
+        import brokenpkg
+        import missingpkg
+
+
+        class Net(brokenpkg.Base):
+            def construct(self, x):
+                print(x)
+                return x
+
+
+        class Other(missingpkg.Base):
+            def construct(self, x):
+                print(x)
+                return x
+        """
+    root = project(tmp_path / "proj", f'python = "{venv}"\n', net)
+    result = lint([root])
+    assert codes_at(result) == []  # no MSG000, no finding
+
+
+def test_an_interpreter_that_cannot_run_is_unknown_not_an_error(tmp_path):
+    root = project(tmp_path / "proj", f'python = "{tmp_path / "nope" / "python"}"\n')
+    assert codes_at(lint([root])) == []
+
+
+def test_mindspore_is_neither_read_nor_imported(tmp_path):
+    """In the environment running msgraphlint (MindSpore installed there): a package whose
+    classes derive from mindspore.nn.Cell and that star-imports mindspore is judged by the
+    catalog; no mindspore module is read or imported."""
+    files = dict(PACKAGE)
+    files["mypkg/__init__.py"] = textwrap.dedent(files["mypkg/__init__.py"]) + "from mindspore.nn import *\nfrom mindspore import *\n"
+    site = write_tree(tmp_path / "site", files)
+    probe = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(site)!r})
+        from msgraphlint import installed
+        env = installed.environment()
+        print(env.answer("mypkg.MyPreTrained"), env.answer("mypkg.Deep"), env.answer("mypkg.ReExported"))
+        read = sorted(m for m in env.modules if m.split(".")[0] == "mindspore" and env.modules[m] is not None)
+        loaded = sorted(n for n in sys.modules if n.split(".")[0] in ("mindspore", "mypkg"))
+        print(read, loaded)
+        """)
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=str(tmp_path),
+                          env=dict(os.environ, MYPKG_MARKER=str(tmp_path / "marker")))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["cell unknown cell", "[] []"], proc.stdout
+    assert not (tmp_path / "marker").exists()
+
+
+def test_budget_bounds_a_huge_package(tmp_path, monkeypatch):
+    """A base chain through more modules than the budget allows is unknown, read no further."""
+    from msgraphlint import installed
+    files = {"chain/__init__.py": "from .m0 import C0\n",
+             "chain-1.dist-info/METADATA": "Metadata-Version: 2.1\nName: chain\nVersion: 1\n"}
+    for i in range(40):
+        files[f"chain/m{i}.py"] = f"from chain.m{i + 1} import C{i + 1}\nclass C{i}(C{i + 1}):\n    pass\n"
+    files["chain/m40.py"] = "import mindspore.nn as nn\nclass C40(nn.Cell):\n    pass\n"
+    site = write_tree(tmp_path / "site", files)
+    env = installed.Environment([str(site)])
+    assert env.answer("chain.C0") == "cell"
+    assert env.modules_read == 42
+    monkeypatch.setattr(installed, "MAX_MODULES", 10)
+    monkeypatch.setattr(installed, "_ANSWERS", {})  # the first answer is remembered for chain==1
+    env = installed.Environment([str(site)])
+    assert env.answer("chain.C0") == "unknown"
+    assert env.modules_read == 10 and env.spent
+    assert env.answer("chain.C39") == "unknown"  # spent for the run
+
+
+def test_function_returns_and_classes_directly(tmp_path):
+    from msgraphlint import installed
+    site = write_tree(tmp_path / "site", PACKAGE)
+    env = installed.Environment([str(site)])
+    assert env.answer("mypkg.util.make", "call") == "tensor"
+    assert env.answer("mypkg.util.name", "call") == "const"
+    assert env.answer("mypkg.Layer", "call") == "cell"
+    assert env.answer("mypkg.Plain") == "not-cell"
+    assert env.answer("mypkg.NoSuch") == "unknown"
+    assert env.package_key("mypkg") == "mypkg==1.0"
+    assert env.package_key("notthere") == "notthere==absent"
+
+
+def test_config_python_key_is_validated(tmp_path):
+    from msgraphlint.config import ConfigError, load_config
+    (tmp_path / "pyproject.toml").write_text("[tool.msgraphlint]\npython = 3\n")
+    with pytest.raises(ConfigError, match="`python` must be a string"):
+        load_config(start=str(tmp_path))
+    (tmp_path / "pyproject.toml").write_text('[tool.msgraphlint]\npython = " "\n')
+    with pytest.raises(ConfigError, match="`python` must name"):
+        load_config(start=str(tmp_path))
+    (tmp_path / "pyproject.toml").write_text('[tool.msgraphlint]\npython = "venv/bin/python"\n')
+    assert load_config(start=str(tmp_path)).python == str(tmp_path / "venv" / "bin" / "python")
