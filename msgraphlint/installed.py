@@ -50,7 +50,7 @@ MAX_MODULES = 200           # modules parsed per environment and run
 MAX_SECONDS = 3.0           # wall time spent reading per environment and run
 MAX_FILE_BYTES = 2_000_000  # a bigger module is not read
 MAX_HOPS = 400              # names followed for one answer (imports, aliases, bases)
-MAX_TREE_FILES = 20_000     # files statted for the signature of a package without a version
+MAX_TREE_FILES = 20_000     # directory entries looked at for the signature of a package without a version
 MAX_STORE_BYTES = 8_000_000
 SYS_PATH_TIMEOUT_S = 20.0
 STORE_NAME = "installed.json"
@@ -173,9 +173,10 @@ def _tree_signature(path: Optional[str]) -> str:
             return f"{st.st_size}:{st.st_mtime_ns}"
         except OSError:
             return "missing"
-    n, newest, size = 0, 0, 0
+    n, seen, newest, size = 0, 0, 0, 0
     for root, dirs, files in os.walk(path):
         dirs[:] = [d for d in dirs if d != "__pycache__"]
+        seen += len(dirs) + len(files)
         for f in files:
             if f.endswith((".py", ".pyi", ".pth")):
                 try:
@@ -185,7 +186,7 @@ def _tree_signature(path: Optional[str]) -> str:
                 n += 1
                 newest = max(newest, st.st_mtime_ns)
                 size += st.st_size
-        if n > MAX_TREE_FILES:
+        if seen > MAX_TREE_FILES:
             break
     return digest(n, newest, size)[:16]
 
@@ -516,7 +517,7 @@ class Environment:
             touched = {t for t in self._touched if t != top}
         log.debug("installed packages: %s -> %s (%.3f s)", dotted, result, elapsed)
         self.answers[key] = result
-        if keep and not touched:
+        if keep and not touched and not self.spent:  # (a star import the budget cut short: not remembered)
             self._remember(pkg.key, key, result)
         return result
 

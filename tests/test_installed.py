@@ -351,3 +351,14 @@ def test_config_python_key_is_validated(tmp_path):
         load_config(start=str(tmp_path))
     (tmp_path / "pyproject.toml").write_text('[tool.msgraphlint]\npython = "venv/bin/python"\n')
     assert load_config(start=str(tmp_path)).python == str(tmp_path / "venv" / "bin" / "python")
+
+
+def test_each_file_reads_its_own_configurations_interpreter(tmp_path, venv):
+    """Two projects in one run: a/ names the venv holding the package, b/ names none (the
+    running interpreter, which does not have it): a's Net is a Cell, b's is not."""
+    net = "from mypkg import MyPreTrained\n\n\nclass Net(MyPreTrained):\n    def construct(self, x):\n" \
+          "        print(x)\n        return x\n"
+    write_tree(tmp_path, {"a/pyproject.toml": f'[tool.msgraphlint]\npython = "{venv}"\n', "a/neta.py": net,
+                          "b/pyproject.toml": "[tool.msgraphlint]\n", "b/netb.py": net})
+    assert codes_at(lint([tmp_path / "a", tmp_path / "b"])) == [("neta.py", 6, "MSG201")]
+    assert codes_at(lint([tmp_path / "b", tmp_path / "a"])) == [("neta.py", 6, "MSG201")]
