@@ -67,7 +67,7 @@ class Config:
     rule_options: Dict[str, Dict[str, Any]] = field(default_factory=dict)
     cache_dir: Optional[str] = None
     baseline: Optional[str] = None
-    python: Optional[str] = None  # the project's interpreter: installed packages are read from its sys.path
+    python: Optional[str] = None  # the project's environment: installed packages are read from its layout, never run
     path: Optional[str] = None   # the configuration file it came from (None: defaults)
     root: str = "."              # directory paths in the config are relative to
     extends: List[str] = field(default_factory=list)      # files inherited through `extend`, nearest first

@@ -2,10 +2,13 @@
 
 A base class, a ``self.<attr> = Cls(...)`` constructor or a called function that names
 something outside the linted project and outside mindspore (mindformers, mindcv, mindnlp,
-mindone, ...) is looked up in the environment the project runs in: the sources on the
-``sys.path`` of the ``python`` setting's interpreter (asked once with a subprocess,
-``python -c 'import sys, json; print(json.dumps(sys.path))'``, as pyright asks its
-``pythonPath``), else the ``sys.path`` of the interpreter running msgraphlint. Modules are
+mindone, ...) is looked up in the environment the project runs in: the ``python``
+setting's environment, whose search path is computed from its layout
+(:func:`environment_search_path`: ``pyvenv.cfg``, ``lib/python3.X/site-packages``, the path
+lines of ``.pth`` files, the base interpreter's site-packages with
+``include-system-site-packages``; a conda or system prefix's site-packages), because
+nothing a configuration file names is ever executed; else the ``sys.path`` of the
+interpreter running msgraphlint. Modules are
 located with ``importlib.machinery.PathFinder`` over that path and parsed with astroid;
 names are followed through imports, relative imports, ``__init__.py`` re-exports, star
 imports and aliases (``Base = Other``). Nothing is executed: astroid's own module loading
@@ -33,10 +36,11 @@ package a file's modules import into the file's key, so an upgrade re-lints it.
 
 from __future__ import annotations
 
+import glob
 import json
 import logging
 import os
-import subprocess
+import re
 import sys
 import threading
 import time
@@ -52,7 +56,10 @@ MAX_FILE_BYTES = 2_000_000  # a bigger module is not read
 MAX_HOPS = 400              # names followed for one answer (imports, aliases, bases)
 MAX_TREE_FILES = 20_000     # directory entries looked at for the signature of a package without a version
 MAX_STORE_BYTES = 8_000_000
-SYS_PATH_TIMEOUT_S = 20.0
+MAX_CFG_BYTES = 64_000       # pyvenv.cfg is read up to this
+MAX_PTH_FILES = 1_000        # .pth files read per site folder
+MAX_PTH_BYTES = 1_000_000    # a bigger .pth file is not read
+MAX_SEARCH_ENTRIES = 2_000   # folders on an environment's search path
 STORE_NAME = "installed.json"
 ANSWERS = ("cell", "not-cell", "tensor", "const", "none", "host", "unknown")
 
@@ -62,8 +69,8 @@ _REFUSED = frozenset({"mindspore", "__main__", "__future__"})
 _LOCK = threading.RLock()
 # process-wide: answers of self-contained lookups by "package==version" (every run re-reads versions)
 _ANSWERS: Dict[str, Dict[str, str]] = {}
-# process-wide: an interpreter's sys.path, keyed by its path and the times of its path entries
-_SYS_PATHS: Dict[str, Tuple[tuple, List[str]]] = {}
+# process-wide: a `python` setting's search path, with the files and folders read for it and their times
+_SEARCH_PATHS: Dict[str, Tuple[tuple, List[str], List[str]]] = {}
 # per run: environments (their budgets, located packages, parsed modules)
 _ENVS: Dict[Any, "Environment"] = runcache.per_run({})
 
@@ -76,30 +83,266 @@ class _Budget(_Unknown):
     """The environment's budget is spent: unknown, and not remembered."""
 
 
-# the interpreter's sys.path ---------------------------------------------------------------
+# the environment's search path, read from its layout ------------------------------------------
 
-def interpreter_sys_path(python: str) -> List[str]:
-    """The ``sys.path`` of ``python`` (asked with a subprocess, remembered while the path
-    entries keep their modification times); [] when it cannot be asked."""
-    with _LOCK:
-        got = _SYS_PATHS.get(python)
-        if got is not None and got[0] == _stamp(got[1]):
-            return got[1]
+class _Layout:
+    """What reading one ``python`` setting's environment found: the search path, the files
+    and folders it looked at (their modification times say when to read again) and, when
+    it found nothing, why."""
+
+    def __init__(self) -> None:
+        self.paths: List[str] = []
+        self.watched: List[str] = []
+        self.problem: Optional[str] = None
+        self._seen: Set[str] = set()
+
+    def add(self, path: str) -> bool:
+        key = os.path.normcase(os.path.realpath(path))
+        if key in self._seen or len(self.paths) >= MAX_SEARCH_ENTRIES:
+            return False
+        self._seen.add(key)
+        self.paths.append(path)
+        return True
+
+    def site_dir(self, site: str) -> None:
+        """``site`` and the path lines of its ``.pth`` files, as ``site.addsitedir`` adds
+        them (files in name order, hidden ones skipped), without running their
+        ``import`` lines."""
+        self.watched.append(site)
+        if not self.add(site):
+            return
+        try:
+            names = sorted(n for n in os.listdir(site) if n.endswith(".pth") and not n.startswith("."))
+        except OSError:
+            return
+        for name in names[:MAX_PTH_FILES]:
+            pth = os.path.join(site, name)
+            self.watched.append(pth)
+            for entry in _pth_paths(pth):
+                self.add(os.path.abspath(os.path.join(site, entry)))
+
+
+def _pth_paths(pth: str) -> List[str]:
+    """The path lines of a ``.pth`` file (not its comments, blank lines or ``import``
+    lines, which are code: site.py would run them, msgraphlint never does), each an
+    existing file or folder."""
     try:
-        proc = subprocess.run([python, "-c", "import sys, json; print(json.dumps(sys.path))"],
-                              capture_output=True, text=True, timeout=SYS_PATH_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL)
-        paths = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else None
-        if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-            raise ValueError(f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}")
-    except (OSError, ValueError, IndexError, subprocess.SubprocessError) as exc:
-        log.warning("installed packages: cannot ask %s for its sys.path (%s); installed classes are unknown",
-                    python, exc)
-        paths = []
-    paths = [p for p in paths if p and os.path.isabs(p)]
+        with open(pth, "rb") as fh:
+            blob = fh.read(MAX_PTH_BYTES + 1)
+    except OSError:
+        return []
+    if len(blob) > MAX_PTH_BYTES:
+        log.debug("installed packages: %s is over %d bytes, not read", pth, MAX_PTH_BYTES)
+        return []
+    out = []
+    site = os.path.dirname(pth)
+    for line in blob.decode("utf-8-sig", errors="replace").splitlines():
+        if not line.strip() or line.startswith("#") or line.startswith(("import ", "import\t")):
+            continue
+        line = line.rstrip()
+        if "\0" not in line and os.path.exists(os.path.join(site, line)):
+            out.append(line)
+    return out
+
+
+def _read_cfg(path: str) -> Dict[str, str]:
+    """``pyvenv.cfg`` as site.py reads it: ``key = value`` lines, keys lower-cased."""
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read(MAX_CFG_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return {}
+    out: Dict[str, str] = {}
+    for line in text.splitlines():
+        if "=" in line:
+            key, _, value = line.partition("=")
+            out.setdefault(key.strip().lower(), value.strip())
+    return out
+
+
+def _version(text: Optional[str]) -> Optional[str]:
+    """``"3.12"`` from ``3.12.3``, ``3.12.3.final.0``, ``python3.12``, ``pypy3.10``."""
+    m = re.match(r"(?:python|pypy)?(\d+)\.(\d+)", (text or "").strip(), re.IGNORECASE)
+    return f"{m.group(1)}.{m.group(2)}" if m else None
+
+
+def _site_dirs(prefix: str, version: Optional[str]) -> Tuple[List[str], Optional[str], Optional[str]]:
+    """The existing site folders of an installation prefix: ``lib/python3.X/site-packages``
+    (and ``lib64``, the free-threaded ``python3.Xt``, PyPy's ``pypy3.X``), Windows'
+    ``Lib/site-packages``, Debian's ``dist-packages``. Without a version, the one
+    ``python3.X`` found; several: ([], None, why). Returns (folders, version, None)."""
+    if version is None:
+        found = set()
+        for lib in ("lib", "lib64", os.path.join("local", "lib")):
+            for pattern in ("python3.*", "pypy3.*"):
+                for d in glob.glob(os.path.join(glob.escape(os.path.join(prefix, lib)), pattern)):
+                    v = _version(os.path.basename(d))
+                    if v and (os.path.isdir(os.path.join(d, "site-packages"))
+                              or os.path.isdir(os.path.join(d, "dist-packages"))):
+                        found.add(v)
+        if len(found) > 1:
+            return [], None, (f"{prefix} holds site-packages of Python {', '.join(sorted(found))} "
+                              "and the version is not known")
+        version = found.pop() if found else None
+    candidates = []
+    if version is not None:
+        for lib in ("lib", "lib64"):
+            for name in (f"python{version}", f"python{version}t", f"pypy{version}"):
+                candidates.append(os.path.join(prefix, lib, name, "site-packages"))
+        candidates.append(os.path.join(prefix, "local", "lib", f"python{version}", "dist-packages"))
+        candidates.append(os.path.join(prefix, "lib", f"python{version}", "dist-packages"))
+    candidates.append(os.path.join(prefix, "lib", "python3", "dist-packages"))
+    candidates.append(os.path.join(prefix, "Lib", "site-packages"))
+    out, seen = [], set()
+    for c in candidates:
+        key = os.path.normcase(os.path.realpath(c))
+        if key not in seen and os.path.isdir(c):
+            seen.add(key)
+            out.append(c)
+    return out, version, None
+
+
+def _user_site(version: Optional[str]) -> List[str]:
+    """The user site folder (``pip install --user``) of Python ``version`` for the user
+    running msgraphlint, when it exists."""
+    if version is None:
+        return []
+    if os.name == "nt":
+        base = os.environ.get("PYTHONUSERBASE") or os.path.join(os.environ.get("APPDATA") or "~", "Python")
+        site = os.path.join(base, "Python" + version.replace(".", ""), "site-packages")
+    else:
+        base = os.environ.get("PYTHONUSERBASE") or os.path.join("~", ".local")
+        site = os.path.join(base, "lib", f"python{version}", "site-packages")
+    site = os.path.expanduser(site)
+    return [site] if os.path.isabs(site) and os.path.isdir(site) else []
+
+
+def _venv_root(python: str) -> Optional[Tuple[str, str]]:
+    """The virtual environment ``python`` belongs to (the folder holding ``pyvenv.cfg``):
+    the setting names the environment itself, or its ``bin``/``Scripts`` folder, or a file
+    in it (``pyvenv.cfg`` beside the executable or one folder up, as site.py looks; the
+    environment is the folder above the executable's). Returns (root, its pyvenv.cfg)."""
+    if os.path.isdir(python):
+        if os.path.isfile(os.path.join(python, "pyvenv.cfg")):
+            return python, os.path.join(python, "pyvenv.cfg")
+        if os.path.basename(python).lower() in ("bin", "scripts") \
+                and os.path.isfile(os.path.join(os.path.dirname(python), "pyvenv.cfg")):
+            return os.path.dirname(python), os.path.join(os.path.dirname(python), "pyvenv.cfg")
+        return None
+    exe_dir = os.path.dirname(python)
+    for d in (exe_dir, os.path.dirname(exe_dir)):
+        if os.path.isfile(os.path.join(d, "pyvenv.cfg")):
+            return os.path.dirname(exe_dir), os.path.join(d, "pyvenv.cfg")
+    return None
+
+
+def _read_venv(root: str, cfg_path: str, layout: _Layout) -> None:
+    layout.watched.append(cfg_path)
+    cfg = _read_cfg(cfg_path)
+    version = _version(cfg.get("version_info")) or _version(cfg.get("version"))
+    sites, version, why = _site_dirs(root, version)
+    if not sites:
+        layout.problem = why or f"the virtual environment {root} has no lib/python3.X/site-packages folder"
+        return
+    system = cfg.get("include-system-site-packages", "").lower() == "true"
+    if system:   # as site.py orders them: the user site, the environment's, the base interpreter's
+        for site in _user_site(version):
+            layout.site_dir(site)
+    for site in sites:
+        layout.site_dir(site)
+    if system:
+        prefixes = [cfg[k] for k in ("base-prefix",) if cfg.get(k)]   # virtualenv writes it
+        home = cfg.get("home", "")
+        if home:
+            prefixes += [os.path.dirname(home), home]   # <prefix>/bin/python; Windows: <prefix>/python.exe
+        found = False
+        for prefix in prefixes:
+            if not os.path.isabs(prefix):
+                continue
+            base_sites, _, _ = _site_dirs(prefix, version)
+            for site in base_sites:
+                layout.site_dir(site)
+                found = True
+            if found:
+                break
+        if not found:
+            log.debug("installed packages: no site-packages of the base interpreter (home = %s) of %s", home, root)
+
+
+def _read_bare(python: str, layout: _Layout) -> None:
+    """A Python that is not in a virtual environment: its installation prefix (the folder
+    above ``bin/``, or the one holding ``python.exe``, or the folder named; also for the
+    file the link points to) and the version its name, the link's name or a conda
+    environment's ``conda-meta/python-3.X.Y-*.json`` says."""
+    candidates: List[Tuple[str, Optional[str]]] = []   # (prefix, version from a name)
+    if os.path.isdir(python):
+        candidates.append((python, None))
+    else:
+        real = os.path.realpath(python)
+        for exe in dict.fromkeys((python, real)):
+            name = os.path.basename(exe)
+            if not re.match(r"(python|pypy)", name, re.IGNORECASE):
+                continue
+            exe_dir = os.path.dirname(exe)
+            version = _version(name) or _version(os.path.basename(real))
+            if os.path.basename(exe_dir).lower() in ("bin", "scripts"):
+                candidates.append((os.path.dirname(exe_dir), version))
+            candidates.append((exe_dir, version))
+        if not candidates:
+            layout.problem = f"{python} is not a virtual environment and its name is not python*"
+            return
+    problem = None
+    for prefix, version in candidates:
+        layout.watched.append(prefix)
+        if version is None:
+            metas = glob.glob(os.path.join(glob.escape(os.path.join(prefix, "conda-meta")), "python-[0-9]*.json"))
+            versions = {_version(os.path.basename(m)[len("python-"):]) for m in metas} - {None}
+            version = versions.pop() if len(versions) == 1 else None
+        sites, version, why = _site_dirs(prefix, version)
+        problem = problem or why
+        if sites:
+            for site in _user_site(version):
+                layout.site_dir(site)
+            for site in sites:
+                layout.site_dir(site)
+            return
+    layout.problem = problem or (f"{python} is neither in a virtual environment (pyvenv.cfg) "
+                                 "nor beside a lib/python3.X/site-packages folder")
+
+
+def environment_search_path(python: str) -> List[str]:
+    """The folders the ``python`` setting's interpreter finds installed packages in,
+    computed from its environment's layout, never by running it (a configuration file
+    must not make msgraphlint execute anything): ``pyvenv.cfg``, the environment's
+    ``site-packages``, the path lines of their ``.pth`` files, the base interpreter's
+    site-packages when ``include-system-site-packages = true``; for an interpreter outside
+    a virtual environment, its prefix's site-packages. [] with a one-line warning when
+    none is found. Remembered while the files and folders read keep their times."""
     with _LOCK:
-        _SYS_PATHS[python] = (_stamp(paths), paths)
-    return paths
+        got = _SEARCH_PATHS.get(python)
+        if got is not None and got[0] == _stamp(got[1]):
+            return got[2]
+    layout = _Layout()
+    path = os.path.abspath(python)
+    layout.watched.append(path)
+    try:
+        if not os.path.exists(path):
+            layout.problem = f"{path} does not exist"
+        else:
+            venv = _venv_root(path)
+            if venv is not None:
+                layout.watched.append(venv[0])
+                _read_venv(venv[0], venv[1], layout)
+            else:
+                _read_bare(path, layout)
+    except (OSError, ValueError) as exc:
+        layout.problem = f"{path}: {exc}"
+    if layout.problem and not layout.paths:
+        log.warning("installed packages: the `python` setting %s: %s; installed classes are unknown",
+                    python, layout.problem)
+    with _LOCK:
+        _SEARCH_PATHS[python] = (_stamp(layout.watched), layout.watched, layout.paths)
+    return layout.paths
 
 
 def _stamp(paths: Iterable[str]) -> tuple:
@@ -773,7 +1016,7 @@ def environment(python: Optional[str] = None, store: Optional[str] = None) -> En
     with _LOCK:
         env = _ENVS.get(key)
     if env is None:
-        search = interpreter_sys_path(python) if python else [p for p in sys.path if p and os.path.isabs(p)]
+        search = environment_search_path(python) if python else [p for p in sys.path if p and os.path.isabs(p)]
         env = Environment(search, store)
         with _LOCK:
             env = _ENVS.setdefault(key, env)

@@ -1,11 +1,13 @@
 """Installed third-party packages (mindformers, mindcv, ...) are read, never imported:
 a project class deriving from an installed package's Cell is a Cell without `cell-bases`,
-through the `python` setting's interpreter or the one running msgraphlint (installed.py)."""
+through the `python` setting's environment (read from its layout, never run) or the
+interpreter running msgraphlint (installed.py)."""
 
 from __future__ import annotations
 
 import glob
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -279,9 +281,152 @@ def test_broken_package_is_unknown_not_an_error(tmp_path):
     assert codes_at(result) == []  # no MSG000, no finding
 
 
-def test_an_interpreter_that_cannot_run_is_unknown_not_an_error(tmp_path):
+def test_a_python_that_does_not_exist_is_unknown_not_an_error(tmp_path, caplog):
     root = project(tmp_path / "proj", f'python = "{tmp_path / "nope" / "python"}"\n')
-    assert codes_at(lint([root])) == []
+    with caplog.at_level(logging.WARNING, logger="msgraphlint.installed"):
+        assert codes_at(lint([root])) == []
+    warned = [r.getMessage() for r in caplog.records if r.name == "msgraphlint.installed"]
+    assert len(warned) == 1 and "`python` setting" in warned[0] and "does not exist" in warned[0], warned
+
+
+# the `python` setting is read, never run ---------------------------------------------------
+
+def trap(path: Path, marker: Path, prints: str = "[]") -> Path:
+    """An executable that leaves ``marker`` when run (and prints ``prints``, a plausible
+    sys.path, so that a msgraphlint asking it would otherwise be answered)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(f"#!/bin/sh\ntouch '{marker}'\necho '{prints}'\n")
+    path.chmod(0o755)
+    return path
+
+
+def fake_venv(root: Path, marker: Path, version: str = "3.10", files=PACKAGE, system: bool = False,
+              home: str = "/nonexistent/bin") -> Path:
+    """A virtual environment's layout by hand (no interpreter in it: bin/python is a trap):
+    pyvenv.cfg, lib/python<version>/site-packages holding ``files``; returns its site-packages."""
+    site = root / "lib" / f"python{version}" / "site-packages"
+    site.mkdir(parents=True)
+    write_tree(site, files)
+    (root / "pyvenv.cfg").write_text(f"home = {home}\ninclude-system-site-packages = {str(system).lower()}\n"
+                                     f"version = {version}.4\n")
+    trap(root / "bin" / "python", marker, json.dumps([str(site)]))
+    return site
+
+
+@pytest.mark.parametrize("setting", ["bin/python", "", "bin"])
+def test_python_setting_is_never_executed(tmp_path, monkeypatch, setting):
+    """pyproject.toml naming an executable must not make msgraphlint run it (pre-commit, CI
+    on an outside pull request, an editor opening the folder): the environment is read from
+    its layout. Named as the executable, the venv folder or its bin folder."""
+    marker = tmp_path / "marker"
+    monkeypatch.setenv("MYPKG_MARKER", str(tmp_path / "imported"))
+    fake_venv(tmp_path / "env", marker)
+    target = tmp_path / "env" / setting if setting else tmp_path / "env"
+    root = project(tmp_path / "proj", f'python = "{target}"\n')
+    assert codes_at(lint([root])) == FOUND
+    assert not marker.exists()
+    assert not (tmp_path / "imported").exists()
+
+
+def test_pth_path_lines_followed_import_lines_never_run(tmp_path, monkeypatch):
+    """A real venv whose site-packages has .pth files: path lines (relative, absolute, an
+    editable install's source folder) are followed, `import` lines are code and never run
+    (the real interpreter runs them at start-up: asking it would have left the marker)."""
+    from msgraphlint import installed
+    marker = tmp_path / "pth-ran"
+    monkeypatch.setenv("PTH_MARKER", str(marker))
+    venv = make_venv(tmp_path / "venv", files={})
+    site = Path(glob.glob(str(tmp_path / "venv" / "lib" / "python*" / "site-packages"))[0])
+    src = write_tree(tmp_path / "checkout" / "src", {k: v for k, v in PACKAGE.items() if k.startswith("mypkg/")})
+    write_tree(tmp_path / "other", {"otherpkg/__init__.py": "import mindspore.nn as nn\nclass O(nn.Cell):\n    pass\n"})
+    (site / "a_editable.pth").write_text(
+        "# an editable install\n\n"
+        "import os; open(os.environ['PTH_MARKER'], 'w').write('ran')\n"
+        f"{src}\n"
+        "does/not/exist\n")
+    (site / "b_rel.pth").write_text(os.path.relpath(tmp_path / "other", site) + "\n")
+    (site / ".hidden.pth").write_text(str(tmp_path / "hidden") + "\n")
+    (tmp_path / "hidden").mkdir()
+    root = project(tmp_path / "proj", f'python = "{venv}"\n')
+    assert codes_at(lint([root])) == FOUND
+    assert not marker.exists()
+    paths = installed.environment_search_path(str(venv))
+    assert paths == [str(site), str(src), os.path.abspath(str(tmp_path / "other"))]
+    assert installed.Environment(paths).answer("otherpkg.O") == "cell"
+
+
+@pytest.mark.parametrize("system", [True, False])
+def test_include_system_site_packages(tmp_path, monkeypatch, system):
+    """The package in the base interpreter's site-packages (next to `home`): on the path
+    only with include-system-site-packages = true."""
+    from msgraphlint import installed
+    monkeypatch.setenv("PYTHONUSERBASE", str(tmp_path / "no-user-site"))
+    marker = tmp_path / "marker"
+    base_site = write_tree(tmp_path / "base" / "lib" / "python3.10" / "site-packages", PACKAGE)
+    trap(tmp_path / "base" / "bin" / "python3.10", marker)
+    venv_site = fake_venv(tmp_path / "env", marker, files={}, system=system, home=str(tmp_path / "base" / "bin"))
+    paths = installed.environment_search_path(str(tmp_path / "env" / "bin" / "python"))
+    assert paths == ([str(venv_site), str(base_site)] if system else [str(venv_site)])
+    root = project(tmp_path / "proj", f'python = "{tmp_path / "env" / "bin" / "python"}"\n')
+    assert codes_at(lint([root])) == (FOUND if system else [])
+    assert not marker.exists()
+
+
+def test_layouts_without_a_venv(tmp_path, monkeypatch):
+    """A system-style prefix (<prefix>/bin/python3.10, its lib/python3.10/site-packages), a
+    conda environment (conda-meta names the version), a Windows venv (Scripts/, Lib/),
+    lib64 the same folder as lib; none of them run."""
+    from msgraphlint import installed
+    monkeypatch.setenv("PYTHONUSERBASE", str(tmp_path / "userbase"))
+    marker = tmp_path / "marker"
+    prefix_site = write_tree(tmp_path / "prefix" / "lib" / "python3.10" / "site-packages", {"x.py": ""})
+    trap(tmp_path / "prefix" / "bin" / "python3.10", marker)
+    os.symlink("python3.10", tmp_path / "prefix" / "bin" / "python3")
+    assert installed.environment_search_path(str(tmp_path / "prefix" / "bin" / "python3.10")) == [str(prefix_site)]
+    assert installed.environment_search_path(str(tmp_path / "prefix" / "bin" / "python3")) == [str(prefix_site)]
+
+    conda_site = write_tree(tmp_path / "conda" / "lib" / "python3.11" / "site-packages", {"x.py": ""})
+    write_tree(tmp_path / "conda", {"conda-meta/python-3.11.9-h955ad1f_0.json": "{}",
+                                    "lib/python3.10/site-packages/stale.py": ""})
+    trap(tmp_path / "conda" / "bin" / "python", marker)
+    assert installed.environment_search_path(str(tmp_path / "conda" / "bin" / "python")) == [str(conda_site)]
+    assert installed.environment_search_path(str(tmp_path / "conda")) == [str(conda_site)]
+
+    win_site = write_tree(tmp_path / "win" / "Lib" / "site-packages", {"x.py": ""})
+    (tmp_path / "win" / "pyvenv.cfg").write_text("home = C:\\Python312\nversion = 3.12.1\n")
+    trap(tmp_path / "win" / "Scripts" / "python.exe", marker)
+    assert installed.environment_search_path(str(tmp_path / "win" / "Scripts" / "python.exe")) == [str(win_site)]
+
+    user = write_tree(tmp_path / "userbase" / "lib" / "python3.10" / "site-packages", {"u.py": ""})
+    assert installed.environment_search_path(str(tmp_path / "prefix")) == [str(user), str(prefix_site)]
+
+    venv = make_venv(tmp_path / "venv", files={})
+    assert os.path.islink(tmp_path / "venv" / "lib64") or not os.path.exists(tmp_path / "venv" / "lib64")
+    sites = glob.glob(str(tmp_path / "venv" / "lib" / "python*" / "site-packages"))
+    assert installed.environment_search_path(str(venv)) == sites
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("layout", ["lone", "ambiguous", "not-python"])
+def test_not_a_venv_is_unknown_with_one_warning(tmp_path, caplog, layout):
+    """An executable outside any venv or installation prefix, a prefix holding two Pythons'
+    site-packages and a name that is no Python: unknown, one warning naming the setting,
+    no error of the run, nothing run."""
+    marker = tmp_path / "marker"
+    name = "python" if layout != "not-python" else "sh"
+    python = trap(tmp_path / "tools" / "bin" / name, marker, json.dumps([str(tmp_path / "site")]))
+    write_tree(tmp_path / "site", PACKAGE)
+    if layout != "lone":
+        write_tree(tmp_path / "tools", {"lib/python3.10/site-packages/mypkg/__init__.py": "",
+                                        "lib/python3.11/site-packages/mypkg/__init__.py": ""})
+    root = project(tmp_path / "proj", f'python = "{python}"\n')
+    with caplog.at_level(logging.WARNING, logger="msgraphlint.installed"):
+        assert codes_at(lint([root])) == []
+        assert codes_at(lint([root])) == []   # warned once: the layout is remembered
+    warned = [r.getMessage() for r in caplog.records if r.name == "msgraphlint.installed"]
+    assert len(warned) == 1 and f"`python` setting {python}" in warned[0] and "\n" not in warned[0], warned
+    assert ("3.10, 3.11" in warned[0]) == (layout == "ambiguous"), warned
+    assert not marker.exists()
 
 
 def test_mindspore_is_neither_read_nor_imported(tmp_path):
