@@ -15,7 +15,7 @@ from pygls.server import LanguageServer
 
 from .. import __version__
 from . import actions
-from .analysis import TIME_BUDGET_S, Job, Outcome, Scheduler
+from .analysis import TIME_BUDGET_S, Job, Outcome, Related, Scheduler
 from .documents import UTF16, Document, negotiate_encoding
 from .guard import GuardedProtocol
 
@@ -64,6 +64,9 @@ class MsGraphLintServer(LanguageServer):
         self._pending: Dict[str, asyncio.TimerHandle] = {}
         self._settings: Dict[Optional[str], tuple] = {}
         self._scheduler: Optional[Scheduler] = None
+        self.related = Related()  # diagnostics of files that open documents reach
+        from ..projectfiles import ContextCache
+        self.context_cache = ContextCache()  # what analyses read of the rest of each project
 
     @property
     def scheduler(self) -> Scheduler:
@@ -80,6 +83,13 @@ class MsGraphLintServer(LanguageServer):
 
     # stdio: a daemon thread reads raw chunks, the guard frames them on the loop ----------
     def start_io(self, stdin=None, stdout=None) -> None:
+        code = self.serve_io(stdin, stdout)
+        if code:
+            sys.exit(code)
+
+    def serve_io(self, stdin=None, stdout=None) -> int:
+        """Serve until ``exit`` (or EOF on stdin); the exit code: 0 after ``shutdown``,
+        else 1 (the spec)."""
         import threading
 
         rfile = stdin or sys.stdin.buffer
@@ -120,10 +130,14 @@ class MsGraphLintServer(LanguageServer):
             code = exc.code if isinstance(exc.code, int) else 0
         finally:
             self._stop_event.set()
-            self.shutdown()
-        if code:
-            sys.exit(code)
+            self.on_shutdown()  # interrupt analyses still running
+            try:
+                self.shutdown()
+            except Exception:
+                log.exception("msgraphlint lsp: error while shutting down")
+        return code
 
+    # configuration ----------------------------------------------------------------------
     # configuration ----------------------------------------------------------------------
     def root_path(self) -> str:
         try:
@@ -184,6 +198,9 @@ class MsGraphLintServer(LanguageServer):
                 self.log_line(f"{uri}: an edit outside the document was clamped to it ({note}); "
                               "if the editor's buffer disagrees, reopen the file", lsp.MessageType.Warning)
         doc.version = params.text_document.version
+        for caller in self.related.callers_of(uri):  # what reaches this file shows what it holds
+            if caller in self.documents:
+                self.schedule(caller)
         job = self.scheduler.jobs.get(uri)
         if job is not None and job.version != doc.version:
             from .analysis import Cancelled
@@ -201,6 +218,10 @@ class MsGraphLintServer(LanguageServer):
         for key in [k for k in self.scope_caches if k[0] == uri]:
             del self.scope_caches[key]
         self.publish_diagnostics(uri, [])
+        self._publish_related(*self.related.drop(uri, self._is_open_uri))
+        for caller in self.related.callers_of(uri):  # they read the file from disk now
+            if caller in self.documents:
+                self.schedule(caller)
 
     # analysis ---------------------------------------------------------------------------
     def schedule(self, uri: str, delay: Optional[float] = None) -> None:
@@ -220,17 +241,23 @@ class MsGraphLintServer(LanguageServer):
         if path is None:
             return None
         text = doc.text
+        # the other open documents, as the rest of the project is read from them (a snapshot)
+        buffers = {p: d.text for u, d in self.documents.items() if u != uri for p in [self.lint_path(d)] if p}
+        opened = {os.path.abspath(p): u for u, d in self.documents.items() for p in [self.lint_path(d)] if p}
 
         def setup():  # not interruptible: imports, rule loading and configuration stay whole
             from ..runner import run_source
 
             return run_source, self.settings_for(path)
 
-        def work(prepared) -> list:
+        def work(prepared) -> tuple:
             run_source, settings = prepared
             cache = self.scope_caches.setdefault((uri, id(settings)), {})
-            result = run_source(text, path, settings=settings, scope_cache=cache)
-            return list(result.findings) + list(result.unused_suppressions)
+            related: dict = {}
+            result = run_source(text, path, settings=settings, scope_cache=cache, settings_of=self.settings_for,
+                                buffers=buffers, context_cache=self.context_cache, related=related)
+            return (list(result.findings) + list(result.unused_suppressions),
+                    actions.related_documents(related, opened.get))
 
         return self.scheduler.start(uri, doc.version, text, work, setup)
 
@@ -259,6 +286,22 @@ class MsGraphLintServer(LanguageServer):
         else:
             diagnostics = [actions.diagnostic(f, doc, self.encoding) for f in outcome.findings]
         self.publish_diagnostics(outcome.uri, diagnostics, version=outcome.version)
+        if not outcome.budget_hit:
+            self._publish_related(*self.related.update(outcome.uri, outcome.related, self._is_open_uri))
+
+    def _is_open_uri(self, uri: str) -> bool:
+        if uri in self.documents:
+            return True
+        path = uri_to_path(uri)
+        return path is not None and any(uri_to_path(u) == path for u in self.documents)
+
+    def _publish_related(self, publish: dict, clear) -> None:
+        """Diagnostics of files an open document reaches but that are not open (``Related``)."""
+        for uri, (text, findings) in publish.items():
+            doc = Document(uri, text, None)
+            self.publish_diagnostics(uri, [actions.diagnostic(f, doc, self.encoding) for f in findings])
+        for uri in clear:
+            self.publish_diagnostics(uri, [])
 
     async def current_outcome(self, uri: str) -> Optional[Outcome]:
         """The findings of the document's current text, analysing it now if needed;
@@ -371,4 +414,14 @@ def create_server() -> MsGraphLintServer:
 
 
 def main() -> None:
-    create_server().start_io()
+    """``msgraphlint lsp``: serve stdio, then end the process at once. Analysis threads
+    (daemons, interrupted) and a fix-all still running in the loop's executor (which the
+    interpreter would join at exit) must not keep the process alive after ``exit``."""
+    code = create_server().serve_io()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    logging.shutdown()
+    os._exit(code)
