@@ -4,6 +4,13 @@
 Usage::
 
     .venv/bin/python scripts/gen_catalog.py [--output PATH] [--check]
+    /work/venvs/ms-2.7.0/bin/python scripts/gen_catalog.py --version-delta [--check]
+
+The base, ``mindspore_api.json``, comes from the newest release (the one CI installs);
+``--version-delta`` run with an older release's interpreter writes
+``mindspore_api-<version>.json``: what that release's catalog changes in the base (or
+``same_as`` a release of the same minor that generated equal).  Regenerating the base makes
+every version file stale (each records the base's sha256): regenerate them all.
 
 This is one of the few places allowed to import ``mindspore`` (see docs/ARCHITECTURE.md).
 The output is deterministic: same MindSpore install, same bytes.  ``--check`` compares the
@@ -577,6 +584,43 @@ class Generator:
                         out.add(cls)
                     break
         return out
+
+    def record_signatures(self) -> None:
+        """``params``: the parameters of each public function and class constructor, as
+        ``inspect.signature`` gives them (``input, other, *, alpha=``: a name, ``=`` after a
+        name with a default, ``/`` and ``*`` as in Python, ``*args``/``**kwargs``); left out
+        where there is no signature.  Read by the keyword check of MSG514 and the per-version
+        signature counts of scripts/catalog_diff.py."""
+        for table in (self.functions, self.classes):
+            for name, info in table.items():
+                text = self.signature_text(self.objects[name])
+                if text is not None:
+                    info["params"] = text
+
+    @staticmethod
+    def signature_text(obj: Any) -> Optional[str]:
+        try:
+            sig = inspect.signature(obj)
+        except (TypeError, ValueError):
+            return None
+        parts: List[str] = []
+        kinds = inspect.Parameter
+        prev = None
+        for prm in sig.parameters.values():
+            if prev is kinds.POSITIONAL_ONLY and prm.kind is not kinds.POSITIONAL_ONLY:
+                parts.append("/")
+            if prm.kind is kinds.KEYWORD_ONLY and prev not in (kinds.KEYWORD_ONLY, kinds.VAR_POSITIONAL):
+                parts.append("*")
+            if prm.kind is kinds.VAR_POSITIONAL:
+                parts.append("*" + prm.name)
+            elif prm.kind is kinds.VAR_KEYWORD:
+                parts.append("**" + prm.name)
+            else:
+                parts.append(prm.name + ("=" if prm.default is not prm.empty else ""))
+            prev = prm.kind
+        if prev is kinds.POSITIONAL_ONLY:
+            parts.append("/")
+        return ", ".join(parts)
 
     def classify_classes(self, rw_prims: Set[type]) -> None:
         for name, info in self.classes.items():
@@ -1169,7 +1213,10 @@ class Generator:
         ``@jit_forbidden_register`` (keyed by their public spelling, ``mindspore.nn.Cell.to``)
         and the modules registered with ``add_jit_forbidden_module``, with the public names
         whose object lives in one of those modules (``mindspore.get_context``)."""
-        from mindspore.graph._utils import check_jit_forbidden_api as reg
+        try:
+            from mindspore.graph._utils import check_jit_forbidden_api as reg
+        except ImportError:  # before 2.9: mindspore/_check_jit_forbidden_api.py
+            from mindspore import _check_jit_forbidden_api as reg
         modules = sorted(reg.get_jit_forbidden_module())
         methods: Dict[str, str] = {}
         for impl in sorted(reg.get_jit_forbidden_method()):
@@ -1230,8 +1277,12 @@ class Generator:
           ``importlib.util.find_spec`` (nothing is imported)."""
         import builtins
         import importlib.util
-        from mindspore.graph._parse import parser as P
-        from mindspore.graph._parse import resources as R
+        try:
+            from mindspore.graph._parse import parser as P
+            from mindspore.graph._parse import resources as R
+        except ImportError:  # before 2.9: mindspore/_extends/parse/
+            from mindspore._extends.parse import parser as P
+            from mindspore._extends.parse import resources as R
         conv = R.convert_object_map
         converted, stdlib_conv = set(), set()
         for obj in list(conv):
@@ -1276,24 +1327,30 @@ class Generator:
                 "interpreted_stdlib": stdlib}
 
     # ---------------------------------------------------------------- Tensor method overloads
+    # where the signature strings are compiled in: libmindspore_common.so from 2.8,
+    # libmindspore_frontend.so in 2.7 (measured: `Tensor.add(other=<` occurs in one of them)
+    OVERLOAD_LIBRARIES = ("libmindspore_common.so", "libmindspore_frontend.so")
     _SIG_RE = re.compile(rb"(?<=\x00)(Tensor\.([A-Za-z_][A-Za-z0-9_]*)\(([^\x00()]*)\))(?=\x00)")
     _SIG_PARAM_RE = re.compile(r"\*|([A-Za-z_][A-Za-z0-9_]*)=<([A-Za-z_,]+)>")
 
     def tensor_overloads(self, tmethods: Dict[str, Any]) -> Dict[str, List[Dict[str, Any]]]:
         """The overloads graph mode dispatches a Tensor method call to, as MindSpore 2.10 prints
         them in its ``The valid calling should be:`` error: the signature strings compiled into
-        ``lib/libmindspore_common.so`` (``Tensor.add(other=<number>, *, alpha=<number>)``), read
+        ``lib/libmindspore_common.so`` (``libmindspore_frontend.so`` in 2.7) (``Tensor.add(other=<number>, *, alpha=<number>)``), read
         as NUL-terminated strings of that exact shape.  Each becomes ``{"text", "params"}`` with
         every parameter's name, accepted types, whether it is keyword-only and whether it is
         required (``req``: from the method's own docstring signature with the same parameter
         names, ``add(other, *, alpha=1)``; null when no docstring signature matches); ``varargs``
         is true when the docstring spells the first parameter ``*name`` (``reshape(*shape)``).
         Only names that are methods of this MindSpore's Tensor are kept."""
-        path = os.path.join(os.path.dirname(self.ms.__file__), "lib", "libmindspore_common.so")
-        with open(path, "rb") as fh:
-            blob = fh.read()
+        blobs = []
+        for lib in self.OVERLOAD_LIBRARIES:
+            path = os.path.join(os.path.dirname(self.ms.__file__), "lib", lib)
+            if os.path.exists(path):
+                with open(path, "rb") as fh:
+                    blobs.append(fh.read())
         out: Dict[str, List[Dict[str, Any]]] = {}
-        for m in self._SIG_RE.finditer(blob):
+        for m in (m for blob in blobs for m in self._SIG_RE.finditer(blob)):
             text, name, inner = (g.decode("ascii") for g in m.groups())
             if name not in tmethods or tmethods[name].get("property"):
                 continue
@@ -1352,6 +1409,7 @@ class Generator:
         rw = self.rw_write_primitives()
         self.classify_functions(rw)
         self.classify_classes(rw)
+        self.record_signatures()
         tmethods = self.tensor_methods()
         pmethods = self.parameter_methods(tmethods)
         aliases, module_aliases = self.aliases()
@@ -1396,11 +1454,121 @@ def dumps(data: Dict[str, Any]) -> str:
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
+# --------------------------------------------------------------------------------------
+# Older releases: what differs from the base (the newest release, DEFAULT_OUTPUT)
+# --------------------------------------------------------------------------------------
+DELTA_FORMAT = 1
+
+
+def _catalog_module():
+    """msgraphlint/catalog.py, loaded from this checkout (pure Python: the interpreter running
+    this script may be a bare venv holding only MindSpore). Its ``apply_delta`` reads what
+    :func:`make_delta` writes."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("_msgraphlint_catalog", REPO / "msgraphlint" / "catalog.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod
+
+
+def make_delta(base: Dict[str, Any], full: Dict[str, Any]) -> Dict[str, Any]:
+    """What ``full`` changes in ``base``, per top-level table (see catalog.apply_delta)."""
+    out: Dict[str, Any] = {}
+    for key in sorted(set(base) | set(full)):
+        b, f = base.get(key), full.get(key)
+        if b == f or key == "version":
+            continue
+        if isinstance(b, dict) and isinstance(f, dict):
+            out[key] = {"set": {k: v for k, v in sorted(f.items()) if k not in b or b[k] != v},
+                        "drop": sorted(k for k in b if k not in f)}
+        elif (isinstance(b, list) and isinstance(f, list) and all(isinstance(x, str) for x in b + f)
+              and b == sorted(set(b)) and f == sorted(set(f))):
+            out[key] = {"add": sorted(set(f) - set(b)), "drop": sorted(set(b) - set(f))}
+        else:
+            out[key] = {"value": f}
+    return out
+
+
+def version_path(version: str, base_path: Path = DEFAULT_OUTPUT) -> Path:
+    return base_path.parent / f"mindspore_api-{version}.json"
+
+
+def version_document(full: Dict[str, Any], base_path: Path = DEFAULT_OUTPUT) -> Dict[str, Any]:
+    """The file for one older release: its differences from the base, or ``same_as`` another
+    release of its minor whose catalog generated equal (a patch release that changed
+    nothing the catalog records)."""
+    import hashlib
+    raw = base_path.read_bytes()
+    base = json.loads(raw)
+    version = str(full["version"])
+    if version == base.get("version"):
+        raise SystemExit(f"gen_catalog: MindSpore {version} is the base ({base_path}); run without --version-delta")
+    cat = _catalog_module()
+    doc: Dict[str, Any] = {"format": DELTA_FORMAT, "version": version, "base": base.get("version"),
+                           "base_sha256": hashlib.sha256(raw).hexdigest(),
+                           "generator": "scripts/gen_catalog.py --version-delta"}
+    minor = cat.version_key(version)[:2]
+    for other in sorted(base_path.parent.glob("mindspore_api-*.json")):
+        ov = other.name[len("mindspore_api-"):-len(".json")]
+        if ov == version or cat.version_key(ov)[:2] != minor or cat.version_key(ov) > cat.version_key(version):
+            continue
+        odoc = json.loads(other.read_text(encoding="utf-8"))
+        if odoc.get("same_as") or odoc.get("base_sha256") != doc["base_sha256"]:
+            continue
+        if dict(cat.apply_delta(base, odoc["delta"]), version=version) == full:
+            doc["same_as"] = ov
+            return doc
+    doc["delta"] = make_delta(base, full)
+    if dict(cat.apply_delta(base, doc["delta"]), version=version) != full:
+        raise SystemExit("gen_catalog: the delta does not give back the catalog (a bug in make_delta/apply_delta)")
+    return doc
+
+
+def dumps_version(doc: Dict[str, Any]) -> str:
+    """One changed entry per line, like :func:`dumps`."""
+    def enc(v: Any) -> str:
+        return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+    head = [f"{enc(k)}:{enc(v)}" for k, v in doc.items() if k != "delta"]
+    if "delta" not in doc:
+        return "{\n" + ",\n".join(head) + "\n}\n"
+    tables = []
+    for key, change in doc["delta"].items():
+        parts = []
+        for op, val in change.items():
+            if isinstance(val, dict) and val:
+                parts.append(f"{enc(op)}:{{\n" + ",\n".join(f"{enc(k)}:{enc(v)}" for k, v in val.items()) + "\n}")
+            elif isinstance(val, list) and val:
+                parts.append(f"{enc(op)}:[\n" + ",\n".join(enc(x) for x in val) + "\n]")
+            else:
+                parts.append(f"{enc(op)}:{enc(val)}")
+        tables.append(f"{enc(key)}:{{\n" + ",\n".join(parts) + "\n}")
+    return "{\n" + ",\n".join(head) + ',\n"delta":{\n' + ",\n".join(tables) + "\n}\n}\n"
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--output", "-o", type=Path, default=DEFAULT_OUTPUT)
     ap.add_argument("--check", action="store_true", help="compare instead of writing; exit 1 on difference")
+    ap.add_argument("--version-delta", action="store_true",
+                    help="an older release: write mindspore_api-<version>.json beside --output (the base, the "
+                         "newest release) holding what this MindSpore's catalog changes in it")
     ns = ap.parse_args(argv)
+    if ns.version_delta:
+        doc = version_document(Generator().build(), ns.output)
+        out = version_path(doc["version"], ns.output)
+        text = dumps_version(doc)
+        if ns.check:
+            old = out.read_text(encoding="utf-8") if out.exists() else ""
+            if old != text:
+                print(f"{out} is out of date; run scripts/gen_catalog.py --version-delta with MindSpore "
+                      f"{doc['version']}", file=sys.stderr)
+                return 1
+            return 0
+        out.write_text(text, encoding="utf-8")
+        what = f"same as {doc['same_as']}" if doc.get("same_as") else f"{len(doc['delta'])} tables differ"
+        print(f"wrote {out} ({len(text.encode())} bytes; {what})")
+        return 0
     text = dumps(Generator().build())
     if ns.check:
         old = ns.output.read_text(encoding="utf-8") if ns.output.exists() else ""
