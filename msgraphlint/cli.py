@@ -203,11 +203,24 @@ def _safe_diff(ff) -> str:
     return text
 
 
+def _target_warnings(result) -> List[str]:
+    """One line per target with no catalog of its own (pins.target_warning)."""
+    from .pins import target_warning
+    out: List[str] = []
+    for s in result.groups or [result.settings]:
+        line = target_warning(s.target)
+        if line and line not in out:
+            out.append(line)
+    return out
+
+
 def _show_settings(path: str, resolver, fmt: str) -> None:
     import json
 
+    from .catalog import nearest_version
     settings = resolver.for_path(path)
     data = settings.config.describe()
+    data["target-mindspore-catalog"] = nearest_version(settings.target)[0]
     data["active-rules"] = sorted(settings.rules)
     if fmt == "json":
         click.echo(json.dumps({"path": path, **data}, indent=2))
@@ -239,7 +252,8 @@ def _show_settings(path: str, resolver, fmt: str) -> None:
 @click.option("--config", "config_values", multiple=True, metavar="FILE|KEY=VALUE",
               help="A configuration file for every linted file, or one setting in TOML syntax "
                    "(e.g. --config 'ignore=[\"MSG201\"]'), applied on top (repeatable).")
-@click.option("--target-mindspore", "target", metavar="VERSION", help="MindSpore version the code runs on (default 2.10).")
+@click.option("--target-mindspore", "target", metavar="VERSION",
+              help="MindSpore version the code runs on (default: the project's pin, else the newest known).")
 @click.option("--stdin-filename", metavar="PATH", help="Read the source from stdin and report it as PATH.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
 @click.option("--force-exclude", is_flag=True, help="Apply `exclude` to paths given on the command line too.")
@@ -321,7 +335,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
     except UsageError as exc:
         _usage_error(str(exc))
         return
-    for message in result.warnings:
+    for message in result.warnings + _target_warnings(result):
         _warn(message, quiet)
     for p in result.missing:
         click.echo(f"msgraphlint: error: path does not exist: {_safe(p)}", err=True)

@@ -62,6 +62,7 @@ class Config:
     exclude: List[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     extend_exclude: List[str] = field(default_factory=list)
     target_mindspore: str = DEFAULT_TARGET
+    target_source: str = "the default: the newest release msgraphlint knows (no pin found)"  # pins.py
     respect_gitignore: bool = True
     cell_bases: List[str] = field(default_factory=list)
     rule_options: Dict[str, Dict[str, Any]] = field(default_factory=dict)
@@ -84,7 +85,8 @@ class Config:
             "select": list(self.select), "extend-select": list(self.extend_select), "ignore": list(self.ignore),
             "per-file-ignores": {k: list(v) for k, v in self.per_file_ignores.items()},
             "exclude": list(self.exclude), "extend-exclude": list(self.extend_exclude),
-            "target-mindspore": self.target_mindspore, "respect-gitignore": self.respect_gitignore,
+            "target-mindspore": self.target_mindspore, "target-mindspore-from": self.target_source,
+            "respect-gitignore": self.respect_gitignore,
             "cell-bases": list(self.cell_bases), "rules": {k: dict(v) for k, v in self.rule_options.items()},
             "cache-dir": self.cache_dir, "baseline": self.baseline, "python": self.python,
         }
@@ -265,6 +267,8 @@ def parse_section(section: Dict[str, Any], path: Optional[str] = "<config>",
         cfg.exclude = list(section["exclude"])
     cfg.extend_exclude = list(section.get("extend-exclude", []))
     cfg.target_mindspore = section.get("target-mindspore", DEFAULT_TARGET)
+    if "target-mindspore" in section:
+        cfg.target_source = where
     cfg.respect_gitignore = section.get("respect-gitignore", True)
     cfg.cell_bases = list(section.get("cell-bases", []))
     cfg.cache_dir = section.get("cache-dir")
@@ -289,6 +293,15 @@ def load_config(config_file: Optional[str] = None, start: str = ".",
     if overrides:
         section = merge_sections(section, overrides)
     cfg = parse_section(section, path, root=None if path else os.getcwd())
+    if "target-mindspore" in (overrides or {}):
+        cfg.target_source = "--config target-mindspore=..."
+    elif "target-mindspore" not in section:  # the project's pin, else its installed MindSpore (pins.py)
+        from .pins import resolve_target
+        got = resolve_target(os.path.dirname(path) if path else start,
+                             os.path.expanduser(cfg.python) if cfg.python else None)
+        if got is not None:
+            validate_version(got.version, got.source)
+            cfg.target_mindspore, cfg.target_source = got.version, got.source
     cfg.extends = chain
     cfg.overrides = dict(overrides or {})
     return cfg

@@ -87,7 +87,7 @@ class RuleContext:
         cat = self.__dict__.get("_catalog")
         if cat is None:  # (asked at every attribute and call some rules visit)
             from .catalog import get_catalog
-            cat = self._catalog = get_catalog()
+            cat = self._catalog = get_catalog(self.target_version or None)  # the target's release
         return cat
 
     @property

@@ -143,6 +143,7 @@ def make_settings(config: Config, select: Optional[Iterable[str]] = None, ignore
     if target:
         validate_version(target, "--target-mindspore")
         config.target_mindspore = target
+        config.target_source = "--target-mindspore"
     validate_against_rules(config, all_rules)
     sel = [resolve_selector(s) for s in config.select + config.extend_select]
     ign = [resolve_selector(s) for s in config.ignore]

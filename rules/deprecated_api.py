@@ -38,7 +38,7 @@ class DeprecatedApi(Rule):
     requires_text = ("mindspore",)
     rationale = """
         MindSpore marks APIs deprecated in three ways, and the catalog records all of them
-        from the installed MindSpore 2.10 (`scripts/gen_catalog.py`, table `deprecated`):
+        from each release (`scripts/gen_catalog.py`, table `deprecated`):
         the `@deprecated(version, substitute)` decorator (MindSpore logs a warning when the
         API is used), `mark_deprecated(__name__, new_module)` at the top of a moved module
         (a warning on import), and the docstring notice ("This interface is deprecated and
@@ -54,10 +54,13 @@ class DeprecatedApi(Rule):
         MindSpore's warning lines). The message names the replacement MindSpore itself
         names (`use`), never one of ours.
 
-        Version gate: the rule follows `target-mindspore`. An API deprecated since a
+        Version gate: the rule follows `target-mindspore` (or the project's pin, see
+        MSG514) and reads the target release's own catalog: what that release marks
+        deprecated (measured: `ops.batch_dot` carries `@deprecated("2.8.0")` from 2.8.0 on,
+        2.7.x does not mark it; `ops.tensor_scatter_mul` gets the decorator, since 2.9.0,
+        only in 2.10.0, so a 2.8 or 2.9 target is not told). An API deprecated since a
         version newer than the target is not reported; an API whose deprecation carries no
-        version is reported only for targets at or after the catalog's MindSpore version
-        (2.10), the only version it is known to be deprecated in.
+        version is reported only for targets at or after its catalog's release.
     """
     VALID = [
         Valid("""

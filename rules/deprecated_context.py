@@ -1,4 +1,4 @@
-"""MSG620 deprecated-context-key: set_context keys that MindSpore 2.10 deprecates."""
+"""MSG620 deprecated-context-key: set_context keys that the target MindSpore deprecates."""
 
 from __future__ import annotations
 
@@ -31,7 +31,10 @@ class DeprecatedContextKey(Rule):
         The table of keys is generated from MindSpore 2.10 itself
         (`scripts/gen_context_deprecations.py` reads `mindspore.context`'s own
         deprecation tables, its inline warnings and its docstring) into
-        `msgraphlint/data/context_deprecations.json`. MindSpore logs a warning at run time
+        `msgraphlint/data/context_deprecations.json`; whether a key is deprecated or
+        removed is the target release's word (its catalog's `set_context` table):
+        `grad_for_scalar` and `precompile_only` are deprecated up to 2.9.0 and refused
+        (`ValueError`) from 2.10.0. MindSpore logs a warning at run time
         for most of them (`For 'context.set_context', the parameter 'device_target' will
         be deprecated ... Please use the api mindspore.set_device() instead.`); a few are
         deprecated only in the docs (`jit_syntax_level`, `jit_config`, `exec_order`).
@@ -94,9 +97,13 @@ class DeprecatedContextKey(Rule):
         table = deprecations()
         kws = {k.arg: k for k in node.keywords if k.arg}
         device = self._device(node, ctx)
-        hit = [k for k in kws if k in table]
+        own = ctx.catalog.deprecated_args("mindspore.set_context")  # the target release's own tables
+        hit = [k for k in kws if k in table and k in own]
         for key in hit:
             entry = table[key]
+            if own[key].get("status") in ("deprecated", "removed") and own[key]["status"] != entry["status"]:
+                # grad_for_scalar, precompile_only: warned about up to 2.9.0, refused from 2.10.0
+                entry = dict(entry, status=own[key]["status"], since=own[key].get("since"))
             advice = self._advice(key, entry, device)
             status = "removed" if entry["status"] == "removed" else "deprecated"
             fix = self._fix(node, kws, ctx) if key == "device_target" else None
