@@ -127,6 +127,14 @@ class NoSuchAttribute(Rule):
         if owner == "Tensor":
             if on_tensor:
                 return  # (a tuple's own names: some MindSpore functions return tuples of tensors)
+            from .version_api import tensor_method_elsewhere
+            other = tensor_method_elsewhere(cat, attr)
+            if other:  # another release's Tensor has it (the per-release catalogs)
+                ctx.report(node, expr=_short(ctx.segment(node)),
+                           why=f"MindSpore {cat.version}'s Tensor has no attribute `{attr}` ({other}): the graph "
+                               f"fails to compile (`AttributeError: ... object has no attribute '{attr}'`)",
+                           advice=f"use what MindSpore {cat.version}'s Tensor has, or pin a release that has `{attr}`")
+                return
             why = (f"MindSpore's Tensor has no attribute `{attr}` (nor has the tuple some MindSpore functions "
                    "return where PyTorch returns a named tuple, `x.max(dim=...)`, `mint.topk`): the graph fails to "
                    f"compile (`AttributeError: ... object has no attribute '{attr}'`)")

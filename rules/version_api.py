@@ -1,0 +1,334 @@
+"""MSG514 api-not-in-target: a MindSpore API, class, module, Tensor method or keyword that
+the target MindSpore release does not have, though another release does.
+
+The facts are the per-release catalogs (``msgraphlint/data/mindspore_api*.json``, generated
+by ``scripts/gen_catalog.py`` from each release's wheel): ``ctx.catalog`` is the target's,
+:func:`msgraphlint.catalog.get_catalog` gives the others.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from msgraphlint.catalog import get_catalog, known_versions, version_key
+from msgraphlint.rule import Invalid, Rule, Severity, Valid
+
+
+def _runs(versions: Sequence[str]) -> str:
+    """``("2.7.1", "2.7.2", "2.8.0")`` -> "2.7.1 to 2.8.0"; gaps make several runs."""
+    known = known_versions()
+    index = {v: i for i, v in enumerate(known)}
+    runs: List[List[str]] = []
+    for v in sorted(versions, key=version_key):
+        if runs and index[v] == index[runs[-1][-1]] + 1:
+            runs[-1].append(v)
+        else:
+            runs.append([v])
+    parts = [r[0] if len(r) == 1 else f"{r[0]} and {r[1]}" if len(r) == 2 else f"{r[0]} to {r[-1]}" for r in runs]
+    return ", ".join(parts)
+
+
+def releases_phrase(have: Sequence[str], target: str) -> str:
+    """Where the releases that have a name stand relative to the target's, in words:
+    "it is new in 2.10.0", "it was removed in 2.7.1 (2.7.0 has it)", "2.7.0 and 2.8.0 have it"."""
+    known = known_versions()
+    t = version_key(target)
+    have = sorted(have, key=version_key)
+    if all(version_key(v) > t for v in have):
+        to_newest = list(have) == list(known[known.index(have[0]):])
+        tail = "" if to_newest else f" ({_runs(have)} {'has' if len(have) == 1 else 'have'} it)"
+        return f"it is new in {have[0]}{tail}"
+    if all(version_key(v) < t for v in have):
+        after = known[known.index(have[-1]) + 1]
+        return f"it was removed in {after} ({_runs(have)} {'has' if len(have) == 1 else 'have'} it)"
+    return f"MindSpore {_runs(have)} {'has' if len(have) == 1 else 'have'} it"
+
+
+def _keywords(params: Optional[str]) -> Optional[Tuple[frozenset, bool]]:
+    """(the parameter names a call may pass by keyword, whether ``**kwargs`` takes any
+    other) from a catalog ``params`` string; None when not recorded."""
+    if params is None:
+        return None
+    parts = [p.strip() for p in params.split(",") if p.strip()]
+    if "/" in parts:
+        parts = parts[parts.index("/") + 1:]
+    names = frozenset(p.rstrip("=") for p in parts if p not in ("/", "*") and not p.startswith("*"))
+    return names, any(p.startswith("**") for p in parts)
+
+
+class ApiNotInTarget(Rule):
+    code = "MSG514"
+    name = "api-not-in-target"
+    summary = ("A MindSpore API, class, module, Tensor method or keyword that the target MindSpore release does "
+               "not have (another release does): it fails at import or call time.")
+    message = "`{spelled}` does not exist in MindSpore {target}: {where}"
+    hint = "{advice}"
+    severity = Severity.ERROR
+    scope = "module"
+    requires_text = ("mindspore",)
+    rationale = """
+        Every release changes MindSpore's surface, patch releases too. Measured on the wheels
+        the registry serves for Python 3.11 (`dir()` of each namespace, `inspect.signature`,
+        read by `scripts/gen_catalog.py` into one catalog per release): `mint.vdot` exists
+        only in 2.10.0 (`AttributeError: module 'mindspore.mint' has no attribute 'vdot'` on
+        2.7.0); `nn.TensorArray` only in 2.7.0 (gone in 2.7.1); `ops.chunk_ext` in 2.7.0 and
+        2.7.1; the Tensor methods `index_fill_`, `masked_scatter_`, `sigmoid_`, `sign_` are new
+        in 2.7.1 or 2.8.0; and `ops.transpose`'s second parameter was renamed from
+        `input_perm` (2.7.0) to `dims` (2.7.1 on): `ops.transpose(x, input_perm=(1, 0))`
+        raises `TypeError: transpose() got an unexpected keyword argument 'input_perm'` on
+        2.10.0, `dims=` raises the same on 2.7.0.
+
+        The target is `target-mindspore`, or the project's pin (`mindspore==2.7.0` in
+        `requirements.txt`, `mindspore>=2.8,<2.9` in `pyproject.toml`: the lowest allowed
+        version), or the MindSpore of the `python` setting's environment, else the newest
+        release msgraphlint knows (`--show-settings` says which). A name is reported
+        wherever it is written, in graph code or not, at the import that names it or at its
+        use (`mint.vdot(...)`), but only when another known release has it: a name no release
+        has is another rule's business (a typo, a private module). A keyword is reported
+        when the target's signature has neither it nor `**kwargs` and another release's
+        signature of the same function has it. A Tensor method is reported outside graph
+        code when the receiver is made by MindSpore where it is used (`ms.Tensor(...)`, a
+        MindSpore function returning a tensor, a local bound to one); in graph code, MSG508
+        reports a method the target's Tensor lacks. Run `check --upgrade-to VERSION` to see
+        what a move to another release breaks.
+    """
+    VALID = [
+        Valid("""
+            from mindspore import mint, ops
+            y = mint.vdot(a, b)
+            z = ops.transpose(x, dims=(1, 0))
+        """, note="both exist in MindSpore 2.10.0, the default target"),
+        Valid("""
+            from mindspore import nn
+            x = nn.NotAnApiOfAnyRelease()
+        """, note="no known release has it: not a version question"),
+    ]
+    INVALID = [
+        Invalid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            ta = nn.TensorArray(ms.float32, ())
+        """, line=4, note="only 2.7.0 has it"),
+        Invalid("""
+            from mindspore.ops import chunk_ext
+        """, line=1, note="removed in 2.7.2: the import fails"),
+        Invalid("""
+            from mindspore import ops
+            y = ops.transpose(x, input_perm=(1, 0))
+        """, line=2, note="the keyword was renamed to `dims` in 2.7.1"),
+        Invalid("""
+            import mindspore as ms
+            t = ms.Tensor([1.0])
+            if t.is_persistent_data():
+                pass
+        """, line=3, note="a Tensor method only 2.7.0 has"),
+    ]
+
+    # ------------------------------------------------------------------ other releases
+    @staticmethod
+    def _elsewhere(cat, dotted: str) -> List[str]:
+        """The other known releases that have ``dotted`` (asked only for names the target's
+        catalog does not know; remembered per process)."""
+        key = (cat.version, dotted)
+        got = _ELSEWHERE.get(key)
+        if got is None:
+            got = [v for v in known_versions() if v != cat.version and get_catalog(v).exists(dotted)]
+            if len(_ELSEWHERE) < 65536:
+                _ELSEWHERE[key] = got
+        return got
+
+    def _report_name(self, ctx, node: ast.AST, dotted: str, spelled: str) -> None:
+        cat = ctx.catalog
+        if cat.exists(dotted):
+            return
+        have = self._elsewhere(cat, dotted)
+        if not have:
+            return
+        advice = self._advice(dotted, have, cat.version)
+        ctx.report(node, spelled=spelled, target=cat.version, where=releases_phrase(have, cat.version),
+                   advice=advice)
+
+    @staticmethod
+    def _advice(dotted: str, have: Sequence[str], target: str) -> str:
+        newest = sorted(have, key=version_key)[-1]
+        if version_key(newest) < version_key(target):
+            dep = get_catalog(newest).deprecation(dotted)
+            use = dep.get("use") if dep else None
+            if use and not use.startswith("mindspore._") and "." in use and " " not in use:
+                return f"MindSpore {newest} names `{use.replace('mindspore.', '', 1)}` instead"
+            return f"find what replaces it in MindSpore {target}, or pin a release that has it"
+        return f"pin MindSpore {sorted(have, key=version_key)[0]} or later, or do without it"
+
+    # ------------------------------------------------------------------ visits
+    def visit_Import(self, node: ast.Import, ctx) -> None:
+        for a in node.names:
+            if a.name.startswith("mindspore."):
+                self._report_name(ctx, node, a.name, a.name)
+
+    def visit_ImportFrom(self, node: ast.ImportFrom, ctx) -> None:
+        if node.level or not node.module or not (node.module == "mindspore" or node.module.startswith("mindspore.")):
+            return
+        if not ctx.catalog.exists(node.module) and self._elsewhere(ctx.catalog, node.module):
+            self._report_name(ctx, node, node.module, node.module)
+            return
+        for a in node.names:
+            if a.name != "*":
+                self._report_name(ctx, node, f"{node.module}.{a.name}", f"{node.module}.{a.name}")
+
+    def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
+        if not isinstance(node.ctx, ast.Load) or isinstance(ctx.parent(node), ast.Attribute):
+            return  # only the whole dotted chain
+        dotted = ctx.imports.dotted(node)
+        if dotted is not None:
+            if dotted.startswith("mindspore."):
+                self._report_name(ctx, node, dotted, ctx.segment(node) or dotted)
+        elif node.attr in self._varying_methods():
+            ctx.memo.setdefault("MSG514.methods", []).append(node)
+
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        if not node.keywords:
+            return
+        q = ctx.qualname(node.func)
+        if not q or not q.startswith("mindspore."):
+            return
+        cat = ctx.catalog
+        own = self._params(cat, q)
+        if own is None or own[1]:
+            return
+        for kw in node.keywords:
+            if kw.arg is None or kw.arg in own[0]:
+                continue
+            have = []
+            for v in known_versions():
+                other = self._params(get_catalog(v), q)
+                if v != cat.version and other is not None and (kw.arg in other[0]):
+                    have.append(v)
+            if not have:
+                continue
+            name = (ctx.segment(node.func) or q)
+            ctx.report(kw, message=f"`{name}(..., {kw.arg}=...)`: `{name}` of MindSpore {cat.version} has no "
+                                   f"parameter `{kw.arg}`: {releases_phrase(have, cat.version).replace('it ', 'the parameter ', 1)}",
+                       hint=f"its parameters in MindSpore {cat.version}: ({cat_params(cat, q)})")
+
+    @staticmethod
+    def _params(cat, q: str) -> Optional[Tuple[frozenset, bool]]:
+        return _keywords(cat_params(cat, q))
+
+    # ------------------------------------------------------------------ Tensor methods
+    def check_module(self, ctx) -> None:
+        methods = ctx.memo.pop("MSG514.methods", None)
+        if not methods:
+            return
+        cat = ctx.catalog
+        varying = self._varying_methods()
+        spans = [(f.lineno, getattr(f, "end_lineno", f.lineno)) for _, f in getattr(ctx, "graph_scopes", ())]
+        memo: Dict[int, Dict[str, List[ast.AST]]] = {}
+        for node in methods:
+            attr = node.attr
+            if attr not in varying or cat.tensor_method(attr) is not None or cat.parameter_method(attr) is not None:
+                continue
+            line = node.lineno
+            if any(a <= line <= b for a, b in spans):
+                continue  # graph code: MSG508 judges a Tensor's attributes there, with value kinds
+            if not self._made_tensor(node.value, node, ctx, memo, 0):
+                continue
+            have = [v for v in varying[attr] if v != cat.version]
+            ctx.report(node, spelled=f"Tensor.{attr}", target=cat.version, where=releases_phrase(have, cat.version),
+                       advice=f"use what MindSpore {cat.version}'s Tensor has (`dir(mindspore.Tensor)`), or pin a "
+                              "release that has it")
+
+    @staticmethod
+    def _varying_methods() -> Dict[str, List[str]]:
+        """Tensor method names some known release lacks -> the releases that have them."""
+        got = _VARYING.get("m")
+        if got is None:
+            per = {v: set(get_catalog(v).tensor_methods()) for v in known_versions()}
+            every = set.intersection(*per.values())
+            names = set.union(*per.values()) - every
+            got = _VARYING["m"] = {n: [v for v in known_versions() if n in per[v]] for n in names}
+        return got
+
+    def _made_tensor(self, e: ast.AST, at: ast.AST, ctx, memo, depth: int) -> bool:
+        """Whether ``e`` is a tensor by its making, seen where it is used: ``ms.Tensor(...)``,
+        ``Parameter(...)``, a MindSpore function the catalog says returns a tensor, a Tensor
+        method returning one called on such a value, or a local every plain assignment of
+        which is one of those."""
+        if depth > 6:
+            return False
+        cat = ctx.catalog
+        if isinstance(e, ast.Call):
+            q = ctx.qualname(e.func)
+            if q and q.startswith("mindspore"):
+                if cat.class_kind(q) == "tensor":
+                    return True
+                info = cat.function(q)
+                return info is not None and info.get("returns") == "tensor"
+            f = e.func
+            if isinstance(f, ast.Attribute):
+                m = cat.tensor_method(f.attr)
+                return bool(m and m["returns"] == "tensor" and not m["property"]) and \
+                    self._made_tensor(f.value, at, ctx, memo, depth + 1)
+            return False
+        if isinstance(e, ast.Name):
+            scope = next((a for a in ctx.ancestors(at) if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                              ast.Lambda))), None)
+            if scope is None:
+                scope = ctx.source.tree
+            table = memo.get(id(scope))
+            if table is None:
+                table = memo[id(scope)] = _plain_bindings(scope)
+            values = table.get(e.id)
+            return bool(values) and all(self._made_tensor(v, at, ctx, memo, depth + 1) for v in values)
+        return False
+
+
+_VARYING: Dict[str, Dict[str, List[str]]] = {}
+
+
+def tensor_method_elsewhere(cat, attr: str) -> Optional[str]:
+    """For a Tensor attribute the catalog ``cat`` lacks: where the other releases that have
+    it stand, in words (:func:`releases_phrase`); None when no known release has it."""
+    have = [v for v in ApiNotInTarget._varying_methods().get(attr, ()) if v != cat.version]
+    return releases_phrase(have, cat.version) if have else None
+_ELSEWHERE: Dict[Tuple[str, str], List[str]] = {}
+
+
+def cat_params(cat, q: str) -> Optional[str]:
+    c = cat.canonical(q)
+    info = cat._functions.get(c) or cat._classes.get(c)
+    return info.get("params") if info else None
+
+
+def _plain_bindings(scope: ast.AST) -> Dict[str, Optional[List[ast.AST]]]:
+    """name -> the values of its plain ``name = value`` statements in ``scope`` (not in
+    nested defs); None when the name is also bound another way there (a parameter, a loop
+    target, a tuple or augmented assignment, an import)."""
+    out: Dict[str, Optional[List[ast.AST]]] = {}
+    stack = list(ast.iter_child_nodes(scope))
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        a = scope.args
+        for p in a.posonlyargs + a.args + a.kwonlyargs + [x for x in (a.vararg, a.kwarg) if x is not None]:
+            out[p.arg] = None
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            if not isinstance(n, ast.Lambda):
+                out[n.name] = None
+            continue
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            name = n.targets[0].id
+            if name in out and out[name] is None:
+                pass
+            else:
+                out.setdefault(name, []).append(n.value)  # type: ignore[union-attr]
+            stack.extend(ast.iter_child_nodes(n.value))
+            continue
+        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
+            out[n.id] = None
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            for a in n.names:
+                out[(a.asname or a.name).split(".")[0]] = None
+        stack.extend(ast.iter_child_nodes(n))
+    return out

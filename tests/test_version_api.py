@@ -1,0 +1,128 @@
+"""MSG514 api-not-in-target (and MSG508 naming the release): what the target MindSpore
+release does not have, though another does (issue 23, item 3).
+
+Facts measured on the wheels (one venv per release, see tests/test_catalog_versions.py):
+``mint.vdot`` exists in 2.10.0 only (2.7.0: ``AttributeError: module 'mindspore.mint' has
+no attribute 'vdot'``); ``nn.TensorArray`` in 2.7.0 only (2.10.0: ``AttributeError``);
+``ops.batch_dot`` is ``@deprecated`` since 2.8.0 from 2.8.0 on; ``ops.tensor_scatter_mul``
+carries the decorator (since 2.9.0) in 2.10.0 only; ``ops.transpose(x, input_perm=...)``
+works on 2.7.0 and raises ``TypeError ... unexpected keyword argument 'input_perm'`` on
+2.10.0, ``dims=`` the other way round; ``set_context(grad_for_scalar=True)`` warns on 2.9.0
+and raises ``ValueError`` on 2.10.0.
+"""
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from helpers import run_cli, write_tree
+
+CODE = """
+import mindspore as ms
+from mindspore import mint, nn, ops
+
+x = ops.batch_dot(a, b)
+y = ops.tensor_scatter_mul(a, idx, upd)
+z = mint.vdot(a, b)
+ta = nn.TensorArray(ms.float32, ())
+"""
+# line numbers in CODE (after the leading newline is stripped)
+BATCH_DOT, SCATTER_MUL, VDOT, TENSOR_ARRAY = 4, 5, 6, 7
+
+
+def _project(root: Path, files) -> Path:
+    write_tree(root, dict(files, **{"m.py": CODE}))
+    (root / ".git").mkdir()  # the repository root: the pin search stops here
+    return root
+
+
+def _findings(root: Path, *args):
+    r = run_cli("check", "--no-cache", "--output-format", "json", "--extend-select", "MSG513", *args, str(root))
+    assert r.exit_code in (0, 1), r.output
+    return {(f["code"], f["line"]): f for f in json.loads(r.stdout)["findings"]}
+
+
+def _lines(found, code):
+    return sorted(line for c, line in found if c == code)
+
+
+# ------------------------------------------------------------------------ done when
+def test_pinned_2_7_0_in_requirements(tmp_path):
+    root = _project(tmp_path / "p", {"requirements.txt": "numpy<2\nmindspore==2.7.0\n"})
+    found = _findings(root)
+    assert _lines(found, "MSG514") == [VDOT]            # mint.vdot: new in 2.10.0; nn.TensorArray is there
+    assert "2.7.0" in found[("MSG514", VDOT)]["message"] and "2.10.0" in found[("MSG514", VDOT)]["message"]
+    assert _lines(found, "MSG513") == []                 # no 2.8+ deprecation
+
+
+def test_pinned_range_2_8_in_pyproject(tmp_path):
+    root = _project(tmp_path / "p", {"pyproject.toml": textwrap.dedent("""
+        [project]
+        name = "p"
+        version = "1"
+        dependencies = ["numpy", "mindspore>=2.8,<2.9"]
+    """)})
+    found = _findings(root)
+    assert _lines(found, "MSG513") == [BATCH_DOT]        # ops.tensor_scatter_mul: not deprecated in 2.8.0
+    assert "2.8.0" in found[("MSG513", BATCH_DOT)]["message"]
+    assert _lines(found, "MSG514") == [VDOT, TENSOR_ARRAY]
+
+
+def test_pinned_2_10_0(tmp_path):
+    root = _project(tmp_path / "p", {"requirements.txt": "mindspore==2.10.0\n"})
+    found = _findings(root)
+    assert _lines(found, "MSG514") == [TENSOR_ARRAY]     # mint.vdot exists in 2.10.0
+    assert "removed in 2.7.1" in found[("MSG514", TENSOR_ARRAY)]["message"]
+    assert _lines(found, "MSG513") == [BATCH_DOT, SCATTER_MUL]
+
+
+def _concise(root: Path, *args):
+    r = run_cli("check", "--no-cache", "--output-format", "concise", *args, str(root))
+    return r.stdout
+
+
+# ------------------------------------------------------------------------ per-release findings
+def test_keyword_renamed_between_releases(tmp_path):
+    root = _project(tmp_path / "p", {})
+    (root / "m.py").write_text("from mindspore import ops\na = ops.transpose(x, input_perm=(1, 0))\n"
+                               "b = ops.transpose(x, dims=(1, 0))\n")
+    out = _concise(root, "--target-mindspore", "2.10.0")
+    assert "m.py:2:22: MSG514" in out and "input_perm" in out and "m.py:3" not in out
+    out = _concise(root, "--target-mindspore", "2.7.0")
+    assert "m.py:3:22: MSG514" in out and "`dims`" in out and "m.py:2" not in out
+
+
+def test_tensor_method_outside_graph_code(tmp_path):
+    root = _project(tmp_path / "p", {})
+    (root / "m.py").write_text("import mindspore as ms\nt = ms.Tensor([1.0])\nt.sign_()\n"
+                               "u = something()\nu.sign_()\n")
+    out = _concise(root, "--target-mindspore", "2.7.0")
+    assert "m.py:3:1: MSG514 `Tensor.sign_` does not exist in MindSpore 2.7.0: it is new in 2.7.1" in out
+    assert "m.py:5" not in out   # not known to be a Tensor
+    assert "MSG514" not in _concise(root, "--target-mindspore", "2.10.0")
+
+
+def test_tensor_method_in_graph_code_names_the_release(tmp_path):
+    root = _project(tmp_path / "p", {})
+    (root / "m.py").write_text(textwrap.dedent("""
+        import mindspore as ms
+        from mindspore import nn, ops
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                y = ops.relu(x)
+                return y.index_fill_(0, 1, 2.0)
+
+        out = Net()(ms.Tensor([1.0]))
+    """).lstrip())
+    out = _concise(root, "--target-mindspore", "2.7.0")
+    assert "m.py:7:16: MSG508 `y.index_fill_`: MindSpore 2.7.0's Tensor has no attribute `index_fill_` " \
+           "(it is new in 2.7.1)" in out
+
+
+def test_removed_module_import(tmp_path):
+    root = _project(tmp_path / "p", {})
+    (root / "m.py").write_text("from mindspore.nn.reinforcement import TensorArray\n")
+    assert "m.py:1:1: MSG514 `mindspore.nn.reinforcement` does not exist in MindSpore 2.10.0" in _concise(root)
+    assert "MSG514" not in _concise(root, "--target-mindspore", "2.7.0")
