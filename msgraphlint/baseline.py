@@ -7,10 +7,11 @@ line number — so edits elsewhere in the file do not resurrect them. Identical
 keys are counted, so a second copy of a baselined defect is still reported.
 Entries that no longer match anything are reported as stale.
 
-A finding that carries no source text — a call-site finding (a helper's problem reported
-at the call in the graph root's file) — is keyed by the text of its own line, read from
-its file: the call, not the message (which names the helper's line). A baseline written
-before that kept such findings under their message; those entries still match.
+A call-site finding (MSG004: a helper's problem reported at the call in another file) is
+keyed by the text of the call's line and the code it repeats (``return helper(x) ->
+MSG401``), not by its message (which names the helper's line); a finding that carries no
+source text is keyed by its own line, read from its file. Baselines written before MSG004 recorded such findings under the code they repeat
+(keyed by the call's text, or, before that, by their message): those entries still match.
 
 Paths and texts are keys as Python decoded them, except that an undecodable byte of a
 file name (a lone surrogate, ``surrogateescape``) is the text ``\\xe9``
@@ -70,16 +71,35 @@ def _norm(text: Optional[str]) -> str:
 def _key(f: Finding, base_dir: str, lines: Optional[_Lines] = None) -> Tuple[str, str, str]:
     text = _norm(f.source_line)
     if not text and f.source_line is None and lines is not None:
-        text = _norm(lines.line(f.path, f.line))  # a call-site finding: the call's text
+        text = _norm(lines.line(f.path, f.line))  # no source text: its own line's
+    if f.origin is not None and text:
+        # a call-site finding: the call, and the code it repeats (a new problem behind a
+        # baselined call is still reported)
+        return (f.code, _rel(f.path, base_dir), unsurrogate(f"{text} -> {f.origin[0]}"))
     return (f.code, _rel(f.path, base_dir), unsurrogate(text or f.message))
 
 
-def _legacy_key(f: Finding, base_dir: str) -> Optional[Tuple[str, str, str]]:
-    """The key a finding without source text had before such findings were keyed by
-    their line's text (its message), or None when that is its key today too."""
-    if f.source_line is not None:
-        return None
-    return (f.code, _rel(f.path, base_dir), unsurrogate(f.message))
+def _legacy_keys(f: Finding, base_dir: str, key: Tuple[str, str, str]) -> List[Tuple[str, str, str]]:
+    """Keys an older msgraphlint gave the same finding: a finding without source text was
+    keyed by its message; a call-site finding (MSG004) was reported under the code it
+    repeats, keyed by the call's text, earlier by the message
+    "call to helper `h` reaches: <the original's message> (<its file>:<line>)"."""
+    rel = _rel(f.path, base_dir)
+    if f.origin is None:
+        return [] if f.source_line is not None else [(f.code, rel, unsurrogate(f.message))]
+    code, path, line = f.origin[0], f.origin[1], f.origin[2]
+    suffix = f" -> {code}"
+    out = [(code, rel, key[2][:-len(suffix)] if key[2].endswith(suffix) else key[2])]
+    first = f.chain[0] if f.chain else ""
+    prefix = f"{code} at {path}:{line}: "
+    if first.startswith(prefix):
+        through = [c for c in f.chain if c.startswith("through ")]
+        # the old message named the function holding the original finding
+        helper = re.findall(r"`([^`]+)` \(", through[0])[-1] if through else f.message.split("`", 2)[1][:-2]
+        helper = helper.rsplit(".", 1)[-1]
+        out.append((code, rel, unsurrogate(
+            f"call to helper `{helper}` reaches: {first[len(prefix):]} ({path}:{line})")))
+    return out
 
 
 def write(path: str, results: Iterable[FileResult]) -> int:
@@ -129,7 +149,7 @@ def apply(path: str, results: List[FileResult]) -> Tuple[int, List[Tuple[str, st
         for f in fr.findings:
             k = _key(f, base_dir, lines)
             if remaining.get(k, 0) <= 0:
-                k = _legacy_key(f, base_dir) or k
+                k = next((old for old in _legacy_keys(f, base_dir, k) if remaining.get(old, 0) > 0), k)
             if remaining.get(k, 0) > 0:
                 remaining[k] -= 1
                 dropped += 1

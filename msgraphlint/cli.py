@@ -524,7 +524,9 @@ def _verbose_report(result, seconds: float) -> None:
             echo(f"skipped {fr.path}: {fr.skip_reason or 'skipped'}")
     phases = ", ".join(f"{k} {v:.3f}s" for k, v in result.timings.items())
     echo(f"timings: {phases}; total {seconds:.3f}s")
-    echo(f"linted {_plural(len(result.files), 'file')}, {sum(fr.lines for fr in result.files)} lines")
+    echo(f"linted {_plural(len(result.files), 'file')}, {sum(fr.lines for fr in result.files)} lines"
+         + (f"; read {_plural(result.context_files, 'other file')} of the project for context"
+            if result.context_files else ""))
 
 
 @cli.command("rules")

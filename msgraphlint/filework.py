@@ -152,7 +152,9 @@ def phase1_compute(path, disp, data, text, modname, is_package, eager_calls=Fals
 class Phase2:
     path: str
     findings: List[Finding]
-    callsite: List[Tuple[str, Finding]]   # (absolute root path, finding) to add to another file
+    # (index in ``findings``, qualname of the graph scope it was found in): where the runner
+    # reports it again, at the calls that reach that scope from other files (MSG004)
+    scoped: List[Tuple[int, str]]
     sups: Optional[suppressions.SuppressionMap]
     skipped: str = ""   # why the file was not checked (the runner names it on stderr); "" = it was
 
@@ -195,18 +197,12 @@ def _lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, s
         engine.release()
         ctx.release()
     findings: List[Finding] = []
-    callsite: List[Tuple[str, Finding]] = []
-    for finding, scope, rule in produced:
+    scoped: List[Tuple[int, str]] = []
+    for finding, scope, _rule in produced:
+        if scope is not None:
+            scoped.append((len(findings), scope.qualname))
         findings.append(finding)
-        if scope is not None and scope.root_site and getattr(rule, "report_call_sites", False):
-            rpath, rline, rcol, rq = scope.root_site
-            where = f"{disp}:{finding.line}"
-            helper = scope.qualname.rsplit(".", 1)[-1]
-            callsite.append((os.path.abspath(rpath), finding.with_(
-                path=display_path(rpath), line=rline, col=rcol, end_line=None, end_col=None, fix=None,
-                message=f"call to helper `{helper}` reaches: {finding.message} ({where})",
-                chain=(), source_line=None)))
-    return Phase2(path, findings, callsite, sups)
+    return Phase2(path, findings, scoped, sups)
 
 
 def lint_yaml(path: str, text: Optional[Union[str, bytes]], settings: Settings, dispatch: Dispatch) -> Phase2:

@@ -74,6 +74,9 @@ class Finding:
     # Never applied by --fix, --unsafe-fixes or a fix-all: they apply ``fix`` only, which such
     # a finding leaves None; editors offer each as a code action.
     alternatives: Tuple[Fix, ...] = ()
+    # a call-site finding (MSG004 reached-from-call): the finding it repeats at a call that
+    # reaches it from another file, as (code, path, line, col); None for every other finding
+    origin: Optional[Tuple[str, str, int, int]] = None
 
     @property
     def sort_key(self):

@@ -16,12 +16,15 @@ if TYPE_CHECKING:
 
 class PerFile:
     """``settings(path)``: the Settings of a file of the run (``default`` for any other
-    path: an in-memory buffer, a module loaded only to resolve a name). ``cache(path)``:
-    the result cache of its configuration (None: no cache)."""
+    path: an in-memory buffer, a module loaded only to resolve a name, unless ``resolve``
+    (a path's own settings, the run's SettingsResolver) is given). ``cache(path)``: the
+    result cache of its configuration (None: no cache)."""
 
     def __init__(self, default: "Settings", by_path: Optional[Dict[str, "Settings"]] = None,
-                 caches: Optional[Dict[str, Any]] = None, default_cache: Any = None) -> None:
+                 caches: Optional[Dict[str, Any]] = None, default_cache: Any = None,
+                 resolve=None) -> None:
         self.default = default
+        self.resolve = resolve
         self.by_path = dict(by_path or {})
         self.caches = dict(caches or {})
         self.default_cache = default_cache
@@ -38,6 +41,7 @@ class PerFile:
         state["_dispatch"] = {}
         state["_by_abs"] = None
         state["_ignores"] = {}
+        state["resolve"] = None
         return state
 
     @property
@@ -46,7 +50,19 @@ class PerFile:
         return len(self.all) == 1
 
     def __call__(self, path: str) -> "Settings":
-        return self.by_path.get(path, self.default)
+        got = self.by_path.get(path)
+        if got is None:
+            if self.resolve is None:
+                return self.default
+            try:
+                got = self.resolve(path)
+            except Exception:  # noqa: BLE001 - a module read only by name: a broken config there is not ours
+                got = self.default
+            self.by_path[path] = got
+            self._by_abs = None
+            if all(s is not got for s in self.all):
+                self.all.append(got)
+        return got
 
     def cache(self, path: str):
         return self.caches.get(path, self.default_cache)

@@ -460,6 +460,15 @@ class ProjectIndex:
         self._trees: Dict[str, Optional[ast.Module]] = {}
         self.completed: set = set()  # paths whose summaries gained call edges on demand
         self._search_memo: Optional[Tuple[int, List[str]]] = None
+        # absolute path -> in-memory text (an editor buffer, stdin) read instead of the file
+        # when the module is loaded by name or its tree is asked for
+        self.buffers: Dict[str, object] = {}
+
+    def _read(self, path: str) -> SourceFile:
+        text = self.buffers.get(os.path.abspath(path)) if self.buffers else None
+        if text is None:
+            return SourceFile.read(path)
+        return SourceFile.from_bytes(path, text) if isinstance(text, bytes) else SourceFile(path, text)
 
     def __getstate__(self):
         """Sent to worker processes: summaries only, never parsed trees or sources."""
@@ -504,7 +513,7 @@ class ProjectIndex:
                 if os.path.isfile(cand):
                     self._lazy_budget -= 1
                     try:
-                        src = SourceFile.read(cand)
+                        src = self._read(cand)
                         summary = summarize(src, modname, cand.endswith("__init__.py"))
                     except (OSError, SourceError):
                         continue
@@ -608,7 +617,7 @@ class ProjectIndex:
             elif self.tree_provider is not None:
                 tree = self.tree_provider(path)
             if tree is None:
-                tree = SourceFile.read(path).tree
+                tree = self._read(path).tree
         except (OSError, SourceError):
             tree = None
         if len(self._trees) > 64:  # bounded: scope discovery visits files roughly in order

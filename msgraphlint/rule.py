@@ -87,7 +87,6 @@ class Rule:
     fix_safety: ClassVar[Optional[FixSafety]] = None  # None: the rule offers no fix
     mindspore: ClassVar[str] = ">=2.0"  # PEP 440 specifier: versions the rule applies to
     scope: ClassVar[str] = "graph"      # "graph" | "module" | "yaml"
-    report_call_sites: ClassVar[bool] = False  # also report at the call site in the graph root
     options: ClassVar[Dict[str, Any]] = {}  # per-rule options and their defaults
     option_types: ClassVar[Dict[str, type]] = {}  # an option's type where its default (None) does not say
     requires_text: ClassVar[Tuple[str, ...]] = ()  # visit only files whose text contains one of these

@@ -16,12 +16,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple, Type, Union
 
-from . import installed, runcache, suppressions
+from . import callsites, installed, runcache, suppressions
 from .cachekeys import DepsKeys, settings_key
 from .config import Config, ConfigError, validate_against_rules, validate_version
 from .discovery import YAML_SUFFIXES, discover, matches_any
 from .filework import (INTERNAL_ERROR_CODE, PARSE_ERROR_CODE, TREE_CACHE_LINES, Phase1, Phase2, internal_error,
                        in_memory_source, is_internal_error, lint_python, lint_yaml, parse_error, phase1)
+from .callsites import CallGraph
 from .findings import FileResult, Finding
 from .project import ProjectIndex, linted_top
 from .registry import default_codes, load_rules, resolve_selector, select_codes
@@ -94,6 +95,7 @@ class RunResult:
     groups: List[Settings] = field(default_factory=list)    # one per configuration file in use
     settings_by_path: Dict[str, Settings] = field(default_factory=dict)
     timings: Dict[str, float] = field(default_factory=dict)
+    context_files: int = 0  # other files of the projects read for context (projectfiles.py)
 
     def settings_for(self, path: str) -> Settings:
         return self.settings_by_path.get(path, self.settings)
@@ -279,7 +281,8 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
               settings: Optional[Settings] = None, force_exclude: bool = False,
               overrides: Optional[Dict[str, str]] = None, cache: bool = False,
               cache_dir: Optional[str] = None, config_overrides=None, progress=None,
-              resolver: Optional["SettingsResolver"] = None) -> RunResult:
+              resolver: Optional["SettingsResolver"] = None, context: bool = True,
+              context_cache=None) -> RunResult:
     """Lint paths. ``overrides`` maps a path to in-memory text (editor buffers) or bytes
     (stdin, decoded like a file); such a path is Python whatever its name, unless it ends
     in ``.yaml``/``.yml``.
@@ -287,7 +290,11 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
     ``config_file`` force one for all; ``config_overrides`` are ``--config KEY=VALUE``
     settings). A path that does not exist becomes an MSG001 finding for that path and is
     listed in ``RunResult.missing``; the rest is linted. ``progress(done, total)`` is
-    called as files complete (two units per Python file: reading, then the rules)."""
+    called as files complete (two units per Python file: reading, then the rules).
+    The rest of each named file's project is read too (``context``; see
+    :mod:`msgraphlint.projectfiles`): what a file reports does not depend on which other
+    files were named. ``context_cache`` (a :class:`~msgraphlint.projectfiles.ContextCache`)
+    keeps what was read about those files for the next run of this process."""
     paths = list(paths) or ["."]
     if settings is not None:
         settings_of = lambda _p: settings  # noqa: E731
@@ -308,22 +315,34 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
 
     settings_of_file = {f: s for s, group in plan.groups for f in group}
     caches: Dict[str, Any] = {}
+    by_dir: Dict[str, Any] = {}
     if cache:
         from .cache import ResultCache, default_dir
-        by_dir: Dict[str, Any] = {}
         for s, group in plan.groups:
             d = default_dir(cache_dir, s.config.cache_dir, s.config.root)
             c = by_dir.setdefault(d, ResultCache(d))
             caches.update((f, c) for f in group)
-    projects = _projects(plan.files, paths, overrides)
-    grand_total, offset = sum(units(g) for g in projects), 0
-    for group in projects:
-        fs = PerFile(settings_of_file[group[0]], {f: settings_of_file[f] for f in group},
-                     {f: caches[f] for f in group if f in caches})
+    import time
+    t0 = time.perf_counter()
+    projects = with_context(plan.files, paths, settings_of, overrides, context_cache) if context \
+        else [(g, []) for g in _projects(plan.files, paths, overrides)]
+    timings["context"] = time.perf_counter() - t0
+    grand_total, offset = sum(units(g) + len(ctx) for g, ctx in projects), 0
+    for group, ctx in projects:
+        by = {f: settings_of_file[f] for f in group}
+        by.update((f, settings_of(f)) for f in ctx)
+        file_caches = {f: caches[f] for f in group if f in caches}
+        if cache:
+            for f in ctx:
+                s = by[f]
+                d = default_dir(cache_dir, s.config.cache_dir, s.config.root)
+                file_caches[f] = by_dir.setdefault(d, ResultCache(d))
+        fs = PerFile(settings_of_file[group[0]], by, file_caches, resolve=settings_of)
         hooks = RunHooks(None if progress is None else
                          (lambda d, _t, _o=offset: progress(min(_o + d, grand_total), grand_total)))
-        offset += units(group)
-        group_result = _run_files(group, fs, jobs, overrides or {}, hooks=hooks)
+        offset += units(group) + len(ctx)
+        group_result = _run_files(group, fs, jobs, overrides or {}, hooks=hooks, context=ctx,
+                                  context_cache=context_cache)
         plan.warnings.extend(group_result.warnings)
         for phase, seconds in group_result.timings.items():
             timings[phase] = timings.get(phase, 0.0) + seconds
@@ -338,7 +357,53 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
         ordered.append(fr)
     return RunResult(ordered, first, warnings=plan.warnings, missing=plan.missing, skipped=plan.skipped,
                      groups=[s for s, _ in plan.groups] or [first], settings_by_path=settings_by_path,
-                     timings=timings)
+                     timings=timings, context_files=sum(len(ctx) for _, ctx in projects))
+
+def with_context(files: Sequence[str], paths: Sequence[str], settings_of, overrides=None, context_cache=None,
+                 buffers: Optional[Dict[str, Any]] = None) -> List[Tuple[List[str], List[str]]]:
+    """The files of a run split into indexes (:func:`_projects`), each with its context:
+    the files of the named files' projects that ``check`` on the project folder would lint
+    and that may matter to them (:mod:`msgraphlint.projectfiles`). The split is made over
+    the whole project, so a named file shares its index with the same files as when the
+    whole project is linted. ``buffers``: texts of files that are not named but are open in
+    an editor (read instead of the file)."""
+    from .projectfiles import connected, context_files
+
+    texts = dict(buffers or {})
+    texts.update(overrides or {})
+
+    def text_of(path: str) -> Optional[str]:
+        t = texts.get(path)
+        if t is None:
+            try:
+                from .filework import read_bytes
+                t = read_bytes(path)
+            except OSError:
+                return None
+        return t.decode("utf-8", "replace") if isinstance(t, bytes) else t
+
+    def walk(root: str) -> List[str]:
+        try:
+            return plan_paths([root], settings_of).files
+        except UsageError:  # a configuration that cannot be read there: that folder is no context
+            return []
+
+    seeds = [f for f in files if not f.endswith(YAML_SUFFIXES) and os.path.isfile(f)]
+    extra: List[str] = []
+    if seeds:
+        extra, _roots = context_files(seeds, paths, walk, text_of, context_cache, dynamic=texts)
+    named = set(files)
+    out: List[Tuple[List[str], List[str]]] = []
+    for group in _projects(list(files) + extra, paths, overrides):
+        mine = [f for f in group if f in named]
+        if not mine:
+            continue
+        candidates = [f for f in group if f not in named and not f.endswith(YAML_SUFFIXES)]
+        mine_py = [f for f in mine if not f.endswith(YAML_SUFFIXES)]
+        ctx = connected(mine_py, candidates, text_of, context_cache, dynamic=texts) if candidates and mine_py else []
+        out.append((mine, ctx))
+    return out
+
 
 def _projects(files: Sequence[str], paths: Sequence[str], overrides) -> List[List[str]]:
     """The files of a run split into indexes, as Python would run them. Each file's import
@@ -424,23 +489,32 @@ class RunHooks:
             self.progress(done, total)
 
 def _run_files(files: List[str], settings: Union[Settings, PerFile], jobs: int, overrides: Dict[str, str],
-               cache=None, scope_cache: Optional[dict] = None, hooks: Optional[RunHooks] = None) -> RunResult:
+               cache=None, scope_cache: Optional[dict] = None, hooks: Optional[RunHooks] = None,
+               context: Sequence[str] = (), context_cache=None,
+               related: Optional[Dict[str, FileResult]] = None) -> RunResult:
     """Lint ``files`` with one project index. ``settings``: one Settings for all, or each
-    file's own (:class:`PerFile`, which then also names each file's result cache)."""
+    file's own (:class:`PerFile`, which then also names each file's result cache).
+    ``context``: other files of the project, summarised into the index but not reported
+    (:mod:`msgraphlint.projectfiles`); those holding helpers or sub-Cells that the linted
+    files reach are checked too, for the call-site findings (MSG004), and their results go
+    to ``related`` (display path -> FileResult) when it is given."""
     fs = settings if isinstance(settings, PerFile) else PerFile(settings, default_cache=cache)
     runcache.new_run()  # before the workers fork: nothing read from disk by an earlier run is reused
     # discovery yields only .py/.pyi/.yaml files from directories: any other name was given
     # explicitly (or as --stdin-filename) and is linted as Python, as ruff does
     py_files = [f for f in files if not f.endswith(YAML_SUFFIXES)]
     yaml_files = [f for f in files if f.endswith(YAML_SUFFIXES)] if fs.yaml else []
+    named = set(files)
+    ctx_files = [f for f in context if not f.endswith(YAML_SUFFIXES) and f not in named]
     jobs = max(1, min(jobs, len(files) or 1))
-    parallel = jobs > 1 and len(py_files) >= 2 * jobs and not overrides
+    parallel = jobs > 1 and len(py_files) + len(ctx_files) >= 2 * jobs and not overrides
 
     # phase 1: read, pre-filter, summarise
-    workers = Workers(py_files, jobs, fs) if parallel else None
+    workers = Workers(py_files + ctx_files, jobs, fs) if parallel else None
     with no_cyclic_gc():
         try:
-            result = _run_phases(py_files, yaml_files, fs, overrides, workers, scope_cache, hooks or RunHooks())
+            result = _run_phases(py_files, yaml_files, fs, overrides, workers, scope_cache, hooks or RunHooks(),
+                                 ctx_files, context_cache, related)
         except BaseException:  # Ctrl-C, SIGTERM turned into SystemExit, a bug: stop the workers now
             if workers is not None:
                 workers.close(abort=True)
@@ -451,24 +525,37 @@ def _run_files(files: List[str], settings: Union[Settings, PerFile], jobs: int, 
 
 
 def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cache=None,
-                hooks: Optional[RunHooks] = None) -> RunResult:
+                hooks: Optional[RunHooks] = None, ctx_files: Sequence[str] = (), context_cache=None,
+                related: Optional[Dict[str, FileResult]] = None) -> RunResult:
     hooks = hooks or RunHooks()
-    total = 2 * len(py_files) + len(yaml_files)  # progress: phase 1, then phase 2, per file
+    all_py = list(py_files) + list(ctx_files)
+    ctx_set = set(ctx_files)
+    # progress: phase 1, then phase 2, per linted file; a context file is one unit (phase 1)
+    total = 2 * len(py_files) + len(ctx_files) + len(yaml_files)
     hooks.phase("read+summarise")
     if workers is not None:
-        p1 = _own_results(py_files, workers.phase1(lambda n: hooks.tick(n, total)), lambda f: Phase1(
+        p1 = _own_results(all_py, workers.phase1(lambda n: hooks.tick(n, total)), lambda f: Phase1(
             f, None, internal_error(display_path(f), _no_result(), "reading and summarising"), 0, False))
-        hooks.tick(len(py_files), total)
+        hooks.tick(len(all_py), total)
     else:
         p1 = []
         cached_lines = 0
-        for n, f in enumerate(py_files, 1):
+        for n, f in enumerate(all_py, 1):
             s = fs(f)
             keep = cached_lines < TREE_CACHE_LINES
-            # a tree not kept would be parsed again for the call edges scope discovery asks
-            # for: take them all now, while the tree is at hand (as the workers do)
-            r = phase1(f, overrides.get(f), keep_source=keep, cache=fs.cache(f) if f not in overrides else None,
-                       budget=s.file_budget, per_mb=s.file_budget_per_mb, eager_calls=not keep)
+            memo = context_cache.get_phase1(f) if context_cache is not None and f in ctx_set \
+                and f not in overrides else None
+            if memo is not None:  # a context file unchanged since an earlier run of this process
+                r = Phase1(f, memo.summary, memo.error, memo.lines, memo.hint, None, memo.digest)
+            else:
+                # a tree not kept would be parsed again for the call edges scope discovery asks
+                # for: take them all now, while the tree is at hand (as the workers do)
+                r = phase1(f, overrides.get(f), keep_source=keep,
+                           cache=fs.cache(f) if f not in overrides else None,
+                           budget=s.file_budget, per_mb=s.file_budget_per_mb, eager_calls=not keep)
+                if context_cache is not None and f in ctx_set and f not in overrides \
+                        and not is_internal_error(r.error):
+                    context_cache.put_phase1(f, Phase1(f, r.summary, r.error, r.lines, r.hint, None, r.digest))
             if f in overrides and not r.digest and fs.cache(f) is not None:
                 # in-memory text (the passes of --fix): keyed by that text, so files that
                 # depend on it are re-linted when it changes, and it is when it changes
@@ -480,8 +567,11 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
             hooks.tick(n, total)
     hooks.phase("scopes")
     index = ProjectIndex()
+    index.buffers = {os.path.abspath(f): t for f, t in overrides.items()}  # a module loaded by name: its buffer
     p1_by_abs = {}
-    for r in p1:
+    # registered in the order of the paths: the first of two same-named modules, and what
+    # scope discovery finds first, do not depend on the order the files were named in
+    for r in sorted(p1, key=lambda r: os.path.abspath(r.path)):
         if r.summary is not None:
             index.add_summary(r.summary)
             p1_by_abs[os.path.abspath(r.path)] = r
@@ -494,10 +584,11 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
     installed.attach(index, fs)  # the environment (`python` setting) installed base classes are read from
     scope_failure = None
     cell_bases = fs.cell_bases()
+    calls: Dict[str, list] = {}
     try:
-        scopes = discover_scopes(index, cell_bases)
+        scopes = discover_scopes(index, cell_bases, calls)
     except Exception as exc:  # noqa: BLE001 - a bug: every file that may hold graph code says so
-        scopes, scope_failure = {}, exc
+        scopes, scope_failure, calls = {}, exc, {}
     cells = CellResolver(index, cell_bases)
     if fs.any_cache:  # remember call edges computed on demand, so warm runs parse nothing
         for r in p1:
@@ -506,14 +597,25 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
                     and scope_failure is None:
                 c.put("p1", r.digest, (r.summary, r.error, r.lines, r.hint))
 
+    # the files outside the linted set that hold scopes the linted files' calls reach: checked
+    # too, for the call-site findings (MSG004); not reported
+    graph = CallGraph(scopes, calls)
+    linted_abs = {os.path.abspath(f) for f in py_files}
+    outside = graph.reached_from(linted_abs)
+    p1_paths = {os.path.abspath(r.path): r.path for r in p1}
+    lazy = sorted(p for p in outside if p not in p1_paths)  # modules only the index loaded (by name)
+
     # phase 2: rules
     if scope_failure is not None:
         for r in p1:
             if r.error is None and r.summary is not None and r.summary.graph_hint:
                 r.error = internal_error(display_path(r.path), scope_failure, "finding the graph-mode scopes of")
     hooks.phase("rules")
-    todo = [r.path for r in p1 if r.error is None and (r.hint or os.path.abspath(r.path) in scopes)]
-    done2 = len(py_files) + (len(py_files) - len(todo))  # files needing no rules count as done
+    todo = [r.path for r in p1 if r.error is None and (r.hint or os.path.abspath(r.path) in scopes)
+            and (r.path not in ctx_set or os.path.abspath(r.path) in outside)]
+    todo_set = set(todo)
+    # files needing no rules count as done
+    done2 = len(all_py) + (len(py_files) - sum(1 for f in todo if f not in ctx_set))
     results: Dict[str, Phase2] = {}
     keys: Dict[str, str] = {}
     if fs.any_cache:
@@ -523,7 +625,7 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
         deps = DepsKeys(index, digests)
         for r in p1:
             c = fs.cache(r.path)
-            if c is not None and r.path in todo and r.digest:
+            if c is not None and r.path in todo_set and r.digest:
                 s = fs(r.path)
                 skey = skeys.get(id(s))
                 if skey is None:
@@ -540,7 +642,7 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
     if workers is not None:
         index.tree_provider = None
         base = done2
-        got = workers.phase2(index, scopes, keys, todo, yaml_files, lambda n: hooks.tick(base + n, total))
+        got = workers.phase2(index, scopes, keys, todo, yaml_files, lambda n: hooks.tick(min(base + n, total), total))
         for r in _own_results(list(todo) + list(yaml_files), got, lambda f: Phase2(
                 f, [internal_error(display_path(f), _no_result(), "checking")], [], None)):
             results[r.path] = r
@@ -554,49 +656,53 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
                 src = in_memory_source(display_path(f), overrides[f])
             s = fs(f)
             results[f] = lint_python(f, src, index, scopes.get(os.path.abspath(f), []), s, fs.dispatch(s), cells,
-                                      scope_cache if f in overrides else None)
+                                      scope_cache if f in overrides and f not in ctx_set else None)
             c = fs.cache(f)
             if c is not None and f in keys and not any(is_internal_error(x) for x in results[f].findings):
                 c.put("p2", keys[f], results[f])
             by_path[f].source = None
-            done2 += 1
-            hooks.tick(done2, total)
+            if f not in ctx_set:
+                done2 += 1
+                hooks.tick(done2, total)
         for f in yaml_files:
             s = fs(f)
             results[f] = lint_yaml(f, overrides.get(f), s, fs.dispatch(s))
             done2 += 1
             hooks.tick(done2, total)
+    for p in lazy:  # read by the index only: checked here, with the settings of its own configuration
+        s = fs(p)
+        text = index.buffers.get(p)
+        results[p] = lint_python(p, in_memory_source(display_path(p), text) if text is not None else None, index,
+                                 scopes.get(p, []), s, fs.dispatch(s), cells)
+        p1_paths[p] = p
 
-    # helpers in files outside the linted set still report at their call sites in linted roots,
-    # linted with the settings of the files holding those roots
-    if any(getattr(r, "report_call_sites", False) for s in fs.all for r in s.instances):
-        linted = {os.path.abspath(f) for f in py_files}
-        outside = sorted({p for p, ss in scopes.items() if p not in linted
-                          and any(s.root_site and os.path.abspath(s.root_site[0]) in linted for s in ss)})
-        for p in outside:
-            by_settings: Dict[int, Tuple[Settings, Set[str]]] = {}
-            for x in scopes.get(p, []):
-                if x.root_site:
-                    root = os.path.abspath(x.root_site[0])
-                    s = fs.of_abs(root)
-                    by_settings.setdefault(id(s), (s, set()))[1].add(root)
-            for n, (s, roots) in enumerate(by_settings.values()):
-                if not any(getattr(r, "report_call_sites", False) for r in s.instances):
-                    continue
-                r = lint_python(p, None, index, scopes.get(p, []), s, fs.dispatch(s), cells)
-                callsite = r.callsite if len(by_settings) == 1 else [c for c in r.callsite if c[0] in roots]
-                results.setdefault(f"\0outside:{n}:" + p, Phase2(p, [], callsite, None))
-
-    # call-site findings go to the file holding the graph root
-    extra: Dict[str, List[Finding]] = {}
-    for r in results.values():
-        for root_abs, finding in r.callsite:
-            extra.setdefault(root_abs, []).append(finding)
+    # what each checked file reports of its own findings in graph scopes: the originals of the
+    # call-site findings (a finding ignored, deselected or suppressed there is not repeated)
+    checked = {os.path.abspath(f): f for f in results if not f.endswith(YAML_SUFFIXES)}
+    originals: Dict[str, List[Tuple[Finding, str]]] = {}
+    for a, f in checked.items():
+        r = results[f]
+        if r.skipped or not r.scoped or (r.sups is not None and r.sups.skip_file):
+            continue
+        ignored, selected = fs.ignored(f), fs(f).selected
+        for i, q in r.scoped:
+            x = r.findings[i]
+            if x.code in selected and not x.code.startswith(ignored) \
+                    and not (r.sups is not None and r.sups.suppresses(x)):
+                originals.setdefault(q, []).append((x, a))
+    echoes: Dict[str, List[Finding]] = {}
+    lines = _LineTexts(overrides)
+    for q, where in graph.sites(checked).items():
+        for x, _ in originals.get(q, ()):
+            for caller, site in where:
+                shown = display_path(checked[caller])
+                echoes.setdefault(caller, []).append(callsites.echo(
+                    x, shown, site, graph.through(site, q), lines.line(checked[caller], site.line), display_path))
 
     out: List[FileResult] = []
     warnings: List[str] = []
     p1_of = {r.path: r for r in p1}
-    for f in py_files + yaml_files:
+    for f in py_files + yaml_files + [f for a, f in checked.items() if a in outside]:
         settings = fs(f)
         p1r = p1_of.get(f)
         fr = FileResult(display_path(f), lines=p1r.lines if p1r else 0)
@@ -609,16 +715,17 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
         if r is None or r.skipped:
             fr.skipped = True
             fr.skip_reason = r.skipped if r is not None else "no graph code (pre-filter: no mindspore/jit/construct)"
-            if r is not None:  # a file that was to be checked and could not be: named on stderr
+            if r is not None and f not in ctx_set:  # a file that was to be checked and could not be: named on stderr
                 warnings.append(f"{display_path(f)}: skipped: {r.skipped}")
             out.append(fr)
             continue
-        found = list(r.findings) + extra.get(os.path.abspath(f), [])
+        found = list(r.findings) + echoes.get(os.path.abspath(f), [])
         found = _dedupe(found)
         ignored = fs.ignored(f)  # per-file-ignores, compiled once per configuration
         if ignored:
-            found = [x for x in found if not x.code.startswith(ignored)]
-        found = [x for x in found if x.code in settings.selected or x.code in (PARSE_ERROR_CODE, INTERNAL_ERROR_CODE)]
+            found = [x for x in found if not any(c.startswith(ignored) for c in callsites.codes_of(x))]
+        found = [x for x in found if all(c in settings.selected for c in callsites.codes_of(x))
+                 or x.code in (PARSE_ERROR_CODE, INTERNAL_ERROR_CODE)]
         if r.sups is not None and r.sups.skip_file:
             fr.skipped = True
             fr.skip_reason = "`# msgraphlint: skip-file`"
@@ -628,7 +735,33 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
         fr.findings = sorted(found, key=lambda x: x.sort_key)
         out.append(fr)
     hooks.phase(None)
-    return RunResult(out, fs.default, timings=dict(hooks.timings), warnings=warnings)
+    linted_out = out[:len(py_files) + len(yaml_files)]
+    if related is not None:
+        for fr in out[len(py_files) + len(yaml_files):]:
+            related[fr.path] = fr
+    return RunResult(linted_out, fs.default, timings=dict(hooks.timings), warnings=warnings)
+
+
+class _LineTexts:
+    """The text of a line of a linted file (the call of a call-site finding): from its
+    in-memory text, else read from disk, each file once."""
+
+    def __init__(self, overrides) -> None:
+        self.overrides = overrides
+        self._lines: Dict[str, List[str]] = {}
+
+    def line(self, path: str, lineno: int) -> Optional[str]:
+        lines = self._lines.get(path)
+        if lines is None:
+            lines = []
+            try:
+                text = self.overrides.get(path)
+                src = in_memory_source(display_path(path), text) if text is not None else SourceFile.read(path)
+                lines = src.lines
+            except (SourceError, OSError, ValueError):
+                pass
+            self._lines[path] = lines
+        return lines[lineno - 1] if 0 < lineno <= len(lines) else None
 
 
 def _no_result() -> PairingError:
@@ -657,29 +790,58 @@ def _dedupe(findings: List[Finding]) -> List[Finding]:
 
 
 def fix_source(text: str, path: str, settings: Settings, *, unsafe: bool = False,
-               max_passes: int = 10) -> Tuple[str, FileResult, int]:
+               max_passes: int = 10, settings_of=None, buffers: Optional[Dict[str, str]] = None,
+               context_cache=None) -> Tuple[str, FileResult, int]:
     """Fix one in-memory text (``--fix --stdin-filename``): (fixed text, the findings that
     remain in it, fixes applied). Nothing is written. Raises fixes.FixError when a fix
-    would leave text that does not parse."""
+    would leave text that does not parse. The rest of the project is read as for
+    :func:`run_source` (once for all the passes)."""
     from .fixes import fix_text
+    from .projectfiles import ContextCache
 
+    cc = context_cache if context_cache is not None else ContextCache()
     current, total = text, 0
-    remaining = result_of(_run_files([path], settings, 1, {path: text}).files, path)
+    remaining = _run_one(path, text, settings, settings_of=settings_of, buffers=buffers, context_cache=cc)
     for _ in range(max_passes):
         ff = fix_text(SourceFile(display_path(path), current), remaining.findings, unsafe)
         if not ff.changed:
             break
         current, total = ff.fixed, total + ff.applied
-        remaining = result_of(_run_files([path], settings, 1, {path: current}).files, path)
+        remaining = _run_one(path, current, settings, settings_of=settings_of, buffers=buffers, context_cache=cc)
     return current, remaining, total
 
 
 def run_source(text: Union[str, bytes], path: str = "<stdin>", *, config_file: Optional[str] = None, select=None,
-               ignore=None, settings: Optional[Settings] = None, scope_cache: Optional[dict] = None) -> FileResult:
+               ignore=None, settings: Optional[Settings] = None, scope_cache: Optional[dict] = None,
+               settings_of=None, buffers: Optional[Dict[str, str]] = None, context: bool = True,
+               context_cache=None, related: Optional[Dict[str, FileResult]] = None) -> FileResult:
     """Lint one in-memory text as if it were the file at ``path``. ``scope_cache`` (a dict the
     caller keeps per document, as the language server does) lets an edit re-run the rules
-    only on the graph scopes whose text or context changed."""
+    only on the graph scopes whose text or context changed.
+
+    When ``path`` is a file of a project, the rest of the project is read as ``check``
+    reads it for a file named alone (``context``; :mod:`msgraphlint.projectfiles`), each
+    file with ``settings_of(path)`` (default: ``settings``), from ``buffers`` (path -> text:
+    other documents open in an editor) where given, else from disk. ``related`` receives the
+    results (display path -> FileResult) of the other files checked because ``path``
+    reaches helpers or sub-Cells in them: what ``check`` reports for them."""
     start = path if not path.startswith("<") else "."
     settings = settings or prepare([start], config_file, select, ignore)
-    result = _run_files([path], settings, 1, {path: text}, scope_cache=scope_cache)
+    return _run_one(path, text, settings, scope_cache=scope_cache, settings_of=settings_of, buffers=buffers,
+                    context=context, context_cache=context_cache, related=related)
+
+
+def _run_one(path: str, text: Union[str, bytes], settings: Settings, *, scope_cache: Optional[dict] = None,
+             settings_of=None, buffers: Optional[Dict[str, str]] = None, context: bool = True,
+             context_cache=None, related: Optional[Dict[str, FileResult]] = None) -> FileResult:
+    settings_of = settings_of or (lambda _p: settings)
+    overrides: Dict[str, Any] = {path: text}
+    ctx: List[str] = []
+    if context:
+        parts = with_context([path], [path], settings_of, overrides, context_cache, buffers)
+        ctx = parts[0][1] if parts else []
+        overrides.update((f, t) for f, t in (buffers or {}).items() if f in set(ctx) and f != path)
+    fs = PerFile(settings, {f: settings_of(f) for f in ctx}, resolve=settings_of if context else None)
+    result = _run_files([path], fs, 1, overrides, scope_cache=scope_cache, context=ctx, context_cache=context_cache,
+                        related=related)
     return result_of(result.files, path)

@@ -48,6 +48,20 @@ class GraphScope:
         return bool(self.enclosing)
 
 
+@dataclass(frozen=True)
+class CallSite:
+    """A call in a graph scope that graph mode inlines: a helper, or a sub-Cell
+    (``self.block(x)`` where ``__init__`` set ``self.block = Block(...)``) whose
+    ``construct`` runs there. ``scopes.discover`` records every one (the scope graph), also
+    where the callee was already reached another way; the runner reports each finding of
+    the callee at the calls that reach it from other files (MSG004)."""
+
+    line: int
+    col: int
+    target: str   # qualname of the called scope
+    label: str    # the callee as the call spells it: ``mid``, ``self.block``, ``self.norm.scale``
+
+
 def _plain(class_key: Optional[str]) -> Optional[str]:
     return class_key.rsplit(".", 1)[-1] if class_key else None
 
@@ -189,8 +203,36 @@ def _attr_method(index: ProjectIndex, cells: CellResolver, cls: ClassSummary, ta
     return None
 
 
-def discover(index: ProjectIndex, extra_cell_bases: "ExtraBases" = frozenset()) -> Dict[str, List[GraphScope]]:
-    """Graph scopes of every module in the index, keyed by absolute path."""
+def _sub_cell(index: ProjectIndex, cells: CellResolver, cls: ClassSummary, attr: str):
+    """``self.<attr>(...)`` where ``__init__`` set ``self.<attr> = SomeProjectCell(...)``: the
+    sub-Cell's ``construct`` (its summary, module and class), or None."""
+    raw = None
+    for c in cells.mro(cls):
+        if attr in c.attrs:
+            raw = c.attrs[attr]
+            break
+    if not raw or not raw.startswith("call:"):
+        return None
+    res = index.resolve(raw[5:])
+    if not res or res[0] != "class" or not cells.is_cell(res[1]):
+        return None
+    for c in cells.mro(res[1]):
+        if "construct" in c.methods:
+            fs = c.methods["construct"]
+            owner = index.resolve(fs.qualname)
+            if owner and owner[0] == "method":
+                return (fs, owner[2], owner[2].classes.get(fs.class_name))
+            return None
+    return None
+
+
+def discover(index: ProjectIndex, extra_cell_bases: "ExtraBases" = frozenset(),
+             calls: Optional[Dict[str, List[CallSite]]] = None) -> Dict[str, List[GraphScope]]:
+    """Graph scopes of every module in the index, keyed by absolute path. Modules are
+    visited in the order of their paths, so what is found (the chain of a helper reached
+    from two roots, its ``root_site``) does not depend on the order the files were named
+    in. ``calls``, when given, receives the scope graph: each scope's qualname -> the
+    calls in it to other scopes (:class:`CallSite`), sub-Cells included."""
     cells = CellResolver(index, extra_cell_bases)
     found: Dict[str, GraphScope] = {}
     queue: deque = deque()
@@ -201,7 +243,7 @@ def discover(index: ProjectIndex, extra_cell_bases: "ExtraBases" = frozenset()) 
         found[scope.qualname] = scope
         queue.append((scope, func, mod, cls, depth))
 
-    for mod in list(index.by_path.values()):
+    for _, mod in sorted(index.by_path.items()):
         if not mod.graph_hint or getattr(mod, "pynative_only", False):
             continue  # no graph code, or PyNative by construction (project.pynative_by_construction)
         for key, cls in mod.classes.items():
@@ -220,6 +262,7 @@ def discover(index: ProjectIndex, extra_cell_bases: "ExtraBases" = frozenset()) 
         scope, func, mod, cls, depth = queue.popleft()
         if depth >= MAX_HELPER_DEPTH:
             continue
+        out = calls.setdefault(scope.qualname, []) if calls is not None else None
         for edge in index.calls_of(func, mod):
             target = None
             if edge.kind == "self" and cls is not None:
@@ -230,6 +273,16 @@ def discover(index: ProjectIndex, extra_cell_bases: "ExtraBases" = frozenset()) 
                         owner_mod = index.resolve(c.qualname.rsplit(".", 1)[0])
                         target = (c.methods[edge.target], owner_mod[1] if owner_mod and owner_mod[0] == "module" else mod, c)
                         break
+                if target is None:
+                    sub = _sub_cell(index, cells, cls, edge.target)
+                    if sub is not None:  # a sub-Cell: its construct is a graph root of its own
+                        fs, tmod, tcls = sub
+                        add(GraphScope(fs.qualname, tmod.path, fs.lineno, "construct", _plain(fs.class_name),
+                                       class_key=fs.class_name, capture_mode=fs.capture_mode or "ast",
+                                       enclosing=fs.enclosing), fs, tmod, tcls, 0)
+                        if out is not None:
+                            out.append(CallSite(edge.line, edge.col, fs.qualname, f"self.{edge.target}"))
+                    continue
             elif edge.kind == "attr" and cls is not None:
                 target = _attr_method(index, cells, cls, edge.target)
             elif edge.kind == "dotted":
@@ -244,6 +297,9 @@ def discover(index: ProjectIndex, extra_cell_bases: "ExtraBases" = frozenset()) 
             if target is None:
                 continue
             fs, tmod, tcls = target
+            if out is not None:
+                label = edge.target.rsplit(".", 1)[-1] if edge.kind == "dotted" else f"self.{edge.target}"
+                out.append(CallSite(edge.line, edge.col, fs.qualname, label))
             link = f"called from {scope.short_name} ({display_path(scope.path)}:{edge.line})"
             root_site = scope.root_site or (scope.path, edge.line, edge.col, scope.qualname)
             add(GraphScope(fs.qualname, tmod.path, fs.lineno, "helper", _plain(fs.class_name),

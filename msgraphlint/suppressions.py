@@ -94,17 +94,27 @@ class SuppressionMap:
     file_wide: List[Suppression] = field(default_factory=list)  # ``skip-file[MSG201]``
 
     def suppresses(self, finding: Finding) -> bool:
+        """Whether a suppression silences ``finding`` (and marks it used). A call-site finding
+        (MSG004) is silenced by its own code or by the code of the finding it repeats."""
         hit = False
+        codes = (finding.code,) if finding.origin is None else (finding.code, finding.origin[0])
         for sup in self.by_line.get(finding.line, ()):
-            if sup.codes is None or finding.code in sup.codes:
+            if sup.codes is None:
                 sup.used.add(finding.code)
                 sup.used_any = True
                 hit = True
+                continue
+            for code in codes:
+                if code in sup.codes:
+                    sup.used.add(code)
+                    sup.used_any = True
+                    hit = True
         for sup in self.file_wide:
-            if sup.codes is not None and finding.code in sup.codes:
-                sup.used.add(finding.code)
-                sup.used_any = True
-                hit = True
+            for code in codes:
+                if sup.codes is not None and code in sup.codes:
+                    sup.used.add(code)
+                    sup.used_any = True
+                    hit = True
         return hit
 
 

@@ -36,7 +36,6 @@ class UnjoinableBranches(Rule):
     hint = ("make both branches give the same kind: a Tensor on both sides (`ops.zeros_like(x)`, `Tensor(0, x.dtype)`, "
             "`.astype(...)` to one dtype), or pick with `ops.select`/`ops.where`")
     severity = Severity.ERROR
-    report_call_sites = True
     rationale = """
         A condition that is a tensor is decided on the device: MindSpore 2.10 compiles a
         `Switch` and joins what leaves the two branches (the value returned, a variable
@@ -297,7 +296,6 @@ class TensorSizedList(Rule):
     hint = ("keep the length fixed: compute every element and mask the unwanted ones (`ops.where(cond, v, 0)`), "
             "or filter outside the graph")
     severity = Severity.ERROR
-    report_call_sites = True
     rationale = """
         A list in graph mode has a length fixed at compile time. When a tensor condition
         decides whether an element is added, the two branches of the Switch hold lists of

@@ -77,7 +77,6 @@ class InterpretedBuiltin(Rule):
                "in the Python interpreter (PyExecute), which cuts the graph")
     hint = _GENERIC_HINT
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         MindSpore's graph parser converts some builtins into graph operations (`len`, `max`,
         `min`, `sum`, `abs`, `isinstance`, `zip`, `enumerate`, `map`, `range`, ...: its

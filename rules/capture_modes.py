@@ -63,7 +63,6 @@ class BytecodeGraphBreak(_ModeBranch):
     hint = ("keep the decision on the device with `ops.where(cond, a, b)` / `ops.select`, or move the "
             "data-dependent control flow out of the jit function")
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         With bytecode capture MindSpore reads the function's Python bytecode instead of its
         source. Where the code branches on a tensor value it does not build a `Switch` (that is
@@ -118,7 +117,6 @@ class TraceFrozenBranch(_ModeBranch):
     hint = ("express the choice as data with `ops.where(cond, a, b)` / `ops.select`, or use the default (ast) "
             "capture, which compiles a real branch")
     severity = Severity.ERROR
-    report_call_sites = True
     rationale = """
         Trace capture runs the function once in Python and records the operators it executes.
         A Python `if`, `while` or conditional expression on a tensor is evaluated during that

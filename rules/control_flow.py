@@ -168,7 +168,6 @@ class TensorIf(Rule):
     hint = ("compute both values and pick one with `ops.select(cond, a, b)` / `ops.where(cond, a, b)` "
             "(or multiply by a mask); keep `if` for compile-time tests (`is None`, shapes, `self.training`)")
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         In graph mode an `if` is resolved at compile time when its condition is a Python
         value (`is None`, `self.training`, shapes, dtypes, config flags). When the
@@ -332,7 +331,7 @@ class TensorIf(Rule):
             class Net(nn.Cell):
                 def construct(self, x):
                     return soft_clip(x * 3) + 1
-        """, line=[4, 10], note="in a helper: reported there and at its call in construct"),
+        """, line=4, note="in a helper: reported there (once: the helper is in the same file)"),
         Invalid("""
             import mindspore as ms
 
@@ -362,7 +361,6 @@ class TensorWhile(Rule):
     hint = ("use a fixed trip count (`for _ in range(N)` is unrolled) and freeze finished elements with "
             "`ops.select`/`ops.where`, or move the data-dependent loop out of the graph")
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         A `while` over a Python counter (`i = 0; while i < 3`) is unrolled at compile time.
         A `while` whose condition is a tensor cannot be: MindSpore 2.10 compiles a loop
@@ -459,7 +457,6 @@ class TensorValueBranch(Rule):
     hint = ("`ops.where(cond, a, b)` / `ops.select` for a conditional expression; `ops.logical_and` / "
             "`ops.logical_or` (or `&` / `|` on boolean tensors) for `and` / `or`")
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         `a if cond else b` and the short-circuit operators `a and b` / `a or b` are
         control flow in Python: the second operand is evaluated only depending on the truth
@@ -556,7 +553,6 @@ class TensorAssert(Rule):
     hint = ("validate the data outside the Cell (in the input pipeline or the training loop), or clamp/mask "
             "the value with `ops.clamp`/`ops.where` instead of failing")
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         An `assert` or a `raise` guarded by a tensor condition cannot be checked at compile
         time, so MindSpore 2.10 keeps it in the graph: a `Switch` whose one branch is a

@@ -107,7 +107,6 @@ class BooleanMaskIndex(Rule):
     hint = ("keep the shape static: `ops.select(mask, x, 0)` / `x.masked_fill(~mask, 0)`, then reduce with "
             "the mask (`(x * mask).sum() / mask.sum()`); or pad to a fixed number of elements")
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         `x[mask]` with a boolean tensor returns only the selected elements, so its length
         is known only at run time. Measured with MindSpore 2.10 on CPU: `y = x[x > 0]`
@@ -168,7 +167,7 @@ class BooleanMaskIndex(Rule):
             @ms.jit
             def fn(x):
                 return positives(x * 2).sum()
-        """, line=[4, 8], note="in a helper reached from an ms.jit function (reported at the call too)"),
+        """, line=4, note="in a helper reached from an ms.jit function"),
     ]
 
     def visit_Subscript(self, node: ast.Subscript, ctx) -> None:
@@ -190,7 +189,6 @@ class DataDependentShapeOp(Rule):
     hint = ("keep shapes static: masks with `ops.select`/`ops.where(cond, x, y)`, `ops.topk` with a fixed k, "
             "or pad the result to a fixed size")
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         These ops return as many elements as the data selects: `ops.nonzero`/`Tensor.nonzero`,
         `ops.argwhere`, `ops.unique`, `ops.unique_consecutive`, `ops.masked_select`,
@@ -363,7 +361,6 @@ class ShapeFromTensorValue(Rule):
     hint = ("derive sizes from `x.shape` (static) or constants, and express the data-dependent part as a mask "
             "(`ops.select`, `masked_fill`) over a fixed (bucketed or padded) size")
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         Shapes are compile-time values in graph mode when they come from `x.shape`,
         literals or `__init__` attributes. A size computed from tensor *values* makes the

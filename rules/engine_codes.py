@@ -112,3 +112,43 @@ class FixNotWritten(Rule):
     hint = "make the file writable and run --fix again, or apply the fixes by hand (--diff shows them)"
     no_invalid_example = "reported only by --fix on a file it cannot write (tests/test_fixes_files.py)"
     VALID = [Valid("import mindspore\nx = 1\n")]
+
+
+class ReachedFromCall(Rule):
+    code = "MSG004"
+    default = True  # engine code: a helper's problem shown where the caller looks
+    name = "reached-from-call"
+    summary = "A call in graph code reaches a finding in a helper or sub-Cell of another file (reported at the call)."
+    message = "`{callee}()` reaches {code} ({name}) at {where}"
+    severity = Severity.WARNING
+    scope = "module"
+    rationale = """
+        A `print`, an in-place write or an `.asnumpy()` in a helper or sub-Cell is
+        compiled into every graph that calls it, but it sits in another file: the file a
+        pre-commit hook is given, the buffer open in the editor, may be only the caller.
+        So each finding inside a helper or sub-Cell (`self.block = Block()`, then
+        `self.block(x)`) reached from graph code in another file is also reported at the
+        call in the caller's file, on one line that names the original finding and where
+        it is: "`helper()` reaches MSG201 (print-in-graph) at src/utils.py:2"; the
+        original's message follows as a note, and its severity is the original's. A file gets one such line per original
+        finding, at its first call that reaches it (a helper two calls away is reported at
+        the call that leaves the file); a helper in the same file is reported there
+        once, not again at its call.
+
+        It is its own code, so `--statistics` counts each original finding once, under
+        its own code, and these lines apart, here; `ignore = ["MSG004"]` turns them off.
+        The original code governs it too: it is reported only where that code is
+        selected and not ignored (`--ignore MSG201` drops its call-site lines too, as
+        does a `per-file-ignores` of MSG201 for the caller's file), and only while the
+        original is reported (a `# noqa: MSG201` on the `print` silences both).
+        Suppress it on the call's line with `# noqa: MSG004` (every such line there) or
+        with the original code (`# noqa: MSG201`). It is reported whether or not the
+        helper's file is linted in the same run, so a hook given only the caller still
+        fails; in JSON it carries `origin` (code, path, line, column), in SARIF a
+        `relatedLocations` entry for the original.
+    """
+    hint = "fix the original finding (where the message points), or suppress it there or on this line"
+    no_invalid_example = "reported only across files (tests/test_call_sites.py)"
+    VALID = [Valid("import mindspore.nn as nn\n\ndef helper(x):\n    print(x)\n    return x\n\n"
+                   "class Net(nn.Cell):\n    def construct(self, x):\n        return helper(x)\n",
+                   note="a helper in the same file: its finding (MSG201) is reported there only")]

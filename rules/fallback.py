@@ -194,7 +194,6 @@ class TensorToNumpy(Rule):
     hint = ("keep the value a tensor and use the `ops.*`/`mint.*` equivalent (e.g. `np.tanh(t.asnumpy())` → "
             "`ops.tanh(t)`); convert to NumPy outside the Cell, after it returns")
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         Graph mode has no NumPy: `Tensor.asnumpy()` (and `.numpy()`, `.tolist()`, which go
         through it) can only run in the Python interpreter. Measured with MindSpore 2.10 on CPU:
@@ -311,7 +310,7 @@ class TensorToNumpy(Rule):
             @ms.jit
             def step(x):
                 return Tensor(np.exp(to_np(x)), ms.float32)
-        """, line=[6, 10], note="in a helper of a jit function: reported at the helper and at the call"),
+        """, line=6, note="in a helper of a jit function: reported at the helper"),
         Invalid("""
             import mindspore.nn as nn
 
@@ -454,7 +453,6 @@ class HostMathOnTensor(Rule):
                "does not compile")
     hint = "use the native op on the tensor (`np.tanh` → `ops.tanh`, `np.clip` → `ops.clamp`, `math.erf` → `ops.erf`, …)"
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         NumPy, `math`, SciPy and `random` are on MindSpore's list of modules that graph code
         hands to the interpreter (JIT Fallback). Given a tensor, they cannot be folded to a
@@ -538,7 +536,7 @@ class HostMathOnTensor(Rule):
             @ms.jit
             def step(x):
                 return soft_cap(x * 2)
-        """, line=[5, 9], note="in a helper: reported at the helper line and at the call in the jit function"),
+        """, line=5, note="in a helper: reported at the helper line, called from the jit function"),
     ]
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
@@ -570,7 +568,6 @@ class ThirdPartyOnTensor(Rule):
     hint = ("do this work in the data pipeline (`mindspore.dataset` map operations) or before calling the Cell, "
             "and pass tensors in")
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         Functions and objects of installed libraries that MindSpore lists as third-party
         (its JIT Fallback whitelist: NumPy, SciPy, PIL, scikit-learn, torch, jieba, pandas, …),
@@ -760,7 +757,6 @@ class LocalListMethod(Rule):
                "syntax level (PyExecute: the graph is cut there); STRICT compiles it natively")
     hint = "build lists with `append`, `+` and `+=`, which compile natively at both levels"
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         MindSpore 2.10 compiles some list methods natively and hands others to the
         interpreter at the default syntax level. Measured on CPU, on a list of tensors built

@@ -112,7 +112,6 @@ class TensorToScalar(Rule):
     hint = ("keep it a tensor: use the 0-d tensor directly (`x / t.max()`), `ops.cast(t, ms.float32)` for a dtype, "
             "masks or `ops.select` instead of data-dependent sizes and branches")
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         `float(t)`, `int(t)`, `bool(t)` and `t.item()` on a one-element tensor are not an
         interpreter fallback in MindSpore 2.10: they compile, at the default level and under
@@ -193,7 +192,7 @@ class TensorToScalar(Rule):
             class Layer(nn.Cell):
                 def construct(self, x):
                     return x * residual_scale(x)
-        """, line=[4, 8], note="in a helper: reported at the helper line and at the call in construct"),
+        """, line=4, note="in a helper: reported at the helper line, called from construct"),
         Invalid("""
             import mindspore as ms
             from mindspore import ops
@@ -263,7 +262,6 @@ class CellListRuntimeIndex(Rule):
     hint = ("index with the int32 tensor itself (`self.experts[idx]` selects correctly in graph mode), or compute "
             "every Cell and combine with masks / `ops.select`")
     severity = Severity.ERROR
-    report_call_sites = True
     rationale = """
         Measured with MindSpore 2.10.0 on CPU: `self.layers` an `nn.CellList([ReLU(), Tanh(),
         Sigmoid()])`, `construct(self, x, k)` with `k` an int32 tensor.

@@ -25,7 +25,6 @@ class TokenizerInGraph(Rule):
     message = "tokenizer call in {where}: tokenization is Python string work that cannot be compiled into the graph"
     hint = "tokenize offline or in the dataset pipeline (`dataset.map(operations=tokenize, num_parallel_workers=N)`) and feed token ids"
     severity = Severity.ERROR
-    report_call_sites = True
     rationale = """
         The field report (6.1) saw training speed halve because `construct` called a
         tokenizer. Graph mode cannot compile string processing: MindSpore 2.10 either

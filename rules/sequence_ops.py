@@ -173,7 +173,6 @@ class SequenceOpFallback(Rule):
     hint = ("keep tuples/lists homogeneous (tensors apart from strings, numbers and nested tuples) and index them "
             "with Python ints")
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         MindSpore compiles tuple and list operations natively when the sequence holds only
         numbers or only tensors, and the operands are constants or tensors. Other operand
@@ -367,7 +366,6 @@ class IsLiteralOnVariable(Rule):
                "(and `is` with a literal is a Python bug: SyntaxWarning)")
     hint = "compare values with `==` / `!=`"
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         `is`/`is not` against an int, float or string literal compares object identity,
         which Python itself warns about (`SyntaxWarning: "is" with a literal`). MindSpore

@@ -74,7 +74,6 @@ class UnsupportedSyntax(Rule):
             "`if`/`elif` for `match`, a module-level import, a flag instead of `for … else`, …), or move it "
             "out of `construct`")
     severity = Severity.ERROR
-    report_call_sites = True
     rationale = """
         Each construct below was compiled in a small Cell (`construct` or a helper it calls;
         `@ms.jit` functions behave the same) with MindSpore 2.10.0 on CPU. All of them fail
@@ -223,7 +222,7 @@ class UnsupportedSyntax(Rule):
                 def construct(self, x):
                     a, b = pairs(x)
                     return a + b
-        """, line=[4, 9], note="a generator helper: its first yield, and the call site in construct"),
+        """, line=4, note="a generator helper: its first yield"),
         Invalid("""
             import mindspore as ms
 
@@ -397,7 +396,6 @@ class InterpretedSyntax(Rule):
     message = "{what} in graph-mode code ({where}) {effect}"
     hint = "bind attributes of graph values to a local before `%`-formatting; keep string lengths as int attributes"
     severity = Severity.WARNING
-    report_call_sites = True
     rationale = """
         Some Python expressions compile at the default syntax level only through the
         interpreter (PyExecute nodes, which cut the graph) or through a constant-folding path
@@ -550,7 +548,6 @@ class DictUnpackOfTensors(Rule):
     message = ("`{{**{expr}}}` in graph-mode code ({where}) {effect} (MindSpore 2.10, default level and STRICT)")
     hint = "build the dict with explicit keys (`{\"a\": d[\"a\"], \"loss\": loss}`) or pass the values as a tuple"
     severity = Severity.ERROR
-    report_call_sites = True
     rationale = """
         Dict unpacking in a dict display compiles in graph mode but is wrong for tensor
         values. Measured with MindSpore 2.10.0 on CPU, identically at the default level and

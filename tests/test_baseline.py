@@ -64,7 +64,8 @@ def test_bad_baseline_is_usage_error(proj):
 
 # ------------------------------------------------------------------ call-site findings
 # helper.py is not linted: its problem is reported at the call in net.py (a call-site
-# finding, which has no source text of its own; its message names helper.py:2)
+# finding, MSG004, keyed by the call's text and the code it repeats; its message names
+# helper.py:2)
 HELPER = "def helper(x):\n    y = x.asnumpy()\n    return y\n"
 CALLER = ("import mindspore.nn as nn\nfrom helper import helper\n\n\nclass Net(nn.Cell):\n"
           "    def construct(self, x):\n        return helper(x)\n")
@@ -82,7 +83,7 @@ def test_call_site_finding_is_keyed_by_the_call_text(callsite):
     r = run("--write-baseline", "bl.json", "net.py")
     assert r.exit_code == 0
     doc = json.loads((callsite / "bl.json").read_text())
-    assert doc["entries"] == [{"code": "MSG401", "path": "net.py", "text": "return helper(x)", "count": 1}]
+    assert doc["entries"] == [{"code": "MSG004", "path": "net.py", "text": "return helper(x) -> MSG401", "count": 1}]
     # one comment line above the helper's flagged line, then one above the call
     (callsite / "helper.py").write_text("# a comment\n" + HELPER)
     r = run("--baseline", "bl.json", "net.py")
@@ -96,22 +97,34 @@ def test_call_site_a_second_defect_behind_the_call_is_still_reported(callsite):
     run("--write-baseline", "bl.json", "net.py")
     (callsite / "helper.py").write_text(HELPER.replace("    return y\n", "    z = x.asnumpy()\n    return y\n"))
     r = run("--baseline", "bl.json", "net.py")
-    assert r.exit_code == 1 and r.stdout.count("MSG401") == 1 and r.stdout.startswith("net.py:7:16: MSG401 ")
+    assert r.exit_code == 1 and r.stdout.count("MSG401") == 1
+    assert r.stdout.startswith("net.py:7:16: MSG004 `helper()` reaches MSG401 (tensor-to-numpy) at helper.py:3")
 
 
-def test_call_site_entries_of_an_older_baseline_still_match(callsite):
-    # before call-site findings were keyed by the call, their key text was the message
-    message = json.loads(CliRunner().invoke(cli, ["check", "--no-cache", "--format", "json", "net.py"]).stdout)[
-        "findings"][0]["message"]
-    assert message.startswith("call to helper `helper` reaches: ") and message.endswith("(helper.py:2)")
+def test_call_site_a_new_kind_of_defect_behind_a_baselined_call_is_reported(callsite):
+    run("--write-baseline", "bl.json", "net.py")
+    (callsite / "helper.py").write_text(HELPER.replace("    y = x.asnumpy()\n", "    y = x.asnumpy()\n    print(y)\n"))
+    r = run("--baseline", "bl.json", "net.py")
+    assert r.exit_code == 1 and r.stdout.startswith("net.py:7:16: MSG004 `helper()` reaches MSG201 (print-in-graph)")
+    assert "MSG401" not in r.stdout
+
+
+@pytest.mark.parametrize("legacy", ["message", "call text"])
+def test_call_site_entries_of_an_older_baseline_still_match(callsite, legacy):
+    # before MSG004 a call-site finding was reported under the code it repeats (MSG401), keyed
+    # by the call's text, and before that by its message
+    result = CliRunner().invoke(cli, ["check", "--no-cache", "--format", "json", "net.py", "helper.py"])
+    original = next(f for f in json.loads(result.stdout)["findings"] if f["path"] == "helper.py")
+    text = (f"call to helper `helper` reaches: {original['message']} (helper.py:2)" if legacy == "message"
+            else "return helper(x)")
     (callsite / "bl.json").write_text(json.dumps({"version": 1, "entries": [
-        {"code": "MSG401", "path": "net.py", "text": message, "count": 1}]}))
+        {"code": "MSG401", "path": "net.py", "text": text, "count": 1}]}))
     r = run("--baseline", "bl.json", "net.py")
     assert (r.exit_code, r.stdout, r.stderr) == (0, "All checks passed!\n", "")
 
 
-def test_call_site_finding_in_the_same_file_survives_a_comment_line_at_the_top(tmp_path, monkeypatch):
-    # helper and Cell in one file: the call-site copy's message names one.py:5, its call is line 11
+def test_a_helper_in_the_same_file_survives_a_comment_line_at_the_top(tmp_path, monkeypatch):
+    # helper and Cell in one file: the helper's finding is reported there, once (no call-site copy)
     monkeypatch.chdir(tmp_path)
     src = ("import mindspore.nn as nn\n\n\n" + HELPER + "\n\nclass Net(nn.Cell):\n"
            "    def construct(self, x):\n        return helper(x)\n")
@@ -119,8 +132,7 @@ def test_call_site_finding_in_the_same_file_survives_a_comment_line_at_the_top(t
     r = run("--write-baseline", "bl.json", "one.py")
     assert r.exit_code == 0
     doc = json.loads((tmp_path / "bl.json").read_text())
-    assert doc["entries"] == [{"code": "MSG401", "path": "one.py", "text": "return helper(x)", "count": 1},
-                              {"code": "MSG401", "path": "one.py", "text": "y = x.asnumpy()", "count": 1}]
+    assert doc["entries"] == [{"code": "MSG401", "path": "one.py", "text": "y = x.asnumpy()", "count": 1}]
     (tmp_path / "one.py").write_text("# a comment\n" + src)
     r = run("--baseline", "bl.json", "one.py")
     assert (r.exit_code, r.stdout, r.stderr) == (0, "All checks passed!\n", "")

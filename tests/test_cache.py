@@ -293,8 +293,9 @@ RICH = {
 }
 # by hand: the syntax error; print in the helper construct calls; the tensor condition; print in the
 # nested jit function (the print on line 10 and the asnumpy on line 11 are suppressed)
-RICH_FINDINGS = [("bad.py", 2, "MSG001"), ("base.py", 13, "MSG201"), ("model.py", 12, "MSG101"),
-                 ("model.py", 20, "MSG201")]
+# model.py:9 `self.helper(x)` reaches base.py's print: reported at that call too (MSG004)
+RICH_FINDINGS = [("bad.py", 2, "MSG001"), ("base.py", 13, "MSG201"), ("model.py", 9, "MSG004"),
+                 ("model.py", 12, "MSG101"), ("model.py", 20, "MSG201")]
 
 
 def _all_findings(root, cache_dir):

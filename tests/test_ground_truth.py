@@ -10,9 +10,9 @@ A family's true positive is a finding of one of its rules on a positive snippet'
 defect line; a false positive is a finding of its rules on any negative snippet, or
 off the defect line of one of its own positives. Findings on positives of other
 families are not judged (a snippet may legitimately show two effects), nor are the
-call-site copies of a helper's finding (``call to helper `h` reaches: ...``), except
-that such a copy on the defect line counts as the hit when the helper lives in a
-module outside the labeled set.
+call-site copies of a helper's finding (MSG004 ``reached-from-call``, carrying the code it
+repeats as ``origin``), except that such a copy on the defect line counts as the hit when
+the helper lives in a module outside the labeled set.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def score():
     labels = [l for l in load_labels() if l.get("confirmed")]
     codes = family_codes()
     all_codes = sorted(set().union(*codes.values())) if codes else []
-    result = run_paths([l["path"] for l in labels], select=all_codes or ["MSG0"])
+    result = run_paths([l["path"] for l in labels], select=(all_codes or ["MSG0"]) + ["MSG004"])
     by_file = defaultdict(list)
     for fr in result.files:
         by_file[os.path.basename(fr.path)].extend(fr.findings)
@@ -79,12 +79,12 @@ def score():
         misses, false = [], []
         for lab in labels:
             # a helper's finding repeated at its call site in construct is derived, not judged
-            found = [f for f in by_file[lab["file"]] if f.code in fam_codes and not f.message.startswith("call to helper `")]
+            found = [f for f in by_file[lab["file"]] if f.code in fam_codes]
             if lab["polarity"] == "neg":
                 fp += len(found)
                 false += [f"{lab['file']}:{f.line} {f.code}" for f in found]
             elif lab["family"] == fam:
-                derived = [f for f in by_file[lab["file"]] if f.code in fam_codes and f.message.startswith("call to helper `")]
+                derived = [f for f in by_file[lab["file"]] if f.origin is not None and f.origin[0] in fam_codes]
                 hit = [f for f in found + derived if f.line == lab["defect_line"]]
                 off = [f for f in found if f.line != lab["defect_line"]]
                 tp += 1 if hit else 0

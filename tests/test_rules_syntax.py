@@ -199,8 +199,8 @@ def test_async_helper_and_generator_helper_reported_at_def_and_call(tmp_path):
                     return twice(a + b)
         """,
     })
-    found = lint([tmp_path], select=SYNTAX, config_file=None)
-    assert codes_at(found) == [("net.py", 6, "MSG410"), ("net.py", 7, "MSG410"),
+    found = lint([tmp_path], select=SYNTAX + ["MSG004"], config_file=None)
+    assert codes_at(found) == [("net.py", 6, "MSG004"), ("net.py", 7, "MSG004"),
                                ("util.py", 1, "MSG410"), ("util.py", 5, "MSG410")]
     async_def = next(f for f in found if f.path.endswith("util.py") and f.line == 1)
     assert "Parse Lambda Function Fail" in async_def.message

@@ -44,7 +44,44 @@ def diagnostic(f: Finding, doc: Document, encoding: str) -> lsp.Diagnostic:
         code=f.code, source="msgraphlint",
         code_description=lsp.CodeDescription(href=rule.help_uri()) if rule else None,
         data={"code": f.code, "line": f.line, "col": f.col},
+        related_information=_origin(f),
     )
+
+
+def _origin(f: Finding) -> Optional[List[lsp.DiagnosticRelatedInformation]]:
+    """A call-site finding (MSG004): where the finding it repeats is (the helper's line;
+    its column is not converted to the client's encoding: that file is not at hand)."""
+    if f.origin is None:
+        return None
+    import os
+
+    from pygls.uris import from_fs_path
+
+    code, path, line, col = f.origin
+    where = lsp.Range(lsp.Position(line - 1, col), lsp.Position(line - 1, col))
+    return [lsp.DiagnosticRelatedInformation(location=lsp.Location(uri=from_fs_path(os.path.abspath(path)), range=where),
+                                             message=f"{code}: the finding this call reaches")]
+
+
+def related_documents(related: dict, open_uri) -> dict:
+    """``runner.run_source(related=...)`` (display path -> FileResult of a file the document
+    reaches) as uri -> (the file's text on disk, its findings): what ``Related`` publishes.
+    ``open_uri(path)``: the uri the editor opened that file under, or None."""
+    import os
+
+    from pygls.uris import from_fs_path
+
+    from ..source import SourceError, SourceFile
+
+    out = {}
+    for path, fr in related.items():
+        full = os.path.abspath(path)
+        try:
+            text = SourceFile.read(full).text
+        except (OSError, SourceError, ValueError):
+            continue
+        out[open_uri(full) or from_fs_path(full)] = (text, list(fr.findings) + list(fr.unused_suppressions))
+    return out
 
 
 def budget_diagnostic(seconds: float) -> lsp.Diagnostic:

@@ -73,6 +73,9 @@ class Outcome:
     budget_hit: bool = False
     cancelled: bool = False
     seconds: float = 0.0
+    # other files this analysis checked because the document reaches helpers or sub-Cells in
+    # them (``runner.run_source(related=...)``): uri -> (their text, their findings)
+    related: dict = field(default_factory=dict)
 
 
 class Job:
@@ -122,7 +125,11 @@ class Job:
                         raise self._stop()
                     self._running = True
                 try:
-                    outcome.findings = self.work(prepared)
+                    got = self.work(prepared)
+                    if isinstance(got, tuple):  # (findings, related)
+                        outcome.findings, outcome.related = got
+                    else:
+                        outcome.findings = got
                 finally:
                     with self._lock:
                         self._running = False
@@ -204,3 +211,48 @@ class Scheduler:
         if self.jobs.get(job.uri) is job:
             del self.jobs[job.uri]
         self.on_done(outcome)
+
+
+class Related:
+    """Diagnostics for files that are not open but that an open document reaches (a helper
+    module, a sub-Cell's module): the editor shows what ``check`` reports there, computed
+    from disk by the analysis of the document that reaches them. A file open in the editor
+    publishes its own diagnostics (from its buffer); these are for the others, and they are
+    cleared when no open document reaches the file any more.
+
+    ``by_caller``: open document's uri -> {reached file's uri: (text, findings)}, the
+    latest analysis of each open document."""
+
+    def __init__(self) -> None:
+        self.by_caller: dict = {}
+
+    def update(self, caller: str, related: dict, is_open: Callable[[str], bool]) -> tuple:
+        """Record ``caller``'s latest analysis; (uri -> (text, findings) to publish, uris to clear)."""
+        old = self.by_caller.get(caller, {})
+        self.by_caller[caller] = dict(related)
+        publish = {u: v for u, v in related.items() if not is_open(u) and u != caller}
+        return publish, self._orphans(set(old) - set(related), is_open)
+
+    def drop(self, caller: str, is_open: Callable[[str], bool]) -> tuple:
+        """``caller`` was closed: (uri -> (text, findings) to publish, uris to clear) for
+        the files it reached, and for ``caller`` itself when another open document reaches
+        it (its diagnostics then come from that document's analysis)."""
+        old = self.by_caller.pop(caller, {})
+        publish = {}
+        mine = self.holder(caller)
+        if mine is not None:
+            publish[caller] = mine
+        return publish, self._orphans(set(old), is_open)
+
+    def holder(self, uri: str):
+        """The latest (text, findings) some open document's analysis computed for ``uri``."""
+        for related in self.by_caller.values():
+            if uri in related:
+                return related[uri]
+        return None
+
+    def callers_of(self, uri: str) -> List[str]:
+        return [c for c, related in self.by_caller.items() if uri in related]
+
+    def _orphans(self, gone: set, is_open: Callable[[str], bool]) -> List[str]:
+        return sorted(u for u in gone if not is_open(u) and self.holder(u) is None)

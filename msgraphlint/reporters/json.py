@@ -19,7 +19,7 @@ from ..findings import FileResult, Finding, Fix
 from ._common import (all_findings, column1, count_by_code, fix_applicable, hidden_fixes, hint_for, json_text,
                       statistics_rows)
 
-SCHEMA_VERSION = "2.0"  # 2.0: summary.fixable counts what --fix applies; summary.hidden_fixes
+SCHEMA_VERSION = "2.1"  # 2.0: summary.fixable counts what --fix applies; summary.hidden_fixes; 2.1: origin
 SCHEMA_RESOURCE = "findings.schema.json"  # in the msgraphlint.data package
 
 
@@ -52,6 +52,9 @@ def finding_dict(finding: Finding, rules: Mapping[str, type]) -> Dict[str, Any]:
         "chain": list(finding.chain),
         "fix": fix_dict(finding.fix),
         "source_line": finding.source_line,
+        "origin": None if finding.origin is None else {
+            "code": finding.origin[0], "path": finding.origin[1], "line": finding.origin[2],
+            "column": finding.origin[3] + 1},
     }
 
 

@@ -7,8 +7,9 @@ that is not among the active rules (e.g. MSG001),
 with ``help`` and ``fullDescription`` from ``Rule.docs()`` / the rationale,
 ``helpUri`` from ``Rule.help_uri()`` and ``defaultConfiguration.level`` from
 the rule's severity. Each result carries ``ruleId``/``ruleIndex``, ``level``
-(error / warning / note), one physical location and, when the finding has a
-fix with edits, a SARIF ``fix``.
+(error / warning / note), one physical location, for a call-site finding
+(MSG004) a ``relatedLocations`` entry at the finding it repeats and, when the finding
+has a fix with edits, a SARIF ``fix``.
 
 Locations: a path inside ``root`` (default: the current directory) is a
 relative URI with ``uriBaseId`` ``%SRCROOT%``; ``run.originalUriBaseIds``
@@ -21,7 +22,7 @@ valid UTF-8 (``_common.json_text``).
 ``partialFingerprints["msgraphlintFingerprint/v1"]`` is the SHA-256 of the rule
 code, the artifact URI, the flagged line's text with whitespace normalised, and
 the index of this occurrence among the file's findings with the same code and
-text. It has no line numbers in it: it survives unrelated lines moving, and two
+text (for a call-site finding, MSG004, the code is ``MSG004>`` and the code it repeats). It has no line numbers in it: it survives unrelated lines moving, and two
 identical lines in one file still get different fingerprints.
 """
 
@@ -114,7 +115,7 @@ def _fix(fix: Fix, location: Dict[str, str]) -> Optional[Dict[str, Any]]:
 
 
 def _result(finding: Finding, rule_index: int, location: Dict[str, str], print_: str,
-            rules: Mapping[str, type]) -> Dict[str, Any]:
+            rules: Mapping[str, type], root: Optional[str] = None) -> Dict[str, Any]:
     physical: Dict[str, Any] = {
         "artifactLocation": location,
         "region": _region(finding.line, finding.col, finding.end_line, finding.end_col),
@@ -130,6 +131,15 @@ def _result(finding: Finding, rule_index: int, location: Dict[str, str], print_:
         "locations": [{"physicalLocation": physical}],
         "partialFingerprints": {FINGERPRINT_KEY: print_},
     }
+    if finding.origin is not None:  # a call-site finding (MSG004): where the finding it repeats is
+        code, path, line, col = finding.origin
+        uri, base = artifact_uri(path, root)
+        result["relatedLocations"] = [{
+            "id": 0,
+            "physicalLocation": {"artifactLocation": _artifact_location(uri, base),
+                                 "region": {"startLine": line, "startColumn": col + 1}},
+            "message": {"text": f"{code}: the finding this call reaches"},
+        }]
     if finding.fix is not None:
         fix = _fix(finding.fix, location)
         if fix is not None:
@@ -160,11 +170,14 @@ def log(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[
                 descriptors.append(_fallback_descriptor(finding))
             uri, base = artifact_uri(finding.path, root)
             text = normalise_line_text(finding.source_line)
-            occurrence = seen.get((finding.code, text), 0)
-            seen[(finding.code, text)] = occurrence + 1
-            print_ = fingerprint(finding.code, uri, text, occurrence)
+            # a call-site finding is told apart by the code it repeats: fixing one of two
+            # findings a call reaches leaves the other's fingerprint as it was
+            code = finding.code if finding.origin is None else f"{finding.code}>{finding.origin[0]}"
+            occurrence = seen.get((code, text), 0)
+            seen[(code, text)] = occurrence + 1
+            print_ = fingerprint(code, uri, text, occurrence)
             sarif_results.append(_result(finding, index[finding.code],
-                                         _artifact_location(uri, base), print_, rules))
+                                         _artifact_location(uri, base), print_, rules, root))
 
     run: Dict[str, Any] = {
         "tool": {"driver": {
