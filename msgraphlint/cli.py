@@ -254,6 +254,9 @@ def _show_settings(path: str, resolver, fmt: str) -> None:
                    "(e.g. --config 'ignore=[\"MSG201\"]'), applied on top (repeatable).")
 @click.option("--target-mindspore", "target", metavar="VERSION",
               help="MindSpore version the code runs on (default: the project's pin, else the newest known).")
+@click.option("--upgrade-to", "upgrade_to", metavar="VERSION",
+              help="Lint as MindSpore VERSION and report only what is new relative to the current target "
+                   "(APIs removed or renamed, new deprecations), naming both versions.")
 @click.option("--stdin-filename", metavar="PATH", help="Read the source from stdin and report it as PATH.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
 @click.option("--force-exclude", is_flag=True, help="Apply `exclude` to paths given on the command line too.")
@@ -281,12 +284,12 @@ def _show_settings(path: str, resolver, fmt: str) -> None:
 def check(paths, select, extend_select, ignore, fmt, output_file, outputs, statistics, exit_zero, config_values,
           target, stdin_filename, jobs, force_exclude, color, fix, unsafe_fixes, show_diff, show_fixes, add_noqa,
           baseline_file, write_baseline, no_cache, cache_dir, sarif_all_rules, quiet, verbose, show_files,
-          show_settings) -> None:
+          show_settings, upgrade_to=None) -> None:
     """Lint PATHS (files or directories; default: the current directory; `-` reads stdin).
 
     Each file uses the closest pyproject.toml with [tool.msgraphlint], msgraphlint.toml or
     .msgraphlint.toml above it, unless --config names a file."""
-    from .config import ConfigError, parse_overrides
+    from .config import ConfigError, parse_overrides, validate_version
     from .reporters import render
     from .runner import SettingsResolver, UsageError, plan_paths, run_paths
 
@@ -298,10 +301,20 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
     if "-" in paths and len(paths) > 1:
         _usage_error("`-` (stdin) cannot be combined with other paths")
     config_file, pairs = _config_options(config_values)
+    if upgrade_to:
+        from .upgrade import DEPRECATION_RULES
+        if fix or show_diff or add_noqa or write_baseline:
+            _usage_error("--upgrade-to reports what an upgrade changes; it cannot be combined with --fix, --diff, "
+                         "--add-noqa or --write-baseline")
+        extend_select = tuple(extend_select) + DEPRECATION_RULES
     try:
         config_overrides = parse_overrides(pairs)
         resolver = SettingsResolver(config_file, _split(select) if select else None, _split(ignore),
                                     _split(extend_select), target, config_overrides)
+        if upgrade_to:
+            validate_version(upgrade_to, "--upgrade-to")
+            upgraded = SettingsResolver(config_file, _split(select) if select else None, _split(ignore),
+                                        _split(extend_select), upgrade_to, config_overrides)
     except (ConfigError, UsageError) as exc:
         _usage_error(str(exc))
         return
@@ -330,6 +343,13 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
             result = run_paths(paths, resolver=resolver, jobs=jobs, force_exclude=force_exclude,
                                overrides=overrides, cache=not no_cache and overrides is None,
                                cache_dir=cache_dir, progress=progress)
+            if upgrade_to:
+                from .upgrade import new_in_upgrade
+                current_warnings = _target_warnings(result)
+                result = new_in_upgrade(result, run_paths(
+                    paths, resolver=upgraded, jobs=jobs, force_exclude=force_exclude, overrides=overrides,
+                    cache=not no_cache and overrides is None, cache_dir=cache_dir))
+                result.warnings = current_warnings + result.warnings
         finally:
             progress.close()
     except UsageError as exc:
