@@ -72,4 +72,5 @@ def test_upgrade_view_reports_nothing_for_the_same_release(tmp_path):
 def test_upgrade_view_refuses_fix(tmp_path):
     root = _project(tmp_path / "p", {"requirements.txt": "mindspore==2.7.0\n"})
     r = run_cli("check", "--fix", "--upgrade-to", "2.10", str(root))
-    assert r.exit_code == 2 and "--upgrade-to" in r.output
+    assert r.exit_code == 2 and "--upgrade-to reports what an upgrade changes; it cannot be combined with --fix" \
+        in r.output
