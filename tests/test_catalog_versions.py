@@ -149,3 +149,24 @@ def test_apply_delta_round_trip():
     assert C.apply_delta(base, delta) == {"version": "2", "functions": {"b": {"r": 3}, "c": {}},
                                           "modules": ["n", "o"], "x": 2}
     assert base["functions"] == {"a": {"r": 1}, "b": {"r": 2}}
+
+
+# ---------------------------------------------------------------------- scripts/catalog_diff.py
+def test_catalog_diff_per_neighbouring_pair():
+    import sys
+    sys.path.insert(0, str(REPO / "scripts"))
+    try:
+        import catalog_diff
+    finally:
+        sys.path.remove(str(REPO / "scripts"))
+    appear, disappear, changed = catalog_diff.diff("2.7.0", "2.7.1")
+    assert "mindspore.nn.TensorArray" in disappear and "mindspore.mint.real" in appear
+    assert "mindspore.ops.transpose" in changed  # (input, input_perm) -> (input, dims)
+    appear, disappear, changed = catalog_diff.diff("2.9.0", "2.10.0")
+    assert appear == ["mindspore.mint.addr_", "mindspore.mint.conv_tbc", "mindspore.mint.npu_gelu",
+                      "mindspore.mint.vdot", "mindspore.swap_tensors"] and disappear == [] and changed == []
+    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "catalog_diff.py")], capture_output=True,
+                          text=True, check=True)
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| 2.")]
+    assert [r.split("|")[1:3] for r in rows] == [[f" {a} ", f" {b} "] for a, b in zip(known_versions(),
+                                                                                     known_versions()[1:])]
