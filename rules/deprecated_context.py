@@ -21,7 +21,7 @@ class DeprecatedContextKey(Rule):
     code = "MSG620"
     requires_text = ("set_context",)
     name = "deprecated-context-key"
-    summary = "`set_context(...)` with a key MindSpore 2.10 deprecates or has removed, with the right replacement per device."
+    summary = "`set_context(...)` with a key the target MindSpore deprecates or has removed, with the right replacement per device."
     message = "`set_context({key}=...)` is {status} in MindSpore {target}: {advice}"
     severity = Severity.WARNING
     scope = "module"
