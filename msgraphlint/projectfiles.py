@@ -160,10 +160,19 @@ def _mentions(path: str, module: str, is_package: bool, text_of: Callable[[str],
     return got
 
 
-def _same_module(a: str, b: str) -> bool:
-    """Two dotted names that may name one module: equal, or one ends with the other (a
-    namespace ``src`` folder: ``src.utils`` is the file whose import root names it ``utils``)."""
-    return a == b or a.endswith("." + b) or b.endswith("." + a)
+def _spellings(name: str, root: str) -> Set[str]:
+    """The names an import may give a module: its name from its import root, and that name
+    under the folders above the root (up to three: a namespace ``src`` folder is its files'
+    import root, and ``from src.utils import helper`` in the script beside it names
+    ``utils``), as the index's lazy loader looks for modules (``ProjectIndex._search_roots``)."""
+    out = {name}
+    parts = root.replace(os.sep, "/").rstrip("/").split("/")
+    for k in range(1, 4):
+        prefix = parts[len(parts) - k:]
+        if len(prefix) < k or not all(p.isidentifier() for p in prefix):
+            break
+        out.add(".".join(prefix + [name]))
+    return out
 
 
 def connected(seeds: Sequence[str], candidates: Sequence[str], text_of: Callable[[str], Optional[str]],
@@ -175,8 +184,10 @@ def connected(seeds: Sequence[str], candidates: Sequence[str], text_of: Callable
     files = list(dict.fromkeys(list(seeds) + list(candidates)))
     names: Dict[str, str] = {}
     packages: Dict[str, bool] = {}
+    spelled: Dict[str, Set[str]] = {}
     for f in files:
-        names[f], _, packages[f] = module_name_for(f)
+        names[f], root, packages[f] = module_name_for(f)
+        spelled[f] = _spellings(names[f], root)
     by_stem: Dict[str, List[str]] = {}
     for f in files:
         by_stem.setdefault(_stem(names[f]), []).append(f)
@@ -186,7 +197,7 @@ def connected(seeds: Sequence[str], candidates: Sequence[str], text_of: Callable
         out = []
         for n in _mentions(f, names[f], packages[f], text_of, cache, f in dyn):
             for g in by_stem.get(_stem(n), ()):
-                if g != f and _same_module(n, names[g]):
+                if g != f and n in spelled[g]:
                     out.append(g)
                     imported_by.setdefault(g, []).append(f)
         said[f] = out

@@ -70,6 +70,11 @@ TREE = {
         net = Net()
         out = net(ms.Tensor([1.0]))
     """,
+    "scripts/utils.py": """
+        import mindspore as ms
+
+        print(ms.__version__)
+    """,
     "tools/unrelated.py": """
         import mindspore.nn as nn
 
@@ -135,7 +140,8 @@ def test_check_dot_equals_the_union_of_check_of_each_file(proj):
 def test_files_that_import_nothing_of_the_named_files_are_not_read(proj):
     res = run_paths(["src/model.py"])
     # ops_util.py, utils.py, layers.py and train.py; not tools/unrelated.py, nor src/__init__.py
-    # (`from src.layers import Block` needs nothing of it)
+    # (`from src.layers import Block` needs nothing of it), nor scripts/utils.py (a module
+    # `utils` of its own folder: no import of `src.utils` finds it)
     assert res.context_files == 4
 
 
