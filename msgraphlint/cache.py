@@ -5,8 +5,9 @@ Two levels, both content-addressed (keys: ``cachekeys.py`` and ``filework.phase1
   tool version;
 * per-file findings (phase 2), keyed by the file's bytes, the settings (selected
   rules and their options, target MindSpore version, Cell bases, tool and rule
-  versions), the graph scopes found in the file (with their chains), and the bytes
-  of every project module it imports, transitively (base classes, helper kinds).
+  versions), the graph scopes found in the file (with their chains), the bytes
+  of every project module it imports, transitively (base classes, helper kinds), and
+  what other modules' calls pass to its graph entries (``evidence.incoming_key``).
 Neither key depends on ``--jobs``: a cache written by ``--jobs 2`` serves ``--jobs 1``.
 
 A cache that cannot hurt: entries are JSON, never pickle (a writable cache folder is
@@ -95,13 +96,14 @@ _CLASSES: Dict[str, type] = {}
 def _classes() -> Dict[str, type]:
     """The only types an entry may decode into (msgraphlint's own data classes)."""
     if not _CLASSES:
+        from .evidence import ArgSite
         from .filework import Phase2
         from .findings import Edit, Finding, Fix, FixSafety, Severity
         from .imports import ImportMap
         from .project import CallEdge, ClassSummary, FuncSummary, ModuleSummary
         from .suppressions import Suppression, SuppressionMap
 
-        for cls in (Phase2, Edit, Finding, Fix, FixSafety, Severity, ImportMap, CallEdge, ClassSummary,
+        for cls in (ArgSite, Phase2, Edit, Finding, Fix, FixSafety, Severity, ImportMap, CallEdge, ClassSummary,
                     FuncSummary, ModuleSummary, Suppression, SuppressionMap):
             _CLASSES[cls.__name__] = cls
     return _CLASSES

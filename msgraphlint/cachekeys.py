@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Dict
 
-from . import installed
+from . import evidence, installed
 from .project import ModuleSummary, ProjectIndex
 
 if TYPE_CHECKING:
@@ -76,4 +76,6 @@ class DepsKeys:
         # the versions of the installed packages the file and its imports name (installed.py)
         versions = installed.deps_key(self.index, [self.index.modules.get(n) or start for n in seen], path)
         seen.discard(start.name)
-        return digest(sorted((n, self._digest_of(n)) for n in seen), versions)
+        # what other modules pass to the file's graph entries (evidence.py): a caller's edit
+        # re-lints the file when that changes, and only then
+        return digest(sorted((n, self._digest_of(n)) for n in seen), versions, evidence.incoming_key(self.index, path))

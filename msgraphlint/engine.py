@@ -12,6 +12,7 @@ from . import installed
 from .context import RuleContext
 from .findings import Finding
 from .entries import Inputs, python_inputs
+from .evidence import incoming
 from .paramkinds import CallerKinds
 from .project import ModuleSummary, ProjectIndex, all_functions, find_function
 from .scopes import CellResolver, GraphScope, _attr_method
@@ -408,7 +409,7 @@ class ModuleEngine:
             return cls.attrs if cls is not None else {}
 
         callers = CallerKinds(tree, self.summary.name, self.summary.imports, targets, graph_funcs,
-                              values_for, self_attrs)
+                              values_for, self_attrs, incoming(self.index, self.summary.path))
         found = callers.run(self.source.text)
         for qualname, hints in found.items():
             if hints and qualname not in self._hints:

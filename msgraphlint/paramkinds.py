@@ -19,6 +19,10 @@ What counts as evidence at a call site:
 * inside a calling graph scope, a tensor whose kind is only a guess (a bare parameter of
   the caller) is not evidence.
 
+The calls other modules make (and the inputs wrappers such as ``nn.TrainOneStepCell`` or
+``ms.grad`` hand on, in any module) come from ``evidence.py`` as ``external`` sites and are
+merged with this module's own.
+
 Where no caller is visible, ``values.ScopeValues`` falls back on annotations, defaults and
 how the body uses the name (``rules/_params.py``).
 """
@@ -34,6 +38,7 @@ from .kinds import Kind, merge
 from .source import split_lines
 
 _DISPLAYS = {ast.List: "list", ast.Tuple: "tuple", ast.Dict: "dict"}
+_KINDS = {k.value: k for k in Kind}
 _ITERATORS = frozenset({"create_tuple_iterator", "create_dict_iterator", "create_iterator"})
 _TENSOR_MAKERS = frozenset({"mindspore.Tensor", "mindspore.tensor", "mindspore.Parameter"})
 # text a statement of a plain caller must hold to bind evidence (a tensor, a dataset column, a literal)
@@ -77,13 +82,14 @@ class CallerKinds:
     def __init__(self, tree: ast.Module, modname: str, imports, targets: Sequence[Tuple[str, str, ast.AST]],
                  graph_funcs: Dict[int, Tuple[str, Optional[str]]],
                  values_for: Callable[[ast.AST, Optional[str], str], object],
-                 self_attrs: Callable[[str], Dict[str, str]]) -> None:
+                 self_attrs: Callable[[str], Dict[str, str]], external=None) -> None:
         """``targets``: (local name of a Cell class or a jit function, scope qualname, def);
         names are resolved lexically, so same-named Cells or jit functions defined in two
         test functions are two targets; ``graph_funcs``: id(def) -> (qualname, class name)
         of the module's graph scopes (their own value analysis classifies the arguments they
         pass); ``self_attrs(class)`` the raw attribute kinds of a class (``call:<dotted>``
-        for ``self.x = Block(...)``)."""
+        for ``self.x = Block(...)``); ``external``: entry qualname -> the ``evidence.ArgSite`` list
+        of other modules' calls (and of wrappers anywhere), merged with this module's own."""
         self.tree = tree
         self.modname = modname
         self.imports = imports
@@ -97,6 +103,7 @@ class CallerKinds:
         self.self_attrs = self_attrs
         self.hints: Dict[str, Dict[str, Kind]] = {}
         self.sites: Dict[str, int] = {}
+        self.external = external or {}
 
     # ------------------------------------------------------------------ the walk
     def run(self, text: Optional[str] = None) -> Dict[str, Dict[str, Kind]]:
@@ -106,9 +113,11 @@ class CallerKinds:
             return {}
         self._lines: Optional[List[str]] = None
         self._needles: Tuple[str, ...] = ()
+        reached = {k for k, t in self._by_def.values() if t.qualname in self.external}
         if text is not None:
             # a target is called only if its name is followed by "(" somewhere besides its own def
-            live = {k for k in self._names if text.count(k + "(") >= 2}
+            # (or another module calls it)
+            live = {k for k in self._names if text.count(k + "(") >= 2 or k in reached}
             if not live:
                 return {}
             self._by_def = {i: (k, t) for i, (k, t) in self._by_def.items() if k in live}
@@ -123,6 +132,9 @@ class CallerKinds:
                             attrs.add(f"self.{attr}(")
             self._needles = tuple(live) + tuple(sorted(attrs))
         self._scan_body(self.tree.body, None, None)
+        for _k, target in list(self._by_def.values()):
+            for site in self.external.get(target.qualname, ()):
+                self._record_external(target, site)
         self.dtypes = {q: {p: d for p, d in h.items() if d} for q, h in self.dtypes.items()}
         self.pytypes = {q: {p: d for p, d in h.items() if d} for q, h in self.pytypes.items()}
         return {q: {p: k for p, k in h.items() if k in (Kind.TENSOR, Kind.CONST, Kind.NONE)}
@@ -335,6 +347,30 @@ class CallerKinds:
             k = bound.get(p, Kind.UNKNOWN)
             hints[p] = k if self.sites[target.qualname] == 1 else merge(hints.get(p, Kind.UNKNOWN), k)
 
+    def _record_external(self, target: _Target, site) -> None:
+        """One call of another module (``evidence.ArgSite``), merged like a site of this one."""
+        hints = self.hints.setdefault(target.qualname, {})
+        self.sites[target.qualname] = self.sites.get(target.qualname, 0) + 1
+        bound: Dict[str, Kind] = {}
+        for p, k in zip(target.params, site.args):
+            bound[p] = _KINDS.get(k, Kind.UNKNOWN)
+        if site.rest:  # Model(net).train(epochs, dataset): every column, for each required parameter
+            required = len(target.params) - len(target.func.args.defaults)  # type: ignore[attr-defined]
+            for p in target.params[len(site.args):required]:
+                bound[p] = _KINDS.get(site.rest, Kind.UNKNOWN)
+        for name, k in site.kwargs.items():
+            if name in target.params or name in target.kwonly:
+                bound[name] = _KINDS.get(k, Kind.UNKNOWN)
+        first = self.sites[target.qualname] == 1
+        for p in target.params + target.kwonly:
+            k = bound.get(p, Kind.UNKNOWN)
+            hints[p] = k if first else merge(hints.get(p, Kind.UNKNOWN), k)
+        # another module's site spells no dtype and no container here: no agreement on either
+        for store in (self.dtypes, self.pytypes):
+            seen = store.setdefault(target.qualname, {})
+            for p in target.params + target.kwonly:
+                seen[p] = None
+
     def _arg_kind(self, a: ast.AST, env, values, caller_params) -> Kind:
         if values is None:
             return self._plain_kind(a, env)
@@ -365,4 +401,5 @@ def _walk_no_defs(stmt: ast.AST, nested: List[Tuple[ast.AST, Optional[str]]], cl
         if isinstance(n, ast.Lambda):
             continue
         yield n
-        stack.extend(children_no_ctx(n))  # ast.iter_child_nodes' order, without Load/Store markers
+        # source order (the bindings of an `if __name__ == "__main__":` block precede their calls)
+        stack.extend(reversed(children_no_ctx(n)))  # ast.iter_child_nodes' children, no Load/Store

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from .astutil import per_tree, walk_no_ctx, walk_statements
+from .evidence import ArgSite, outgoing
 from .imports import ImportMap
 from .source import SourceError, SourceFile
 
@@ -67,6 +68,7 @@ class ModuleSummary:
     graph_hint: bool = False  # mentions mindspore / construct / jit: can hold graph roots
     nested: bool = False      # holds definitions inside functions (keys "<outer>.<locals>.<name>")
     pynative_only: bool = False  # sets PYNATIVE_MODE and never GRAPH_MODE nor jit: not graph code
+    evidence: List[ArgSite] = field(default_factory=list)  # what it passes to graph entries (evidence.py)
 
 
 _PYNATIVE_SET = re.compile(r"\bmode\s*=\s*(?:[\w.]*\.)?PYNATIVE_MODE\b")
@@ -416,6 +418,7 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
                         nested.scan(item, f"{node.name}.{item.name}", (), imports)
             summary.classes[node.name] = cs
     summary.nested = any("<locals>" in k for k in summary.classes) or any("<locals>" in k for k in summary.functions)
+    summary.evidence = outgoing(tree, imports, modname, {k: c.attrs for k, c in summary.classes.items()})
     return summary
 
 

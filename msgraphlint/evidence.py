@@ -1,0 +1,446 @@
+"""Caller evidence across modules: what each module passes to the graph entries it calls.
+
+``paramkinds.CallerKinds`` gives a graph entry's parameters the kinds of the arguments the
+entry's own module passes. Most entries are called from another module: ``train.py`` builds
+``Gate()`` of ``model.py`` and feeds it dataset columns, or hands it to ``nn.WithLossCell`` and
+``nn.TrainOneStepCell``. This module:
+
+* in phase 1, from one module's own tree (:func:`outgoing`, stored in
+  ``ModuleSummary.evidence`` so a warm run parses nothing), lists the call sites of names the
+  module imports from elsewhere (``from model import Gate``; ``import model; model.Gate()``;
+  ``net = Gate(); net(x, t)``; ``self.gate = Gate()`` then ``self.gate(x, t)``), and the inputs
+  wrappers hand on to the Cell they wrap, for any Cell, the module's own too:
+  ``nn.WithLossCell(net, loss)(data, label)`` and ``nn.WithGradCell(net, loss)`` pass ``data``
+  to ``net``'s first parameter, ``nn.TrainOneStepCell(<that>, opt)`` likewise (or every input,
+  when it wraps a Cell of the project directly), ``ms.grad(net)(x)``,
+  ``ms.value_and_grad(net, ...)(x)`` and ``ops.GradOperation()(net)(x)`` every input,
+  ``Model(net, loss_fn).train(epochs, dataset)`` a dataset column (``Model(net)``: every
+  parameter without a default); each argument is given a kind as ``paramkinds`` does for a
+  plain caller (``Tensor(...)``, ``ms.mutable``, dataset-iterator columns, literals; in a
+  ``construct``, ``self.<attr>`` of a constant ``__init__`` attribute; in plain code an
+  attribute of a configuration object, ``config.use_gate``);
+* per project index (:func:`incoming`), resolves each site's target to the file and
+  qualname of the entry (module path + qualname: modules are indexed by import root, so
+  same-named modules of sibling roots never meet), without loading anything new;
+* gives a file's phase-2 cache key the digest of the evidence that reaches its entries
+  (:func:`incoming_key`, no line numbers in it): editing a caller re-lints the callee when
+  what it passes changes, and only then.
+
+The kinds are merged with the target module's own evidence by ``CallerKinds`` (``kinds.merge``
+over all sites: a tensor from one module and a literal from another stays unknown).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import weakref
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from .imports import ImportMap
+from .kinds import Kind
+
+_ITERATORS = frozenset({"create_tuple_iterator", "create_dict_iterator", "create_iterator"})
+_TENSOR_MAKERS = frozenset({"mindspore.Tensor", "mindspore.tensor", "mindspore.Parameter"})
+_MUTABLE = frozenset({"mindspore.mutable", "mindspore.graph.mutable"})
+_LOSS_WRAPPERS = frozenset({"WithLossCell", "WithGradCell"})  # net, loss_fn: data -> net's first input
+_STEP_WRAPPERS = frozenset({"TrainOneStepCell", "TrainOneStepWithLossScaleCell", "ForwardValueAndGrad"})
+_GRAD_FUNCS = frozenset({"grad", "value_and_grad", "jacfwd", "jacrev", "vjp", "jvp"})
+_GRAD_OPS = frozenset({"GradOperation"})
+_MODELS = frozenset({"Model"})
+_CONFIG_ROOT = re.compile(r"^(?:config|cfg|conf|configs|args|hparams|hp|flags|settings)$")
+_NOT_PROJECT = ("mindspore", "numpy", "os", "sys", "math", "typing", "collections", "functools", "itertools",
+                "time", "json", "re", "copy", "logging", "argparse", "random", "pathlib", "torch", "pytest",
+                "unittest", "builtins", "abc", "dataclasses", "enum", "inspect", "warnings", "pickle")
+
+
+@dataclass
+class ArgSite:
+    """One call of a graph entry (or of what may be one), as the calling module sees it."""
+    target: str                      # dotted name of the class (``via="inst"``) or function called
+    via: str                         # "inst": the instance is called (its construct) | "call": the function
+    args: List[str] = field(default_factory=list)        # Kind values of the positional arguments
+    kwargs: Dict[str, str] = field(default_factory=dict)  # keyword -> Kind value
+    rest: str = ""                   # Kind value of every further parameter without a default ("" none)
+
+
+# --------------------------------------------------------------------------- phase 1
+# bindings of the scan: ("inst", dotted) a project Cell instance; ("wrap", dotted, mode) a wrapper
+# of one ("first": its first input goes to the Cell's first parameter, "all": every input);
+# ("model", dotted, has_loss) a Model; "batch" a dataset row; or a Kind
+_Binding = object
+
+
+def outgoing(tree: ast.Module, imports: ImportMap, modname: str,
+             class_attrs: Dict[str, Dict[str, str]]) -> List[ArgSite]:
+    """The call sites of ``tree`` that may reach another module's graph entry, and the
+    wrapper sites of any Cell. ``class_attrs``: class name -> its ``self.<attr>`` kinds
+    (``ModuleSummary.classes[...].attrs``: ``call:<dotted>`` for ``self.gate = Gate()``)."""
+    scan = _Scan(imports, modname, class_attrs)
+    scan.body(tree.body, [{}], None, False)
+    return scan.sites
+
+
+class _Scan:
+    def __init__(self, imports: ImportMap, modname: str, class_attrs: Dict[str, Dict[str, str]]) -> None:
+        self.imports = imports
+        self.modname = modname
+        self.prefix = modname + "."
+        self.class_attrs = class_attrs
+        self.sites: List[ArgSite] = []
+
+    def dotted(self, node: ast.AST) -> Optional[str]:
+        return self.imports.dotted(node)
+
+    # the walk, statements in source order ---------------------------------------
+    def body(self, stmts: Sequence[ast.stmt], chain: List[dict], cls: Optional[str], graph: bool,
+             params: frozenset = frozenset()) -> None:
+        for st in stmts:
+            self.stmt(st, chain, cls, graph, params)
+
+    def stmt(self, st: ast.stmt, chain: List[dict], cls: Optional[str], graph: bool, params: frozenset) -> None:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if st.name == "__init__" and cls is not None:
+                return  # builds sub-cells, does not call them
+            a = st.args
+            names = [x.arg for x in list(getattr(a, "posonlyargs", [])) + list(a.args) + list(a.kwonlyargs)]
+            names += [x.arg for x in (a.vararg, a.kwarg) if x is not None]
+            is_graph = (cls is not None and st.name == "construct") or any(
+                (self.dotted(d.func if isinstance(d, ast.Call) else d) or "").endswith((".jit", ".ms_function"))
+                for d in st.decorator_list)
+            frame = {n: Kind.UNKNOWN for n in names}
+            self.body(st.body, chain + [frame], cls, is_graph, frozenset(names) if is_graph else frozenset())
+            return
+        if isinstance(st, ast.ClassDef):
+            for item in st.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    self.stmt(item, chain[:1], st.name, False, frozenset())
+            return
+        frame = chain[-1]
+        if isinstance(st, ast.Assign):
+            self.exprs(st.value, chain, cls, graph, params)
+            b = self.binding(st.value, chain, cls, graph, params)
+            for t in st.targets:
+                if isinstance(t, ast.Name):
+                    frame[t.id] = b
+                else:
+                    for n in ast.walk(t):
+                        if isinstance(n, ast.Name):
+                            frame[n.id] = Kind.UNKNOWN
+            return
+        if isinstance(st, (ast.For, ast.AsyncFor)):
+            self.exprs(st.iter, chain, cls, graph, params)
+            row = self._dataset_iter(st.iter)
+            target = st.target
+            for n in ast.walk(target):
+                if isinstance(n, ast.Name):
+                    frame[n.id] = Kind.UNKNOWN
+            if row and isinstance(st.iter, ast.Call) and isinstance(st.iter.func, ast.Name) \
+                    and st.iter.func.id == "enumerate":
+                # `for i, data in enumerate(it)`: `i` is a Python int, `data` the row
+                target = target.elts[1] if isinstance(target, ast.Tuple) and len(target.elts) == 2 else None
+            if row and target is not None:
+                for n in ast.walk(target):
+                    if isinstance(n, ast.Name):
+                        frame[n.id] = "batch" if isinstance(target, ast.Name) else Kind.TENSOR
+            self.body(st.body, chain, cls, graph, params)
+            self.body(st.orelse, chain, cls, graph, params)
+            return
+        if isinstance(st, (ast.AugAssign, ast.AnnAssign)):
+            if st.value is not None:
+                self.exprs(st.value, chain, cls, graph, params)
+            if isinstance(st.target, ast.Name):
+                frame[st.target.id] = Kind.UNKNOWN
+            return
+        handled = False
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            part = getattr(st, name, None)
+            if isinstance(part, list) and part:
+                handled = True
+        if handled:
+            for name in ("test", "items", "subject"):
+                v = getattr(st, name, None)
+                if isinstance(v, ast.AST):
+                    self.exprs(v, chain, cls, graph, params)
+                elif isinstance(v, list):
+                    for x in v:
+                        self.exprs(getattr(x, "context_expr", x), chain, cls, graph, params)
+            for name in ("body", "orelse", "finalbody"):
+                self.body(getattr(st, name, None) or [], chain, cls, graph, params)
+            for h in getattr(st, "handlers", None) or []:
+                self.body(h.body, chain, cls, graph, params)
+            for c in getattr(st, "cases", None) or []:
+                self.body(c.body, chain, cls, graph, params)
+            return
+        self.exprs(st, chain, cls, graph, params)
+
+    def exprs(self, node: ast.AST, chain, cls, graph, params) -> None:
+        """The calls inside one expression (or simple statement), not entering lambdas."""
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, ast.Lambda):
+                continue
+            if isinstance(n, ast.Call):
+                self.call(n, chain, cls, graph, params)
+            stack.extend(ast.iter_child_nodes(n))
+
+    # values ----------------------------------------------------------------------
+    def lookup(self, name: str, chain: List[dict]):
+        for frame in reversed(chain):
+            if name in frame:
+                return frame[name]
+        return None
+
+    def _project(self, dotted: Optional[str]) -> bool:
+        return bool(dotted) and dotted.split(".", 1)[0] not in _NOT_PROJECT  # type: ignore[union-attr]
+
+    def _class_target(self, e: ast.AST, chain) -> Optional[str]:
+        """``Gate(...)`` / ``model.Gate(...)`` of a project name (not a local binding)."""
+        if not isinstance(e, ast.Call):
+            return None
+        f = e.func
+        if isinstance(f, ast.Name) and self.lookup(f.id, chain) is not None:
+            return None  # a local name, not the imported one
+        d = self.dotted(f)
+        if not self._project(d):
+            return None
+        last = d.rsplit(".", 1)[-1]  # type: ignore[union-attr]
+        return d if last[:1].isupper() else None
+
+    def instance(self, e: ast.AST, chain, cls) -> Optional[str]:
+        """The dotted class of a project Cell instance ``e`` stands for."""
+        if isinstance(e, ast.Name):
+            b = self.lookup(e.id, chain)
+            return b[1] if isinstance(b, tuple) and b[0] == "inst" else None
+        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self" and cls:
+            raw = self.class_attrs.get(cls, {}).get(e.attr, "")
+            return raw[5:] if raw.startswith("call:") and self._project(raw[5:]) else None
+        return self._class_target(e, chain)
+
+    def _ms(self, f: ast.AST, names: frozenset) -> bool:
+        d = self.dotted(f) or ""
+        return d.startswith("mindspore.") and d.rsplit(".", 1)[-1] in names
+
+    def binding(self, v: ast.AST, chain, cls, graph, params) -> _Binding:
+        target = self._class_target(v, chain)
+        if target is not None:
+            return ("inst", target)
+        if isinstance(v, ast.Call):
+            w = self.wrapped(v, chain, cls)
+            if w is not None:
+                return w
+            if self._ms(v.func, _MODELS) and v.args:
+                net = self.instance(v.args[0], chain, cls)
+                loss = v.args[1] if len(v.args) > 1 else next((k.value for k in v.keywords if k.arg == "loss_fn"), None)
+                has_loss = loss is not None and not (isinstance(loss, ast.Constant) and loss.value is None)
+                if net is not None:
+                    return ("model", net, has_loss)
+                inner = self.wrapped_value(v.args[0], chain, cls)
+                if inner is not None:
+                    return ("model", inner[1], True if inner[2] == "first" else has_loss)
+            if isinstance(v.func, ast.Attribute) and v.func.attr == "parse_args":
+                return "config"
+        return self.kind(v, chain, cls, graph, params)
+
+    def wrapped_value(self, e: ast.AST, chain, cls):
+        if isinstance(e, ast.Name):
+            b = self.lookup(e.id, chain)
+            return b if isinstance(b, tuple) and b[0] == "wrap" else None
+        return self.wrapped(e, chain, cls) if isinstance(e, ast.Call) else None
+
+    def wrapped(self, v: ast.Call, chain, cls):
+        """A wrapper of a project Cell: ``("wrap", dotted, "first"|"all")``."""
+        f = v.func
+        if self._ms(f, _LOSS_WRAPPERS) and v.args:
+            net = self.instance(v.args[0], chain, cls)
+            if net is not None:
+                loss = v.args[1] if len(v.args) > 1 else next((k.value for k in v.keywords if k.arg == "loss_fn"), None)
+                none = loss is None or (isinstance(loss, ast.Constant) and loss.value is None)
+                return ("wrap", net, "all" if none else "first")
+            return None
+        if self._ms(f, _STEP_WRAPPERS) and v.args:
+            inner = self.wrapped_value(v.args[0], chain, cls)
+            if inner is not None:
+                return inner
+            net = self.instance(v.args[0], chain, cls)
+            return ("wrap", net, "all") if net is not None else None
+        if self._ms(f, _GRAD_FUNCS) and v.args:
+            net = self.instance(v.args[0], chain, cls)
+            if net is not None:
+                return ("wrap", net, "all")
+            inner = self.wrapped_value(v.args[0], chain, cls)
+            return inner
+        if isinstance(f, ast.Call) and self._ms(f.func, _GRAD_OPS) and len(v.args) >= 1:
+            net = self.instance(v.args[0], chain, cls)  # ops.GradOperation(...)(net)
+            return ("wrap", net, "all") if net is not None else None
+        return None
+
+    def kind(self, e: ast.AST, chain, cls, graph, params) -> Kind:
+        if isinstance(e, ast.Constant):
+            return Kind.NONE if e.value is None else Kind.CONST
+        if isinstance(e, (ast.Tuple, ast.List)) and e.elts and all(isinstance(x, ast.Constant) for x in e.elts):
+            return Kind.CONST
+        if isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant):
+            return Kind.CONST
+        if isinstance(e, ast.Name):
+            if e.id in params:
+                return Kind.UNKNOWN  # the calling graph's own parameter: a guess
+            b = self.lookup(e.id, chain)
+            return b if isinstance(b, Kind) else Kind.UNKNOWN
+        if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) \
+                and self.lookup(e.value.id, chain) in ("batch", Kind.TENSOR):
+            return Kind.TENSOR  # data["image"], batch[0] of a dataset iterator
+        if isinstance(e, ast.Attribute):
+            root = e
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not isinstance(root, ast.Name):
+                return Kind.UNKNOWN
+            if root.id == "self":
+                if graph and cls and e.value is root:
+                    raw = self.class_attrs.get(cls, {}).get(e.attr)
+                    return {"const": Kind.CONST, "none": Kind.NONE}.get(raw or "", Kind.UNKNOWN)
+                return Kind.UNKNOWN
+            if not graph and root.id not in params:
+                b = self.lookup(root.id, chain)
+                if b == "config" or (b in (None, Kind.UNKNOWN) and _CONFIG_ROOT.match(root.id)
+                                     and self.dotted(root) is None):
+                    return Kind.CONST  # config.use_gate, args.flag: a Python value of the run's settings
+            return Kind.UNKNOWN
+        if isinstance(e, ast.Call):
+            q = self.dotted(e.func)
+            if q is None:
+                return Kind.UNKNOWN
+            if q in _MUTABLE:
+                return Kind.TENSOR  # a variable: not folded, branching on it is a Switch
+            if not graph and (q in _TENSOR_MAKERS or q.startswith(("mindspore.ops.", "mindspore.mint.",
+                                                                   "mindspore.numpy."))):
+                return Kind.TENSOR  # (in a graph a constant tensor may be folded: not evidence)
+        return Kind.UNKNOWN
+
+    # call sites --------------------------------------------------------------------
+    def _dataset_iter(self, it: ast.AST) -> bool:
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" and it.args:
+            it = it.args[0]
+        return isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in _ITERATORS
+
+    def _own(self, dotted: str) -> bool:
+        return dotted.startswith(self.prefix)
+
+    def call(self, node: ast.Call, chain, cls, graph, params) -> None:
+        f = node.func
+        k = lambda a: self.kind(a, chain, cls, graph, params).value  # noqa: E731
+        # wrappers: any Cell, the module's own too
+        w = None
+        if isinstance(f, ast.Name):
+            b = self.lookup(f.id, chain)
+            if isinstance(b, tuple) and b[0] == "wrap":
+                w = b
+        elif isinstance(f, ast.Call):
+            w = self.wrapped(f, chain, cls)
+        if w is not None:
+            self._site(w[1], "inst", node, k, first_only=w[2] == "first")
+            return
+        if isinstance(f, ast.Attribute) and f.attr in ("train", "eval") and isinstance(f.value, ast.Name):
+            b = self.lookup(f.value.id, chain)
+            if isinstance(b, tuple) and b[0] == "model":
+                tensor = Kind.TENSOR.value
+                self.sites.append(ArgSite(b[1], "inst", [tensor] if b[2] else [], {}, "" if b[2] else tensor))
+            return
+        # direct calls of another module's Cells and functions
+        target = self.instance(f, chain, cls) if not isinstance(f, ast.Call) else self._class_target(f, chain)
+        if target is not None:
+            if not self._own(target):
+                self._site(target, "inst", node, k)
+            return
+        if isinstance(f, (ast.Name, ast.Attribute)) and not (isinstance(f, ast.Name) and self.lookup(f.id, chain) is not None):
+            d = self.dotted(f)
+            if self._project(d) and not self._own(d) and d.rsplit(".", 1)[-1][:1].islower() and node.args:  # type: ignore[union-attr]
+                self._site(d, "call", node, k)  # type: ignore[arg-type]
+
+    def _site(self, target: str, via: str, node: ast.Call, k, first_only: bool = False) -> None:
+        args: List[str] = []
+        for a in node.args:
+            if isinstance(a, ast.Starred):
+                break
+            args.append(k(a))
+            if first_only:
+                break
+        kwargs = {} if first_only else {kw.arg: k(kw.value) for kw in node.keywords if kw.arg is not None}
+        self.sites.append(ArgSite(target, via, args, kwargs))
+
+
+# --------------------------------------------------------------------------- the index
+_AGGREGATES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _resolve(index, dotted: str, via: str) -> Optional[Tuple[str, str]]:
+    """(absolute path, qualname of the graph entry) a site's target names, among the modules
+    already in the index (nothing is loaded)."""
+    parts = dotted.split(".")
+    for depth in range(4):  # re-exports (`from .model import Gate` in a package's __init__)
+        for cut in range(len(parts) - 1, 0, -1):
+            mod = index.modules.get(".".join(parts[:cut]))
+            if mod is None:
+                continue
+            rest = parts[cut:]
+            if len(rest) != 1:
+                return None
+            name = rest[0]
+            if via == "inst" and name in mod.classes:
+                cls = mod.classes[name]
+                return (os.path.abspath(mod.path), cls.qualname + ".construct") if "construct" in cls.methods else None
+            if via == "call" and name in mod.functions:
+                fs = mod.functions[name]
+                return (os.path.abspath(mod.path), fs.qualname) if fs.is_jit else None
+            again = mod.imports.names.get(name)
+            if not again or again == dotted:
+                return None
+            parts = again.split(".")
+            dotted = again
+            break
+        else:
+            return None
+    return None
+
+
+def _aggregate(index) -> Dict[str, Dict[str, List[ArgSite]]]:
+    out: Dict[str, Dict[str, List[ArgSite]]] = {}
+    memo: Dict[Tuple[str, str], Optional[Tuple[str, str]]] = {}
+    for mod in sorted(list(index.by_path.values()), key=lambda m: os.path.abspath(m.path)):
+        for site in getattr(mod, "evidence", None) or ():
+            key = (site.target, site.via)
+            if key not in memo:
+                memo[key] = _resolve(index, site.target, site.via)
+            hit = memo[key]
+            if hit is not None:
+                out.setdefault(hit[0], {}).setdefault(hit[1], []).append(site)
+    return out
+
+
+def incoming(index, path: str) -> Dict[str, List[ArgSite]]:
+    """The sites of every module of ``index`` that reach the graph entries of the file
+    ``path``: entry qualname -> sites (computed once per index)."""
+    if index is None:
+        return {}
+    try:
+        agg = _AGGREGATES.get(index)
+    except TypeError:
+        agg = None
+    if agg is None:
+        agg = _aggregate(index)
+        try:
+            _AGGREGATES[index] = agg
+        except TypeError:
+            pass
+    return agg.get(os.path.abspath(path), {})
+
+
+def incoming_key(index, path: str) -> tuple:
+    """What of the evidence reaching ``path`` its findings depend on (no line numbers)."""
+    got = incoming(index, path)
+    return tuple(sorted((q, tuple(sorted((tuple(s.args), tuple(sorted(s.kwargs.items())), s.rest) for s in sites)))
+                        for q, sites in got.items()))
