@@ -86,25 +86,30 @@ def lowest_allowed(spec: str, known: Sequence[str] = ()) -> Optional[str]:
     return max(bounds, key=Version) if bounds else None
 
 
+_REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:\[[^\]]*\])?\s*(.*)$")
+
+
 def _requirement(text: str) -> Optional[Tuple[str, str]]:
     """(lowest allowed version, the requirement as written) when ``text`` is a MindSpore
-    requirement with a version (a specifier, or a wheel URL naming one); else None."""
-    from packaging.requirements import InvalidRequirement, Requirement
+    requirement with a version (a PEP 508 specifier, or a wheel URL naming one); else None.
+    Read with a regular expression and ``packaging.specifiers`` (``packaging.requirements``
+    costs more to import than the whole search)."""
     text = text.strip()
-    wheel = _WHEEL_VERSION.search(text.split(";")[0].strip().split("#")[0].strip())
-    if wheel and (text.lower().startswith(("http", "file:", "./", "/", "mindspore")) or "@" in text):
-        return wheel.group(1).rstrip("."), text
-    try:
-        req = Requirement(text)
-    except InvalidRequirement:
+    if "mindspore" not in text.lower():
         return None
-    if _norm(req.name) not in MINDSPORE_DISTS:
-        return None
-    if req.url:
-        m = _WHEEL_VERSION.search(req.url)
-        return (m.group(1), text) if m else None
+    head = text.split(";", 1)[0].strip()
+    wheel = _WHEEL_VERSION.search(head.split("#", 1)[0].strip())
+    m = _REQ.match(head)
+    if m is None or _norm(m.group(1)) not in MINDSPORE_DISTS:  # a bare wheel URL or path
+        is_path = "://" in head or head.startswith(("./", "../", "/"))
+        return (wheel.group(1).rstrip("."), text) if wheel and is_path else None
+    rest = m.group(2).strip()
+    if rest.startswith("@"):  # a direct reference: the version a wheel's name gives
+        return (wheel.group(1).rstrip("."), text) if wheel else None
+    if rest.startswith("(") and rest.endswith(")"):
+        rest = rest[1:-1]
     from .catalog import known_versions
-    low = lowest_allowed(str(req.specifier), known_versions())
+    low = lowest_allowed(rest, known_versions())
     return (low, text) if low else None
 
 

@@ -9,7 +9,8 @@ by ``scripts/gen_catalog.py`` from each release's wheel): ``ctx.catalog`` is the
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Sequence, Tuple
+import functools
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from msgraphlint.catalog import get_catalog, known_versions, version_key
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
@@ -45,6 +46,7 @@ def releases_phrase(have: Sequence[str], target: str) -> str:
     return f"MindSpore {_runs(have)} {'has' if len(have) == 1 else 'have'} it"
 
 
+@functools.lru_cache(maxsize=4096)
 def _keywords(params: Optional[str]) -> Optional[Tuple[frozenset, bool]]:
     """(the parameter names a call may pass by keyword, whether ``**kwargs`` takes any
     other) from a catalog ``params`` string; None when not recorded."""
@@ -180,11 +182,11 @@ class ApiNotInTarget(Rule):
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
         if not isinstance(node.ctx, ast.Load) or isinstance(ctx.parent(node), ast.Attribute):
             return  # only the whole dotted chain
-        dotted = ctx.imports.dotted(node)
+        dotted = ctx.qualname(node)
         if dotted is not None:
             if dotted.startswith("mindspore."):
                 self._report_name(ctx, node, dotted, ctx.segment(node) or dotted)
-        elif node.attr in self._varying_methods():
+        elif node.attr in (_VARYING_NAMES or self._varying_names()):
             ctx.memo.setdefault("MSG514.methods", []).append(node)
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
@@ -239,6 +241,12 @@ class ApiNotInTarget(Rule):
                        advice=f"use what MindSpore {cat.version}'s Tensor has (`dir(mindspore.Tensor)`), or pin a "
                               "release that has it")
 
+    @classmethod
+    def _varying_names(cls) -> FrozenSet[str]:
+        global _VARYING_NAMES
+        _VARYING_NAMES = frozenset(cls._varying_methods())
+        return _VARYING_NAMES
+
     @staticmethod
     def _varying_methods() -> Dict[str, List[str]]:
         """Tensor method names some known release lacks -> the releases that have them."""
@@ -285,6 +293,7 @@ class ApiNotInTarget(Rule):
 
 
 _VARYING: Dict[str, Dict[str, List[str]]] = {}
+_VARYING_NAMES: FrozenSet[str] = frozenset()
 
 
 def tensor_method_elsewhere(cat, attr: str) -> Optional[str]:
