@@ -12,14 +12,15 @@ file is checked, to report at the call).
 A project is the nearest folder above a file holding ``pyproject.toml``, ``setup.py`` or
 ``.git``, else the file's import root (its first ancestor without ``__init__.py``).
 
-Cost. Of the project's files only those that can matter are summarised: the connected
-part, around the named files, of the graph "one file imports the other's module" (a name
-in one of its import statements is the other's module name, or it imports relatively
-from the other's package). A caller imports its helper's module by name (``from
-src.utils import helper``, ``from . import utils``, ``import src.utils as u``), a
-package's ``__init__`` re-exports by name; so every file whose analysis could change what
-the named files get is in that part (``importlib.import_module`` of a computed name is
-not followed), and files that never import each other are left unparsed. Reading the texts costs about a tenth of parsing them; a folder the walk of the
+Cost. Of the project's files only those that can matter are summarised: the files that
+import a named file, directly or through others (a caller imports its helper's module by
+name: ``from src.utils import helper``, ``from . import utils``, ``import src.utils as
+u``; a package's ``__init__`` re-exports by name), and the files the named files import,
+directly or through others. What else a caller imports is read by name when it is needed,
+as for any module (``ProjectIndex._load``): a graph root can make a named file's helper
+graph code only by a chain of calls, and the file that makes the last call imports the
+named file. ``importlib.import_module`` of a computed name is not followed; files that
+import nothing of the named files, and that they do not import, are left unparsed. Reading the texts costs about a tenth of parsing them; a folder the walk of the
 named paths already covered is not walked again. :class:`ContextCache` keeps what was
 read (keyed by each file's size, mtime and inode) between runs of one process: the
 language server's analyses, ``--fix`` passes.
@@ -201,16 +202,20 @@ def connected(seeds: Sequence[str], candidates: Sequence[str], text_of: Callable
                     out.append(g)
                     imported_by.setdefault(g, []).append(f)
         said[f] = out
+    reached = _closure(seeds, imported_by) | _closure(seeds, said)
+    seed_set = set(seeds)
+    return [f for f in candidates if f in reached and f not in seed_set]
+
+
+def _closure(seeds: Sequence[str], edges: Dict[str, List[str]]) -> Set[str]:
     reached = set(seeds)
     todo = list(seeds)
     while todo:
-        f = todo.pop()
-        for g in said.get(f, []) + imported_by.get(f, []):
+        for g in edges.get(todo.pop(), ()):
             if g not in reached:
                 reached.add(g)
                 todo.append(g)
-    seed_set = set(seeds)
-    return [f for f in candidates if f in reached and f not in seed_set]
+    return reached
 
 
 def context_files(linted: Sequence[str], paths: Sequence[str], discover_root: Callable[[str], List[str]],

@@ -63,8 +63,13 @@ TREE = {
                 x = self.block(x)
                 return helper(x)
     """,
+    "src/logs.py": """
+        def log(msg):
+            return msg
+    """,
     "train.py": """
         import mindspore as ms
+        from src.logs import log
         from src.model import Net
 
         net = Net()
@@ -139,9 +144,11 @@ def test_check_dot_equals_the_union_of_check_of_each_file(proj):
 
 def test_files_that_import_nothing_of_the_named_files_are_not_read(proj):
     res = run_paths(["src/model.py"])
-    # ops_util.py, utils.py, layers.py and train.py; not tools/unrelated.py, nor src/__init__.py
-    # (`from src.layers import Block` needs nothing of it), nor scripts/utils.py (a module
-    # `utils` of its own folder: no import of `src.utils` finds it)
+    # what model.py imports (ops_util.py through utils.py, layers.py) and what imports it
+    # (train.py); not what only train.py imports (logs.py: read by name if it is needed), nor
+    # tools/unrelated.py, nor src/__init__.py (`from src.layers import Block` needs nothing of
+    # it), nor scripts/utils.py (a module `utils` of its own folder: no import of `src.utils`
+    # finds it)
     assert res.context_files == 4
 
 
