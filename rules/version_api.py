@@ -141,16 +141,22 @@ class ApiNotInTarget(Rule):
                 _ELSEWHERE[key] = got
         return got
 
-    def _report_name(self, ctx, node: ast.AST, dotted: str, spelled: str) -> None:
+    def _report_name(self, ctx, node: ast.AST, dotted: str, spelled: Optional[str] = None) -> None:
         cat = ctx.catalog
-        if cat.exists(dotted):
+        key = (id(cat), dotted)
+        known = _EXISTS.get(key)
+        if known is None:
+            known = cat.exists(dotted)
+            if len(_EXISTS) < 262144:
+                _EXISTS[key] = known
+        if known:
             return
         have = self._elsewhere(cat, dotted)
         if not have:
             return
         advice = self._advice(dotted, have, cat.version)
-        ctx.report(node, spelled=spelled, target=cat.version, where=releases_phrase(have, cat.version),
-                   advice=advice)
+        ctx.report(node, spelled=spelled or ctx.segment(node) or dotted, target=cat.version,
+                   where=releases_phrase(have, cat.version), advice=advice)
 
     @staticmethod
     def _advice(dotted: str, have: Sequence[str], target: str) -> str:
@@ -185,7 +191,7 @@ class ApiNotInTarget(Rule):
         dotted = ctx.qualname(node)
         if dotted is not None:
             if dotted.startswith("mindspore."):
-                self._report_name(ctx, node, dotted, ctx.segment(node) or dotted)
+                self._report_name(ctx, node, dotted)
         elif node.attr in (_VARYING_NAMES or self._varying_names()):
             ctx.memo.setdefault("MSG514.methods", []).append(node)
 
@@ -302,6 +308,7 @@ def tensor_method_elsewhere(cat, attr: str) -> Optional[str]:
     have = [v for v in ApiNotInTarget._varying_methods().get(attr, ()) if v != cat.version]
     return releases_phrase(have, cat.version) if have else None
 _ELSEWHERE: Dict[Tuple[str, str], List[str]] = {}
+_EXISTS: Dict[Tuple[int, str], bool] = {}  # (id of a catalog, name) -> whether it exists there (catalogs live on)
 
 
 def cat_params(cat, q: str) -> Optional[str]:
