@@ -129,6 +129,22 @@ class Catalog:
         return (q in self._functions or q in self._classes or q in self._dtypes
                 or q in self._constants or q in self._modules)
 
+    def names(self) -> frozenset:
+        """Every name the catalog knows by itself or as an alias: functions, classes, dtypes,
+        constants, modules, and the alias keys (implementation paths, re-exports)."""
+        got = self.__dict__.get("_names")
+        if got is None:
+            got = self._names = frozenset().union(self._functions, self._classes, self._dtypes, self._constants,
+                                                  self._modules, self._aliases, self._module_aliases)
+        return got
+
+    def params(self, qualname: str) -> Optional[str]:
+        """The parameters of a function or a class's constructor as the catalog records them
+        (``"input, other, *, alpha="``: see scripts/gen_catalog.py ``record_signatures``), or None."""
+        c = self.canonical(qualname)
+        info = self._functions.get(c) or self._classes.get(c)
+        return info.get("params") if info else None
+
     def is_mindspore(self, qualname: str) -> bool:
         """Whether the name lives under the ``mindspore`` package (after canonicalisation)."""
         c = self.canonical(qualname)

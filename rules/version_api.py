@@ -186,6 +186,8 @@ class ApiNotInTarget(Rule):
                 self._report_name(ctx, node, f"{node.module}.{a.name}", f"{node.module}.{a.name}")
 
     def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
+        if node.attr not in (_LAST_NAMES or _varying_last_names()):
+            return  # no known release lacks a name ending so (one set lookup for most attributes)
         if not isinstance(node.ctx, ast.Load) or isinstance(ctx.parent(node), ast.Attribute):
             return  # only the whole dotted chain
         dotted = ctx.qualname(node)
@@ -198,6 +200,9 @@ class ApiNotInTarget(Rule):
     def visit_Call(self, node: ast.Call, ctx) -> None:
         if not node.keywords:
             return
+        varying = _KEYWORDS or _varying_keywords()
+        if not any(k.arg in varying for k in node.keywords):
+            return  # no keyword some release's signature has and another's lacks
         q = ctx.qualname(node.func)
         if not q or not q.startswith("mindspore."):
             return
@@ -312,9 +317,42 @@ _EXISTS: Dict[Tuple[int, str], bool] = {}  # (id of a catalog, name) -> whether 
 
 
 def cat_params(cat, q: str) -> Optional[str]:
-    c = cat.canonical(q)
-    info = cat._functions.get(c) or cat._classes.get(c)
-    return info.get("params") if info else None
+    return cat.params(q)
+
+
+_LAST_NAMES: FrozenSet[str] = frozenset()
+_KEYWORDS: FrozenSet[str] = frozenset()
+
+
+def _varying_last_names() -> FrozenSet[str]:
+    """The last parts of the names some known release has and another lacks (``vdot``,
+    ``TensorArray``, ``reinforcement``) and the varying Tensor method names: an attribute
+    chain ending otherwise exists in every release or in none."""
+    global _LAST_NAMES
+    per = [get_catalog(v).names() for v in known_versions()]
+    varying = frozenset().union(*per) - frozenset.intersection(*per)
+    _LAST_NAMES = frozenset(n.rsplit(".", 1)[-1] for n in varying) | ApiNotInTarget._varying_names() | {"_"}
+    return _LAST_NAMES
+
+
+def _varying_keywords() -> FrozenSet[str]:
+    """Parameter names that some release's signature of a function has and another
+    release's signature of the same function lacks."""
+    global _KEYWORDS
+    sets: Dict[str, List[frozenset]] = {}
+    for v in known_versions():
+        cat = get_catalog(v)
+        for table in (cat._functions, cat._classes):
+            for name, info in table.items():
+                got = _keywords(info.get("params"))
+                if got is not None:
+                    sets.setdefault(name, []).append(got[0])
+    out = set()
+    for kws in sets.values():
+        if len(kws) > 1:
+            out |= frozenset().union(*kws) - frozenset.intersection(*kws)
+    _KEYWORDS = frozenset(out) | {"_"}
+    return _KEYWORDS
 
 
 def _plain_bindings(scope: ast.AST) -> Dict[str, Optional[List[ast.AST]]]:
