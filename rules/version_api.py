@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from msgraphlint.catalog import get_catalog, known_versions, version_key
+from msgraphlint.imports import normalize
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
 
@@ -169,13 +171,78 @@ class ApiNotInTarget(Rule):
             return f"find what replaces it in MindSpore {target}, or pin a release that has it"
         return f"pin MindSpore {sorted(have, key=version_key)[0]} or later, or do without it"
 
-    # ------------------------------------------------------------------ visits
-    def visit_Import(self, node: ast.Import, ctx) -> None:
+    # ------------------------------------------------------------------ the module
+    def check_module(self, ctx) -> None:
+        """One pass over the module, only when its text can hold a finding (:meth:`_worth_it`):
+        the rule has no visit methods, so a file it has nothing to say about costs no walk."""
+        if PREFILTER and not self._worth_it(ctx):
+            return
+        methods: List[Tuple[ast.Attribute, ast.AST]] = []
+        for node, in_chain, scope in _walk(ctx.source.tree):
+            t = type(node)
+            if t is ast.Attribute:
+                if not in_chain and isinstance(node.ctx, ast.Load):
+                    self._attribute(node, scope, ctx, methods)
+            elif t is ast.Call:
+                if node.keywords:
+                    self._call(node, ctx)
+            elif t is ast.ImportFrom:
+                self._import_from(node, ctx)
+            elif t is ast.Import:
+                self._import(node, ctx)
+        if methods:
+            self._methods(methods, ctx)
+
+    def _worth_it(self, ctx) -> bool:
+        """Whether the module may hold a finding, from its import map and its text: a
+        MindSpore name it imports, or a dotted chain the text spells from a MindSpore import
+        (`mint.vdot`), that some release lacks; a call of a function whose keywords differ
+        between releases with one of those keywords in the text (`input_perm=`); a method
+        name some release's Tensor lacks (`.sign_`)."""
+        names = {k: v for k, v in ctx.imports.names.items() if v == "mindspore" or v.startswith("mindspore.")}
+        if not names:
+            return False
+        cat = ctx.catalog
+        if any(self._varies(cat, v) for v in names.values() if v != "mindspore"):
+            return True
+        text = ctx.source.text
+        for m in _IMPORT_RX.finditer(text):
+            if self._varies(cat, m.group(1) or m.group(2)):
+                return True
+        if _METHOD_RX[0] is None:
+            _METHOD_RX[0] = re.compile(r"\.\s*(?:%s)\b" % "|".join(sorted(map(re.escape, self._varying_methods()))))
+        if _METHOD_RX[0].search(text):
+            return True
+        chains = re.compile(r"(?<![\w.])(%s)((?:[ \t]*\.[ \t]*[A-Za-z_]\w*)+)" % "|".join(map(re.escape, names)))
+        if not _KW_FUNCS:
+            _varying_keywords()
+        kw_funcs = _KW_FUNCS
+        spelled = [normalize(names[m.group(1)] + re.sub(r"\s", "", m.group(2))) for m in chains.finditer(text)]
+        for dotted in spelled:
+            if self._varies(cat, dotted):
+                return True
+        for dotted in spelled + list(names.values()):  # `ops.transpose(...)`, `transpose(...)` imported by name
+            kws = kw_funcs.get(cat.canonical(dotted))
+            if kws and any(f"{k}=" in text or f"{k} =" in text for k in kws):
+                return True
+        return False
+
+    def _varies(self, cat, dotted: str) -> bool:
+        """``dotted`` is a name the target's catalog lacks and another release's has."""
+        key = (id(cat), dotted)
+        known = _EXISTS.get(key)
+        if known is None:
+            known = cat.exists(dotted)
+            if len(_EXISTS) < 262144:
+                _EXISTS[key] = known
+        return not known and bool(self._elsewhere(cat, dotted))
+
+    def _import(self, node: ast.Import, ctx) -> None:
         for a in node.names:
             if a.name.startswith("mindspore."):
                 self._report_name(ctx, node, a.name, a.name)
 
-    def visit_ImportFrom(self, node: ast.ImportFrom, ctx) -> None:
+    def _import_from(self, node: ast.ImportFrom, ctx) -> None:
         if node.level or not node.module or not (node.module == "mindspore" or node.module.startswith("mindspore.")):
             return
         if not ctx.catalog.exists(node.module) and self._elsewhere(ctx.catalog, node.module):
@@ -185,21 +252,17 @@ class ApiNotInTarget(Rule):
             if a.name != "*":
                 self._report_name(ctx, node, f"{node.module}.{a.name}", f"{node.module}.{a.name}")
 
-    def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
+    def _attribute(self, node: ast.Attribute, scope: ast.AST, ctx, methods: list) -> None:
         if node.attr not in (_LAST_NAMES or _varying_last_names()):
             return  # no known release lacks a name ending so (one set lookup for most attributes)
-        if not isinstance(node.ctx, ast.Load) or isinstance(ctx.parent(node), ast.Attribute):
-            return  # only the whole dotted chain
         dotted = ctx.qualname(node)
         if dotted is not None:
             if dotted.startswith("mindspore."):
                 self._report_name(ctx, node, dotted)
         elif node.attr in (_VARYING_NAMES or self._varying_names()):
-            ctx.memo.setdefault("MSG514.methods", []).append(node)
+            methods.append((node, scope))
 
-    def visit_Call(self, node: ast.Call, ctx) -> None:
-        if not node.keywords:
-            return
+    def _call(self, node: ast.Call, ctx) -> None:
         varying = _KEYWORDS or _varying_keywords()
         if not any(k.arg in varying for k in node.keywords):
             return  # no keyword some release's signature has and another's lacks
@@ -230,22 +293,19 @@ class ApiNotInTarget(Rule):
         return _keywords(cat_params(cat, q))
 
     # ------------------------------------------------------------------ Tensor methods
-    def check_module(self, ctx) -> None:
-        methods = ctx.memo.pop("MSG514.methods", None)
-        if not methods:
-            return
+    def _methods(self, methods, ctx) -> None:
         cat = ctx.catalog
         varying = self._varying_methods()
         spans = [(f.lineno, getattr(f, "end_lineno", f.lineno)) for _, f in getattr(ctx, "graph_scopes", ())]
         memo: Dict[int, Dict[str, List[ast.AST]]] = {}
-        for node in methods:
+        for node, scope in methods:
             attr = node.attr
             if attr not in varying or cat.tensor_method(attr) is not None or cat.parameter_method(attr) is not None:
                 continue
             line = node.lineno
             if any(a <= line <= b for a, b in spans):
                 continue  # graph code: MSG508 judges a Tensor's attributes there, with value kinds
-            if not self._made_tensor(node.value, node, ctx, memo, 0):
+            if not self._made_tensor(node.value, scope, ctx, memo, 0):
                 continue
             have = [v for v in varying[attr] if v != cat.version]
             ctx.report(node, spelled=f"Tensor.{attr}", target=cat.version, where=releases_phrase(have, cat.version),
@@ -269,7 +329,7 @@ class ApiNotInTarget(Rule):
             got = _VARYING["m"] = {n: [v for v in known_versions() if n in per[v]] for n in names}
         return got
 
-    def _made_tensor(self, e: ast.AST, at: ast.AST, ctx, memo, depth: int) -> bool:
+    def _made_tensor(self, e: ast.AST, scope: ast.AST, ctx, memo, depth: int) -> bool:
         """Whether ``e`` is a tensor by its making, seen where it is used: ``ms.Tensor(...)``,
         ``Parameter(...)``, a MindSpore function the catalog says returns a tensor, a Tensor
         method returning one called on such a value, or a local every plain assignment of
@@ -288,18 +348,14 @@ class ApiNotInTarget(Rule):
             if isinstance(f, ast.Attribute):
                 m = cat.tensor_method(f.attr)
                 return bool(m and m["returns"] == "tensor" and not m["property"]) and \
-                    self._made_tensor(f.value, at, ctx, memo, depth + 1)
+                    self._made_tensor(f.value, scope, ctx, memo, depth + 1)
             return False
         if isinstance(e, ast.Name):
-            scope = next((a for a in ctx.ancestors(at) if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                              ast.Lambda))), None)
-            if scope is None:
-                scope = ctx.source.tree
             table = memo.get(id(scope))
             if table is None:
                 table = memo[id(scope)] = _plain_bindings(scope)
             values = table.get(e.id)
-            return bool(values) and all(self._made_tensor(v, at, ctx, memo, depth + 1) for v in values)
+            return bool(values) and all(self._made_tensor(v, scope, ctx, memo, depth + 1) for v in values)
         return False
 
 
@@ -320,8 +376,31 @@ def cat_params(cat, q: str) -> Optional[str]:
     return cat.params(q)
 
 
+PREFILTER = True  # tests/test_version_api.py checks that the findings are the same without it
 _LAST_NAMES: FrozenSet[str] = frozenset()
 _KEYWORDS: FrozenSet[str] = frozenset()
+_KW_FUNCS: Dict[str, FrozenSet[str]] = {}   # function -> the keywords that differ between its releases
+_METHOD_RX: List[Optional["re.Pattern"]] = [None]
+_IMPORT_RX = re.compile(r"^[ \t]*(?:from[ \t]+(mindspore(?:\.\w+)+)[ \t]+import\b|import[ \t]+(mindspore(?:\.\w+)+))",
+                        re.M)
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def _walk(tree: ast.AST):
+    """(node, whether it is the ``value`` of an Attribute, its enclosing function or the
+    module) for every node: the parent facts this rule needs, without a parent map."""
+    stack = [(tree, False, tree)]
+    pop, push = stack.pop, stack.append
+    Attr = ast.Attribute
+    while stack:
+        node, in_chain, scope = pop()
+        yield node, in_chain, scope
+        inner = node if isinstance(node, _FUNCS) else scope
+        if type(node) is Attr:
+            push((node.value, True, inner))
+            continue
+        for child in ast.iter_child_nodes(node):
+            push((child, False, inner))
 
 
 def _varying_last_names() -> FrozenSet[str]:
@@ -348,9 +427,13 @@ def _varying_keywords() -> FrozenSet[str]:
                 if got is not None:
                     sets.setdefault(name, []).append(got[0])
     out = set()
-    for kws in sets.values():
+    for name, kws in sets.items():
         if len(kws) > 1:
-            out |= frozenset().union(*kws) - frozenset.intersection(*kws)
+            differ = frozenset().union(*kws) - frozenset.intersection(*kws)
+            if differ:
+                _KW_FUNCS[name] = differ
+                out |= differ
+    _KW_FUNCS.setdefault("_", frozenset())
     _KEYWORDS = frozenset(out) | {"_"}
     return _KEYWORDS
 

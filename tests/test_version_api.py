@@ -16,7 +16,11 @@ import json
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from helpers import run_cli, write_tree
+
+REPO = Path(__file__).resolve().parent.parent
 
 CODE = """
 import mindspore as ms
@@ -126,3 +130,33 @@ def test_removed_module_import(tmp_path):
     (root / "m.py").write_text("from mindspore.nn.reinforcement import TensorArray\n")
     assert "m.py:1:1: MSG514 `mindspore.nn.reinforcement` does not exist in MindSpore 2.10.0" in _concise(root)
     assert "MSG514" not in _concise(root, "--target-mindspore", "2.7.0")
+
+
+def test_keyword_of_a_function_imported_by_name(tmp_path):
+    root = _project(tmp_path / "p", {})
+    (root / "m.py").write_text("from mindspore.ops import transpose\na = transpose(x, input_perm=(1, 0))\n")
+    assert "m.py:2:18: MSG514 `transpose(..., input_perm=...)`" in _concise(root)
+
+
+@pytest.mark.parametrize("target", ["2.7.0", "2.7.1", "2.10.0"])
+def test_the_text_prefilter_loses_no_finding(tmp_path, monkeypatch, target):
+    """MSG514 walks a module only when its import map and text can hold a finding; without
+    that test (every module walked) the findings over the fixtures and these tests' own
+    samples are the same."""
+    import msgraphlint_rules.version_api as V
+    from helpers import lint
+
+    root = _project(tmp_path / "p", {
+        "a.py": "from mindspore.ops import transpose\na = transpose(x, input_perm=(1, 0))\n",
+        "b.py": "import mindspore as ms\nt = ms.Tensor([1.0])\nt.sign_()\nt.is_persistent_data()\n",
+        "c.py": "from mindspore.nn.reinforcement import TensorArray\nimport mindspore.nn.reinforcement\n",
+        "d.py": "import mindspore as ms\nx = ms.ops.transpose(y, dims=(1, 0))\nz = ms.mint.vdot(a, b)\n",
+    })
+    paths = [root, REPO / "fixtures"]
+
+    def found():
+        return sorted((f.path, f.line, f.col, f.message) for f in lint(paths, select=["MSG514"], target=target))
+    with_filter = found()
+    monkeypatch.setattr(V, "PREFILTER", False)
+    assert found() == with_filter
+    assert any(p.endswith("a.py") or p.endswith("d.py") for p, *_ in with_filter)
