@@ -174,8 +174,11 @@ def _fix_enumeration(before, after, verb: str) -> str:
     total = 0
     for fr in before:
         had = Counter(f.code for f in fr.findings if f.fix is not None)
+        every = Counter(f.code for f in fr.findings)
         names = {f.code: f.name for f in fr.findings}
-        gone = {c: n - remaining.get(fr.path, Counter()).get(c, 0) for c, n in had.items()}
+        # what went away of the code, at most its findings with a fix (a finding of the same
+        # code without one, MSG510's alternatives, stays and is not a fix that failed)
+        gone = {c: min(n, every[c] - remaining.get(fr.path, Counter()).get(c, 0)) for c, n in had.items()}
         gone = {c: n for c, n in sorted(gone.items()) if n > 0}
         if not gone:
             continue
@@ -387,6 +390,8 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
             n = sum(ff.applied for ff in changed)
             if not quiet:
                 click.echo(f"Would fix {_plural(n, 'finding')} in {_plural(len(changed), 'file')}.", err=True)
+                # at the positions of the files as they are (--diff changes nothing)
+                click.echo(_alternatives_note(before), nl=False, err=True)
             if show_fixes:
                 click.echo(_fix_enumeration(before, result.files, "would fix"), nl=False, err=True)
             sys.exit(2 if result.missing else 1 if changed and not exit_zero else 0)
@@ -423,8 +428,9 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
         if quiet and f in ("text", "concise") and not statistics:
             text = _strip_summary(text)
         if show_fixes and (fix or not show_diff) and f in ("text", "concise") and path is None:
-            text = (_fix_enumeration(before, result.files, "fixed") if fix else
-                    _fixable_enumeration(result.files, unsafe_fixes)) + text
+            note = _alternatives_note(result.files)
+            text = (_fix_enumeration(before, result.files, "fixed") + (note and "\n") if fix else
+                    _fixable_enumeration(result.files, unsafe_fixes)) + (note and note + "\n") + text
         _write(text, path, color=colored)
     if verbose:
         click.echo(f"msgraphlint: report: {time.perf_counter() - t_report:.3f}s", err=True)
@@ -461,6 +467,28 @@ def _fixable_enumeration(files, unsafe_fixes: bool) -> str:
         return ""
     return f"Fixable with --fix{' --unsafe-fixes' if unsafe_fixes else ''} ({_plural(total, 'error')}):\n" + \
         "\n".join(lines) + "\n\n"
+
+
+def _alternatives_note(files) -> str:
+    """The findings that carry alternative fixes (``Finding.alternatives``: readings only
+    their author can choose between, MSG510's ``nn.Dropout(0.1)``), each with how many and
+    what they do; ``--fix``, ``--unsafe-fixes`` and ``--diff`` apply none of them, so they
+    are never ``[*]`` nor counted as fixable. "" when there is none."""
+    from .reporters._common import safe_text
+
+    lines: List[str] = []
+    for fr in files:
+        for f in fr.findings:
+            if not f.alternatives:
+                continue
+            n = len(f.alternatives)
+            lines.append(f"- {_safe_path(f.path)}:{f.line}:{f.col + 1}: {f.code} ({f.name}) has "
+                         f"{n} alternative {'fix' if n == 1 else 'fixes'}; none is applied automatically:")
+            lines += [f"    {i}. {safe_text(alt.description)}" for i, alt in enumerate(f.alternatives, 1)]
+    if not lines:
+        return ""
+    return "Not fixed automatically (choose an alternative by hand, or in the editor's quick fixes):\n" + \
+        "\n".join(lines) + "\n"
 
 
 def _fix_stdin(result, overrides, fmt, unsafe_fixes, show_diff, exit_zero, quiet) -> None:

@@ -230,7 +230,7 @@ def test_json_document_matches_its_schema_and_content():
     doc = json.loads(render("json", sample_results(), RULES))
     jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(doc)
 
-    assert doc["schema_version"] == "2.1"
+    assert doc["schema_version"] == "2.2"
     assert doc["tool"] == {"name": "msgraphlint", "version": __version__}
     assert doc["summary"] == {"files": 3, "findings": 4, "fixable": 1, "hidden_fixes": 0,
                               "by_code": {"MSG002": 1, "MSG901": 1, "MSG902": 2}}
@@ -245,7 +245,7 @@ def test_json_document_matches_its_schema_and_content():
         "fix": {"description": "Replace print with ops.Print", "safety": "safe",
                 "edits": [{"line": 12, "column": 9, "end_line": 12, "end_column": 14,
                            "text": "ops.Print"}]},
-        "source_line": "        print(x)\n", "origin": None,
+        "alternatives": [], "source_line": "        print(x)\n", "origin": None,
     }
     bare = doc["findings"][3]
     assert (bare["column"], bare["end_line"], bare["end_column"], bare["fix"], bare["source_line"],

@@ -13,7 +13,7 @@ from typing import List, Optional
 
 from lsprotocol import types as lsp
 
-from ..findings import Finding, FixSafety, Severity
+from ..findings import Finding, Fix, FixSafety, Severity
 from .documents import Document
 
 FIX_ALL_KIND = "source.fixAll.msgraphlint"
@@ -108,23 +108,24 @@ def _edit(uri: str, version: Optional[int], edits: List[lsp.TextEdit], document_
     return lsp.WorkspaceEdit(changes={uri: edits})
 
 
-def fix_edits(f: Finding, doc: Document, encoding: str) -> List[lsp.TextEdit]:
-    """A finding's fix as LSP edits (fix edits carry ast lines and character columns)."""
+def fix_edits(f: Finding, doc: Document, encoding: str, fix: Optional[Fix] = None) -> List[lsp.TextEdit]:
+    """A finding's fix (or ``fix``: one of its alternatives) as LSP edits (fix edits carry
+    ast lines and character columns; positions clamped to the document)."""
     return [lsp.TextEdit(_range(doc, doc.lsp_edit_position(e.line, e.col, encoding),
                                 doc.lsp_edit_position(e.end_line, e.end_col, encoding)), e.text)
-            for e in f.fix.edits]
+            for e in (fix if fix is not None else f.fix).edits]
 
 
 def suppress_edit(f: Finding, doc: Document, encoding: str) -> lsp.TextEdit:
+    """The finding's line with its code added to the line's ``# noqa`` (one is appended
+    when there is none), as ``check --add-noqa`` writes it (``noqa.add_to_line``): a
+    wrong-case spelling of the code (``# noqa: msg201``, which suppresses nothing) is
+    replaced by it, a bare ``# noqa`` is left as it is."""
+    from ..noqa import add_to_line
+
     text = doc.line(f.line - 1)
-    m = re.search(r"#\s*noqa:\s*([A-Z0-9, ]+)", text)
-    if m:
-        codes = [c.strip() for c in m.group(1).split(",") if c.strip()]
-        new_text = text if f.code in codes else \
-            text[:m.start(1)] + ", ".join(codes + [f.code]) + text[m.end(1):].rstrip()
-    else:
-        new_text = text.rstrip() + f"  # noqa: {f.code}"
-    return lsp.TextEdit(_range(doc, (f.line - 1, 0), doc.lsp_position(f.line, len(text), encoding)), new_text)
+    return lsp.TextEdit(_range(doc, (f.line - 1, 0), doc.lsp_position(f.line, len(text), encoding)),
+                        add_to_line(text, [f.code]))
 
 
 def minimal_edit(doc: Document, new: str, encoding: str) -> Optional[lsp.TextEdit]:
@@ -193,6 +194,14 @@ def code_actions(params: lsp.CodeActionParams, doc: Document, findings: List[Fin
                     title=f"{f.code}: {f.fix.description}" + (" (unsafe)" if f.fix.safety is FixSafety.UNSAFE else ""),
                     kind=lsp.CodeActionKind.QuickFix, is_preferred=f.fix.safety is FixSafety.SAFE,
                     edit=_edit(uri, doc.version, fix_edits(f, doc, encoding), document_changes)))
+            # the readings only the author can choose between (Finding.alternatives): each its
+            # own quick fix, never preferred, never part of source.fixAll (fix_all_text
+            # applies ``fix`` only)
+            for alt in f.alternatives:
+                actions.append(lsp.CodeAction(
+                    title=f"{f.code}: {alt.description}" + (" (unsafe)" if alt.safety is FixSafety.UNSAFE else ""),
+                    kind=lsp.CodeActionKind.QuickFix, is_preferred=False,
+                    edit=_edit(uri, doc.version, fix_edits(f, doc, encoding, alt), document_changes)))
             actions.append(lsp.CodeAction(title=f"{f.code}: suppress on this line", kind=lsp.CodeActionKind.QuickFix,
                                           edit=_edit(uri, doc.version, [suppress_edit(f, doc, encoding)],
                                                      document_changes)))

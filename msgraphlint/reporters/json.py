@@ -19,7 +19,8 @@ from ..findings import FileResult, Finding, Fix
 from ._common import (all_findings, column1, count_by_code, fix_applicable, hidden_fixes, hint_for, json_text,
                       statistics_rows)
 
-SCHEMA_VERSION = "2.1"  # 2.0: summary.fixable counts what --fix applies; summary.hidden_fixes; 2.1: origin
+# 2.0: summary.fixable counts what --fix applies; summary.hidden_fixes; 2.1: origin; 2.2: alternatives
+SCHEMA_VERSION = "2.2"
 SCHEMA_RESOURCE = "findings.schema.json"  # in the msgraphlint.data package
 
 
@@ -51,6 +52,9 @@ def finding_dict(finding: Finding, rules: Mapping[str, type]) -> Dict[str, Any]:
         "hint": hint_for(finding, rules),
         "chain": list(finding.chain),
         "fix": fix_dict(finding.fix),
+        # rewrites for the author to choose from (MSG510's two readings of nn.Dropout(0.1));
+        # never applied by --fix or --unsafe-fixes, and not counted as fixable
+        "alternatives": [fix_dict(a) for a in finding.alternatives],
         "source_line": finding.source_line,
         "origin": None if finding.origin is None else {
             "code": finding.origin[0], "path": finding.origin[1], "line": finding.origin[2],

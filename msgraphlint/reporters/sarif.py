@@ -9,7 +9,10 @@ with ``help`` and ``fullDescription`` from ``Rule.docs()`` / the rationale,
 the rule's severity. Each result carries ``ruleId``/``ruleIndex``, ``level``
 (error / warning / note), one physical location, for a call-site finding
 (MSG004) a ``relatedLocations`` entry at the finding it repeats and, when the finding
-has a fix with edits, a SARIF ``fix``.
+has a fix or alternative fixes with edits, ``fixes``: the fix first, then each
+alternative (``Finding.alternatives``, the readings only the author can choose between),
+each with its description and ``properties.safety``; an alternative also has
+``properties.alternative: true`` (msgraphlint applies none of them on its own).
 
 Locations: a path inside ``root`` (default: the current directory) is a
 relative URI with ``uriBaseId`` ``%SRCROOT%``; ``run.originalUriBaseIds``
@@ -96,10 +99,10 @@ def _artifact_location(uri: str, base: Optional[str]) -> Dict[str, str]:
     return loc
 
 
-def _fix(fix: Fix, location: Dict[str, str]) -> Optional[Dict[str, Any]]:
+def _fix(fix: Fix, location: Dict[str, str], alternative: bool = False) -> Optional[Dict[str, Any]]:
     if not fix.edits:
         return None
-    return {
+    out = {
         "description": {"text": fix.description},
         "artifactChanges": [{
             "artifactLocation": dict(location),
@@ -112,6 +115,9 @@ def _fix(fix: Fix, location: Dict[str, str]) -> Optional[Dict[str, Any]]:
         }],
         "properties": {"safety": getattr(fix.safety, "value", fix.safety)},
     }
+    if alternative:
+        out["properties"]["alternative"] = True
+    return out
 
 
 def _result(finding: Finding, rule_index: int, location: Dict[str, str], print_: str,
@@ -140,10 +146,11 @@ def _result(finding: Finding, rule_index: int, location: Dict[str, str], print_:
                                  "region": {"startLine": line, "startColumn": col + 1}},
             "message": {"text": f"{code}: the finding this call reaches"},
         }]
-    if finding.fix is not None:
-        fix = _fix(finding.fix, location)
-        if fix is not None:
-            result["fixes"] = [fix]
+    fixes = [] if finding.fix is None else [_fix(finding.fix, location)]
+    fixes += [_fix(alt, location, alternative=True) for alt in finding.alternatives]
+    fixes = [fx for fx in fixes if fx is not None]
+    if fixes:  # SARIF allows several: the fix, then every alternative
+        result["fixes"] = fixes
     props: Dict[str, Any] = {"name": finding.name}
     hint = hint_for(finding, rules)
     if hint:
