@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, Mapping, Optional, Tuple, Union
 
 __all__ = ["Catalog", "get_catalog", "DATA_FILE", "apply_delta", "known_versions", "nearest_version",
-           "version_key"]
+           "varying_keys", "version_key"]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 DATA_FILE = DATA_DIR / "mindspore_api.json"
@@ -484,11 +484,31 @@ def nearest_version(target: str) -> Tuple[str, bool]:
 
 
 @functools.lru_cache(maxsize=None)
+def _version_doc(version: str) -> Dict[str, Any]:
+    return _read_json(_version_files()[version])
+
+
+@functools.lru_cache(maxsize=None)
+def varying_keys() -> Dict[str, frozenset]:
+    """Per table (``functions``, ``classes``, ``tensor_methods``, ``aliases``, ``modules``, ...),
+    the keys some known release's catalog adds, drops or records differently from the base:
+    where the releases can differ at all (read from the version files, nothing rebuilt)."""
+    out: Dict[str, set] = {}
+    for version in _version_files():
+        for table, change in _version_doc(version).get("delta", {}).items():
+            keys = out.setdefault(table, set())
+            keys.update(change.get("drop", ()))
+            keys.update(change.get("add", ()))
+            keys.update(change.get("set", {}))
+    return {k: frozenset(v) for k, v in out.items()}
+
+
+@functools.lru_cache(maxsize=None)
 def _version_data(version: str) -> Dict[str, Any]:
     base = _base_data()
     if version == base.get("version"):
         return base
-    doc = _read_json(_version_files()[version])
+    doc = _version_doc(version)
     if doc.get("same_as"):
         data = dict(_version_data(doc["same_as"]))
     else:

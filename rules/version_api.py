@@ -13,7 +13,7 @@ import functools
 import re
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from msgraphlint.catalog import get_catalog, known_versions, version_key
+from msgraphlint.catalog import get_catalog, known_versions, varying_keys, version_key
 from msgraphlint.imports import normalize
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
@@ -195,10 +195,11 @@ class ApiNotInTarget(Rule):
 
     def _worth_it(self, ctx) -> bool:
         """Whether the module may hold a finding, from its import map and its text: a
-        MindSpore name it imports, or a dotted chain the text spells from a MindSpore import
-        (`mint.vdot`), that some release lacks; a call of a function whose keywords differ
-        between releases with one of those keywords in the text (`input_perm=`); a method
-        name some release's Tensor lacks (`.sign_`)."""
+        MindSpore name it imports, an import line, or a dotted chain ending in a name some
+        release lacks (`mint.vdot`: the chain read back from the name to its root, a
+        MindSpore import) that the target lacks; a varying Tensor method name after anything
+        but a MindSpore chain (`t.sign_`); a keyword some release's signature lacks
+        (`input_perm=`) written where a function whose releases differ in it is named."""
         names = {k: v for k, v in ctx.imports.names.items() if v == "mindspore" or v.startswith("mindspore.")}
         if not names:
             return False
@@ -206,26 +207,32 @@ class ApiNotInTarget(Rule):
         if any(self._varies(cat, v) for v in names.values() if v != "mindspore"):
             return True
         text = ctx.source.text
-        for m in _IMPORT_RX.finditer(text):
-            if self._varies(cat, m.group(1) or m.group(2)):
-                return True
-        if _METHOD_RX[0] is None:
-            _METHOD_RX[0] = re.compile(r"\.\s*(?:%s)\b" % "|".join(sorted(map(re.escape, self._varying_methods()))))
-        if _METHOD_RX[0].search(text):
-            return True
-        chains = re.compile(r"(?<![\w.])(%s)((?:[ \t]*\.[ \t]*[A-Za-z_]\w*)+)" % "|".join(map(re.escape, names)))
-        if not _KW_FUNCS:
-            _varying_keywords()
-        kw_funcs = _KW_FUNCS
-        spelled = [normalize(names[m.group(1)] + re.sub(r"\s", "", m.group(2))) for m in chains.finditer(text)]
-        for dotted in spelled:
-            if self._varies(cat, dotted):
-                return True
-        for dotted in spelled + list(names.values()):  # `ops.transpose(...)`, `transpose(...)` imported by name
-            kws = kw_funcs.get(cat.canonical(dotted))
-            if kws and any(f"{k}=" in text or f"{k} =" in text for k in kws):
-                return True
-        return False
+        if "import mindspore." in text:  # `import mindspore.nn.reinforcement`: the import map names only `mindspore`
+            for m in _IMPORT_RX.finditer(text):
+                if self._varies(cat, m.group(1)):
+                    return True
+        rx = _RX or _compile_rx()
+        methods = self._varying_methods()
+        varying = _LAST_NAMES
+        for m in _DOTTED_NAME.finditer(text):
+            last = m.group(1)
+            if last not in varying:
+                continue
+            head = _CHAIN_END.search(text, max(0, m.start() - 300), m.start())
+            root = head.group(1) if head else None
+            if root in names:
+                if self._varies(cat, normalize(names[root] + re.sub(r"\s", "", head.group(2)) + "." + last)):
+                    return True
+            elif last in methods:
+                return True  # on a local or a call's result: the walk judges the receiver
+        called = any(cat.canonical(v) in _KW_FUNCS for v in names.values())
+        for m in rx["kwfunc"].finditer(text) if not called else ():
+            head = _CHAIN_END.search(text, max(0, m.start() - 300), m.start())
+            if head and head.group(1) in names and cat.canonical(normalize(
+                    names[head.group(1)] + re.sub(r"\s", "", head.group(2)) + "." + m.group(1))) in _KW_FUNCS:
+                called = True
+                break
+        return called and _keyword_in(rx["kw"], text)
 
     def _varies(self, cat, dotted: str) -> bool:
         """``dotted`` is a name the target's catalog lacks and another release's has."""
@@ -380,9 +387,7 @@ PREFILTER = True  # tests/test_version_api.py checks that the findings are the s
 _LAST_NAMES: FrozenSet[str] = frozenset()
 _KEYWORDS: FrozenSet[str] = frozenset()
 _KW_FUNCS: Dict[str, FrozenSet[str]] = {}   # function -> the keywords that differ between its releases
-_METHOD_RX: List[Optional["re.Pattern"]] = [None]
-_IMPORT_RX = re.compile(r"^[ \t]*(?:from[ \t]+(mindspore(?:\.\w+)+)[ \t]+import\b|import[ \t]+(mindspore(?:\.\w+)+))",
-                        re.M)
+_IMPORT_RX = re.compile(r"\bimport[ \t]+(mindspore(?:\.\w+)+)")
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
@@ -408,34 +413,88 @@ def _varying_last_names() -> FrozenSet[str]:
     ``TensorArray``, ``reinforcement``) and the varying Tensor method names: an attribute
     chain ending otherwise exists in every release or in none."""
     global _LAST_NAMES
-    per = [get_catalog(v).names() for v in known_versions()]
-    varying = frozenset().union(*per) - frozenset.intersection(*per)
-    _LAST_NAMES = frozenset(n.rsplit(".", 1)[-1] for n in varying) | ApiNotInTarget._varying_names() | {"_"}
+    keys = varying_keys()
+    catalogs = [get_catalog(v) for v in known_versions()]
+    out = set()
+    for table, attr in (("functions", "_functions"), ("classes", "_classes"), ("dtypes", "_dtypes"),
+                        ("constants", "_constants"), ("modules", "_modules"), ("aliases", "_aliases"),
+                        ("module_aliases", "_module_aliases")):
+        for key in keys.get(table, ()):
+            present = [key in getattr(c, attr) for c in catalogs]
+            if any(present) and not all(present):
+                out.add(key.rsplit(".", 1)[-1])
+    _LAST_NAMES = frozenset(out) | ApiNotInTarget._varying_names() | {"_"}
     return _LAST_NAMES
 
 
 def _varying_keywords() -> FrozenSet[str]:
-    """Parameter names that some release's signature of a function has and another
-    release's signature of the same function lacks."""
+    """The keywords MSG514 can report: for each function or class, the parameter names some
+    release's signature has and another release's explicit signature (no ``**kwargs``)
+    lacks (``ops.transpose``: ``input_perm`` of 2.7.0, ``dims`` from 2.7.1)."""
     global _KEYWORDS
-    sets: Dict[str, List[frozenset]] = {}
-    for v in known_versions():
-        cat = get_catalog(v)
-        for table in (cat._functions, cat._classes):
-            for name, info in table.items():
-                got = _keywords(info.get("params"))
-                if got is not None:
-                    sets.setdefault(name, []).append(got[0])
+    keys = varying_keys()
+    catalogs = [get_catalog(v) for v in known_versions()]
     out = set()
-    for name, kws in sets.items():
-        if len(kws) > 1:
-            differ = frozenset().union(*kws) - frozenset.intersection(*kws)
+    for table, attr in (("functions", "_functions"), ("classes", "_classes")):
+        for name in keys.get(table, ()):
+            sigs = [got for got in (_keywords((getattr(c, attr).get(name) or {}).get("params")) for c in catalogs)
+                    if got is not None]
+            if len(sigs) < 2 or all(x == sigs[0] for x in sigs):
+                continue
+            every = frozenset().union(*(kws for kws, _ in sigs))
+            differ = frozenset().union(*(every - kws for kws, var_kw in sigs if not var_kw))
             if differ:
                 _KW_FUNCS[name] = differ
                 out |= differ
     _KW_FUNCS.setdefault("_", frozenset())
     _KEYWORDS = frozenset(out) | {"_"}
     return _KEYWORDS
+
+
+def _compile_rx() -> Dict[str, "re.Pattern"]:
+    """The module-text tests of :meth:`ApiNotInTarget._worth_it`, built once per process."""
+    _varying_last_names()
+    kws = sorted(_varying_keywords() - {"_"}, key=len, reverse=True)
+    funcs = sorted({n.rsplit(".", 1)[-1] for n in _KW_FUNCS if n != "_"}, key=len, reverse=True)
+    # alternatives as a trie (`a(?:dd|ll_reduce)`): the engine fails fast on every other word
+    _RX["kw"] = re.compile(r"%s[ \t]*=(?!=)" % _trie(kws) if kws else r"(?!)")  # (a word of its own: _keyword_in)
+    _RX["kwfunc"] = re.compile(r"\.[ \t]*(%s)[ \t]*\(" % _trie(funcs) if funcs else r"(?!)")
+    return _RX
+
+
+def _keyword_in(rx: "re.Pattern", text: str) -> bool:
+    """``rx`` (a keyword followed by ``=``) matches where the keyword is a word of its own."""
+    for m in rx.finditer(text):
+        before = text[m.start() - 1:m.start()]
+        if not (before.isalnum() or before in ("_", ".")) or not before:
+            return True
+    return False
+
+
+def _trie(words: Sequence[str]) -> str:
+    """A regular expression matching exactly ``words``, factored by common prefixes."""
+    root: Dict[str, dict] = {}
+    for w in words:
+        node = root
+        for ch in w:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def build(node: Dict[str, dict]) -> str:
+        alts = [re.escape(ch) + build(node[ch]) for ch in sorted(k for k in node if k)]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        return f"(?:{body})?" if "" in node else body
+    return build(root)
+
+
+_RX: Dict[str, "re.Pattern"] = {}
+_DOTTED_NAME = re.compile(r"\.[ \t]*([A-Za-z_]\w*)")  # each `.name` of the text (a set decides: cheaper
+                                                       # than compiling the varying names into one pattern)
+# the dotted chain that ends where a match starts: (its root, the rest); a call's result or a
+# subscript before the dot leaves none
+_CHAIN_END = re.compile(r"(?<![\w.])([A-Za-z_]\w*)((?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*)[ \t]*$")
 
 
 def _plain_bindings(scope: ast.AST) -> Dict[str, Optional[List[ast.AST]]]:
