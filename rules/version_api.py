@@ -178,14 +178,12 @@ class ApiNotInTarget(Rule):
         if PREFILTER and not self._worth_it(ctx):
             return
         methods: List[Tuple[ast.Attribute, ast.AST]] = []
-        for node, in_chain, scope in _walk(ctx.source.tree):
+        for node, scope in _walk(ctx.source.tree):
             t = type(node)
             if t is ast.Attribute:
-                if not in_chain and isinstance(node.ctx, ast.Load):
-                    self._attribute(node, scope, ctx, methods)
+                self._attribute(node, scope, ctx, methods)
             elif t is ast.Call:
-                if node.keywords:
-                    self._call(node, ctx)
+                self._call(node, ctx)
             elif t is ast.ImportFrom:
                 self._import_from(node, ctx)
             elif t is ast.Import:
@@ -213,11 +211,9 @@ class ApiNotInTarget(Rule):
                     return True
         rx = _RX or _compile_rx()
         methods = self._varying_methods()
-        varying = _LAST_NAMES
-        for m in _DOTTED_NAME.finditer(text):
+        hits = _LAST_NAMES.intersection(_DOTTED_NAME.findall(text))
+        for m in (re.finditer(r"\.[ \t]*(%s)\b" % "|".join(map(re.escape, sorted(hits))), text) if hits else ()):
             last = m.group(1)
-            if last not in varying:
-                continue
             head = _CHAIN_END.search(text, max(0, m.start() - 300), m.start())
             root = head.group(1) if head else None
             if root in names:
@@ -388,24 +384,47 @@ _LAST_NAMES: FrozenSet[str] = frozenset()
 _KEYWORDS: FrozenSet[str] = frozenset()
 _KW_FUNCS: Dict[str, FrozenSet[str]] = {}   # function -> the keywords that differ between its releases
 _IMPORT_RX = re.compile(r"\bimport[ \t]+(mindspore(?:\.\w+)+)")
-_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_FUNC_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda})
+
+
+_FIELDS: Dict[type, Tuple[str, ...]] = {}
+_SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind"})
 
 
 def _walk(tree: ast.AST):
-    """(node, whether it is the ``value`` of an Attribute, its enclosing function or the
-    module) for every node: the parent facts this rule needs, without a parent map."""
-    stack = [(tree, False, tree)]
+    """The nodes this rule looks at: (an Attribute that is not the ``value`` of another, in a
+    Load context; a Call passing keywords; an Import; an ImportFrom) with its enclosing
+    function (or the module); the parent facts it needs without a parent map, and no
+    ``ctx``/operator markers walked."""
+    stack = [(tree, tree)]
     pop, push = stack.pop, stack.append
-    Attr = ast.Attribute
+    Attr, Call, Imp, ImpF, AST, Load = ast.Attribute, ast.Call, ast.Import, ast.ImportFrom, ast.AST, ast.Load
+    fields_of = _FIELDS
     while stack:
-        node, in_chain, scope = pop()
-        yield node, in_chain, scope
-        inner = node if isinstance(node, _FUNCS) else scope
-        if type(node) is Attr:
-            push((node.value, True, inner))
+        node, scope = pop()
+        cls = node.__class__
+        if cls is Attr:
+            if node.ctx.__class__ is Load:
+                yield node, scope
+            value = node.value
+            while value.__class__ is Attr:  # the rest of the chain: only what hangs off it
+                value = value.value
+            push((value, scope))
             continue
-        for child in ast.iter_child_nodes(node):
-            push((child, False, inner))
+        if (cls is Call and node.keywords) or cls is Imp or cls is ImpF:
+            yield node, scope
+        inner = node if cls in _FUNC_TYPES else scope
+        fields = fields_of.get(cls)
+        if fields is None:
+            fields = fields_of[cls] = tuple(f for f in cls._fields if f not in _SKIP_FIELDS)
+        for name in fields:
+            v = getattr(node, name, None)
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, AST):
+                        push((x, inner))
+            elif isinstance(v, AST):
+                push((v, inner))
 
 
 def _varying_last_names() -> FrozenSet[str]:
