@@ -141,6 +141,87 @@ def walk_statements(body: list) -> Iterator[AST]:
                 stack.extend(reversed(v))
 
 
+def fold(root: AST, deps: Callable[[AST], list], combine: Callable[[AST, list], Any]) -> Any:
+    """A value computed bottom-up without recursion, whatever the depth of ``root`` (a chain
+    of thousands of ``+`` that ``ast.parse`` reads): ``deps(node)`` lists the sub-nodes whose
+    values ``combine(node, values)`` needs (in that order); an iterative post-order computes
+    each of them once, before the node that needs it."""
+    done: Dict[int, Any] = {}
+    needs: Dict[int, list] = {}
+    stack = [root]
+    while stack:
+        node = stack[-1]
+        key = id(node)
+        if key in done:
+            stack.pop()
+            continue
+        kids = needs.get(key)
+        if kids is None:
+            kids = needs[key] = deps(node)
+            stack.extend(k for k in reversed(kids) if id(k) not in done)
+            continue
+        stack.pop()
+        done[key] = combine(node, [done[id(k)] for k in kids])
+    return done[id(root)]
+
+
+def deeper_than(node: AST, limit: int) -> bool:
+    """The tree under ``node`` is more than ``limit`` levels deep (an iterative check that
+    stops at the first path that long): before a recursive library call such as
+    ``ast.unparse``, which a chain of thousands of operators would take past the recursion
+    limit."""
+    stack = [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        if d > limit:
+            return True
+        for name in n._fields:
+            v = getattr(n, name, None)
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, AST):
+                        stack.append((x, d + 1))
+            elif isinstance(v, AST):
+                stack.append((v, d + 1))
+    return False
+
+
+def dump(node: AST) -> str:
+    """A text that tells trees apart like ``ast.dump`` (node types, fields, constants; not
+    its exact spelling), built without recursion: for comparing two expressions at any depth."""
+    out: List[str] = []
+    stack: List[Any] = [(False, node)]  # (True, text to write) or (False, a value to dump)
+    while stack:
+        literal, item = stack.pop()
+        if literal:
+            out.append(item)
+        elif isinstance(item, AST):
+            out.append(item.__class__.__name__ + "(")
+            stack.append((True, ")"))
+            for name in reversed(item._fields):
+                stack.append((False, getattr(item, name, None)))
+                stack.append((True, name + "="))
+        elif item.__class__ is list:
+            out.append("[")
+            stack.append((True, "]"))
+            stack.extend((False, x) for x in reversed(item))
+        else:
+            out.append(repr(item) + ",")
+    return "".join(out)
+
+
+_UNPARSE_DEPTH = 60
+
+
+def unparse(node: AST) -> str:
+    """``ast.unparse``, which recurses three to six frames per level: a tree deeper than 60
+    levels (no annotation or default value of ordinary code is) is given as its ``dump``
+    instead, which still tells different trees apart."""
+    if deeper_than(node, _UNPARSE_DEPTH):
+        return dump(node)
+    return ast.unparse(node)
+
+
 _PER_TREE: "OrderedDict[tuple, tuple]" = OrderedDict()
 _PER_TREE_SIZE = 16
 

@@ -65,7 +65,7 @@ class Dispatch:
         return view
 
 
-from .astutil import walk as _walk, walk_with_parents as _walk_with_parents  # noqa: E402
+from .astutil import fold, unparse, walk as _walk, walk_with_parents as _walk_with_parents  # noqa: E402
 from .astutil import walk_no_ctx as _walk_no_ctx, walk_with_parents_no_ctx as _walk_with_parents_no_ctx  # noqa: E402
 _CTX_TYPES = (ast.Load, ast.Store, ast.Del)
 
@@ -100,7 +100,7 @@ def closure_kinds(outer: ast.AST) -> Dict[str, Kind]:
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
     literal_params = _parametrized_literals(outer)
     for arg, default in list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults)):
-        ann = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+        ann = unparse(arg.annotation) if arg.annotation is not None else ""
         if arg.arg in ("self", "cls") or "Tensor" in ann or "Parameter" in ann:
             out[arg.arg] = Kind.UNKNOWN
         elif ann in ("int", "float", "bool", "str") or arg.arg in literal_params \
@@ -160,12 +160,26 @@ def _parametrized_literals(func: ast.AST) -> set:
 
 
 def _literal_kind(v: Optional[ast.expr]) -> Kind:
+    """The kind of a literal argument of ``pytest.mark.parametrize``, bottom-up (``fold``): a
+    literal sum of thousands of terms is as deep as ``ast.parse`` allows."""
     if v is None:
         return Kind.UNKNOWN
+    return fold(v, _literal_parts, _literal_kind_of)
+
+
+def _literal_parts(v: ast.expr) -> list:
+    if isinstance(v, ast.Tuple):
+        return v.elts
+    if isinstance(v, ast.BinOp):
+        return [v.left, v.right]
+    return []
+
+
+def _literal_kind_of(v: ast.expr, kinds: list) -> Kind:
     if isinstance(v, ast.Constant):
         return Kind.NONE if v.value is None else Kind.CONST
     if isinstance(v, ast.Tuple):
-        return Kind.CONST if all(_literal_kind(e) in (Kind.CONST, Kind.NONE) for e in v.elts) else Kind.UNKNOWN
+        return Kind.CONST if all(k in (Kind.CONST, Kind.NONE) for k in kinds) else Kind.UNKNOWN
     if isinstance(v, (ast.List, ast.ListComp)):
         return Kind.PYLIST
     if isinstance(v, (ast.Dict, ast.DictComp)):
@@ -173,7 +187,7 @@ def _literal_kind(v: Optional[ast.expr]) -> Kind:
     if isinstance(v, ast.UnaryOp) and isinstance(v.operand, ast.Constant):
         return Kind.CONST
     if isinstance(v, ast.BinOp):
-        return Kind.CONST if _literal_kind(v.left) is Kind.CONST and _literal_kind(v.right) is Kind.CONST else Kind.UNKNOWN
+        return Kind.CONST if kinds[0] is Kind.CONST and kinds[1] is Kind.CONST else Kind.UNKNOWN
     return Kind.UNKNOWN
 
 
@@ -231,7 +245,7 @@ class ModuleEngine:
         def text(v):
             if v is None:
                 return None
-            return ast.unparse(v[1]) if v[0] == "value" else f"{v[1].name}:{ast.unparse(v[2])}"
+            return unparse(v[1]) if v[0] == "value" else f"{v[1].name}:{unparse(v[2])}"
         return tuple(tuple(sorted((k, tuple(text(v) for v in vs)) for k, vs in table.get(id(func), {}).items()))
                      for table in (inputs.params, inputs.self_attrs))
 

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from .astutil import per_tree, walk_no_ctx, walk_statements
+from .astutil import fold, per_tree, walk_no_ctx, walk_statements
 from .evidence import ArgSite, outgoing
 from .imports import ImportMap
 from .source import SourceError, SourceFile
@@ -167,10 +167,35 @@ _TENSOR_FACTORIES = ("mindspore.Tensor", "mindspore.tensor")
 _CONTAINERS = ("mindspore.nn.CellList", "mindspore.nn.SequentialCell", "mindspore.nn.CellDict")
 
 
+_CONST_CASTS = ("int", "float", "bool", "str", "len", "tuple", "max", "min", "round", "abs")
+
+
 def attr_kind(value: ast.expr, imports: ImportMap, params: frozenset = frozenset()) -> str:
     """Syntactic kind of a value assigned to ``self.<attr>`` (mostly in ``__init__``):
     'cell' | 'container' | 'parameter' | 'tensor' | 'primitive' | 'const' | 'none' |
-    'pylist' | 'pydict' | 'call:<dotted>' (a project class or function, resolved later) | 'unknown'."""
+    'pylist' | 'pydict' | 'call:<dotted>' (a project class or function, resolved later) | 'unknown'.
+    Computed bottom-up (``astutil.fold``): a sum of thousands of terms is as deep as a tree gets."""
+    return fold(value, lambda v: _attr_kind_parts(v, imports),
+                lambda v, kinds: _attr_kind_of(v, set(kinds), imports, params))
+
+
+def _attr_kind_parts(value: ast.expr, imports: ImportMap) -> list:
+    """The sub-expressions whose kinds decide ``value``'s (all of them must be constants)."""
+    if isinstance(value, ast.Tuple):
+        return value.elts
+    if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp)):
+        return [c for c in ast.iter_child_nodes(value) if isinstance(c, ast.expr)]
+    if isinstance(value, ast.Call):
+        if isinstance(value.func, ast.Name) and value.func.id in _CONST_CASTS:
+            return value.args
+        dotted = imports.dotted(value.func)
+        if dotted and dotted.startswith(("numpy.", "math.")):
+            return value.args
+    return []
+
+
+def _attr_kind_of(value: ast.expr, kinds: set, imports: ImportMap, params: frozenset) -> str:
+    """``value``'s kind given ``kinds``, those of its ``_attr_kind_parts``."""
     if isinstance(value, ast.Constant):
         return "none" if value.value is None else "const"
     if isinstance(value, (ast.List, ast.ListComp)):
@@ -178,7 +203,6 @@ def attr_kind(value: ast.expr, imports: ImportMap, params: frozenset = frozenset
     if isinstance(value, (ast.Dict, ast.DictComp, ast.Set)):
         return "pydict"
     if isinstance(value, ast.Tuple):
-        kinds = {attr_kind(e, imports, params) for e in value.elts}
         return "const" if kinds <= {"const", "none"} else "unknown"
     if isinstance(value, ast.Name):
         if value.id in params:
@@ -196,11 +220,9 @@ def attr_kind(value: ast.expr, imports: ImportMap, params: frozenset = frozenset
             return "const"   # mindspore.float32
         return "unknown"
     if isinstance(value, (ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp)):
-        kinds = {attr_kind(c, imports, params) for c in ast.iter_child_nodes(value) if isinstance(c, ast.expr)}
         return "const" if kinds and kinds <= {"const", "none"} else "unknown"
     if isinstance(value, ast.Call):
-        if isinstance(value.func, ast.Name) and value.func.id in ("int", "float", "bool", "str", "len", "tuple", "max", "min", "round", "abs"):
-            kinds = {attr_kind(a, imports, params) for a in value.args}
+        if isinstance(value.func, ast.Name) and value.func.id in _CONST_CASTS:
             return "const" if kinds <= {"const", "none"} else "unknown"
         if isinstance(value.func, ast.Name) and value.func.id in ("list", "dict", "set"):
             return "pylist" if value.func.id == "list" else "pydict"
@@ -227,7 +249,6 @@ def attr_kind(value: ast.expr, imports: ImportMap, params: frozenset = frozenset
                 return "tensor"
             return "unknown"
         if dotted.startswith(("numpy.", "math.")):
-            kinds = {attr_kind(a, imports, params) for a in value.args}
             return "const" if kinds <= {"const", "none"} else "unknown"
         return "call:" + dotted
     return "unknown"

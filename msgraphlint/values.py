@@ -17,7 +17,7 @@ import ast
 from bisect import bisect_left
 from typing import Dict, FrozenSet, Optional, Sequence
 
-from .astutil import children as _children, children_no_ctx
+from .astutil import children as _children, children_no_ctx, unparse
 from .imports import ImportMap
 from .kinds import ClassInfo, Kind, merge  # noqa: F401  (re-exported: rules import Kind from here)
 from .project import ModuleSummary
@@ -58,9 +58,14 @@ def _type_test(test: ast.AST, imports) -> Optional[tuple]:
     `is_tensor(t)`, `is_mindspore_tensor(t)`); (name, False) when it says it is a NumPy array
     or a Python value (`isinstance(t, np.ndarray)`); negated by `not`; else None. Framework
     dispatch helpers branch like this, and MindSpore resolves such tests at compile time."""
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _type_test(test.operand, imports)
-        return (inner[0], not inner[1]) if inner is not None else None
+    negated = False
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):  # `not not ... t`: no recursion
+        test, negated = test.operand, not negated
+    found = _plain_type_test(test, imports)
+    return (found[0], found[1] != negated) if found is not None else None
+
+
+def _plain_type_test(test: ast.AST, imports) -> Optional[tuple]:
     if not (isinstance(test, ast.Call) and test.args and isinstance(test.args[0], ast.Name)):
         return None
     name = test.args[0].id
@@ -68,7 +73,7 @@ def _type_test(test: ast.AST, imports) -> Optional[tuple]:
     fname = f.attr if isinstance(f, ast.Attribute) else (f.id if isinstance(f, ast.Name) else "")
     if fname == "isinstance" and len(test.args) == 2:
         types = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-        lasts = {ast.unparse(t).rsplit(".", 1)[-1] for t in types}
+        lasts = {unparse(t).rsplit(".", 1)[-1] for t in types}
         if lasts & {"Tensor", "Parameter", "StubTensor"}:
             return (name, True) if len(lasts) == len(lasts & {"Tensor", "Parameter", "StubTensor"}) else None
         if lasts and lasts <= _NON_TENSOR_TYPES:
@@ -162,7 +167,7 @@ class ScopeValues:
             if arg.arg in mappings:
                 env[arg.arg] = Kind.UNKNOWN  # `{**p}` / `f(**p)`: p is a mapping, never a tensor
                 continue
-            ann = ast.unparse(arg.annotation) if arg.annotation is not None else None
+            ann = unparse(arg.annotation) if arg.annotation is not None else None
             if ann is not None and ann in _CONST_ANNOTATIONS:
                 env[arg.arg] = Kind.CONST
             elif ann is not None and ann.split("[")[0].split(".")[-1] in _SEQ_ANNOTATIONS:
@@ -200,29 +205,39 @@ class ScopeValues:
         # attribute / subscript targets bind nothing
 
     def _note(self, node: Optional[ast.AST], env: Dict[str, Kind]) -> None:
-        """Record the kind of every Name load in an expression (not in nested scopes)."""
+        """Record the kind of every Name load in an expression (not in nested scopes). One
+        explicit stack, no recursion: a comprehension or a lambda pushes its steps (switch to
+        its own environment, note, bind a generator's target, switch back), which run in the
+        order nested calls would run them (lambdas nest as deep as ``ast.parse`` allows)."""
         if node is None:
             return
-        stack = [node]
+        stack: list = [node]
         while stack:
             n = stack.pop()
+            if n.__class__ is tuple:  # a step of a comprehension or lambda
+                if n[0] == "env":
+                    env = n[1]
+                else:  # ("bind", generator, environment)
+                    gen, inner = n[1], n[2]
+                    self._bind(gen.target, self._element(self.kind(gen.iter), gen.iter), inner)
+                continue
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
                 self._names[id(n)] = env.get(n.id, self._global(n.id))
             elif isinstance(n, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
                 inner = dict(env)
+                steps: list = [("env", inner)]
                 for gen in n.generators:
-                    self._note(gen.iter, inner)
-                    self._bind(gen.target, self._element(self.kind(gen.iter), gen.iter), inner)
-                    for cond in gen.ifs:
-                        self._note(cond, inner)
-                elts = [n.key, n.value] if isinstance(n, ast.DictComp) else [n.elt]
-                for e in elts:
-                    self._note(e, inner)
+                    steps.append(gen.iter)
+                    steps.append(("bind", gen, inner))
+                    steps.extend(gen.ifs)
+                steps.extend([n.key, n.value] if isinstance(n, ast.DictComp) else [n.elt])
+                steps.append(("env", env))
+                stack.extend(reversed(steps))
             elif isinstance(n, ast.Lambda):
                 inner = dict(env)
                 for a in n.args.args:
                     inner[a.arg] = Kind.UNKNOWN
-                self._note(n.body, inner)
+                stack.extend((("env", env), n.body, ("env", inner)))
             else:
                 stack.extend(_children(n))
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Tuple
 
+from msgraphlint.astutil import unparse
 from msgraphlint.dtypes import TENSOR_MAKERS, constructed_dtype, dtype_name
 from msgraphlint.kinds import Kind
 
@@ -132,7 +133,7 @@ class Joins:
             if a.arg in ("self", "cls") or not values.params.get(a.arg, Kind.UNKNOWN).tensor_like:
                 continue
             use = uses.get(a.arg)
-            ann = ast.unparse(a.annotation).rsplit(".", 1)[-1] if a.annotation is not None else ""
+            ann = unparse(a.annotation).rsplit(".", 1)[-1] if a.annotation is not None else ""
             if (a.arg in values.from_callers and values.params.get(a.arg) is Kind.TENSOR) or ann == "Tensor" \
                     or (use is not None and use.tensor is not None):
                 env[a.arg] = Val("tensor", a, self._param_dtypes.get(a.arg))

@@ -156,34 +156,39 @@ def param_names(func: ast.AST) -> List[str]:
 
 
 def _names_in_size(expr: ast.AST) -> Iterator[ast.Name]:
-    """Bare names that make up a size expression: ``p``, ``p * 2``, ``(b, p, -1)``, ``-p``."""
-    if isinstance(expr, ast.Name):
-        yield expr
-    elif isinstance(expr, (ast.Tuple, ast.List)):
-        for e in expr.elts:
-            yield from _names_in_size(e.value if isinstance(e, ast.Starred) else e)
-    elif isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
-        yield from _names_in_size(expr.left)
-        yield from _names_in_size(expr.right)
-    elif isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
-        yield from _names_in_size(expr.operand)
+    """Bare names that make up a size expression: ``p``, ``p * 2``, ``(b, p, -1)``, ``-p``
+    (left to right; an explicit stack: a sum of thousands of terms is as deep as a tree gets)."""
+    stack = [expr]
+    while stack:
+        expr = stack.pop()
+        if isinstance(expr, ast.Name):
+            yield expr
+        elif isinstance(expr, (ast.Tuple, ast.List)):
+            stack.extend(e.value if isinstance(e, ast.Starred) else e for e in reversed(expr.elts))
+        elif isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
+            stack.append(expr.right)
+            stack.append(expr.left)
+        elif isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+            stack.append(expr.operand)
 
 
 def _operands(expr: ast.AST) -> Iterator[ast.Name]:
-    """Names combined by operators in an expression: ``x``, ``x > 0``, ``-x * y``."""
-    if isinstance(expr, ast.Name):
-        yield expr
-    elif isinstance(expr, ast.BinOp):
-        yield from _operands(expr.left)
-        yield from _operands(expr.right)
-    elif isinstance(expr, ast.UnaryOp):
-        yield from _operands(expr.operand)
-    elif isinstance(expr, ast.Compare):
-        for e in [expr.left] + list(expr.comparators):
-            yield from _operands(e)
-    elif isinstance(expr, ast.BoolOp):
-        for e in expr.values:
-            yield from _operands(e)
+    """Names combined by operators in an expression: ``x``, ``x > 0``, ``-x * y`` (left to
+    right, an explicit stack)."""
+    stack = [expr]
+    while stack:
+        expr = stack.pop()
+        if isinstance(expr, ast.Name):
+            yield expr
+        elif isinstance(expr, ast.BinOp):
+            stack.append(expr.right)
+            stack.append(expr.left)
+        elif isinstance(expr, ast.UnaryOp):
+            stack.append(expr.operand)
+        elif isinstance(expr, ast.Compare):
+            stack.extend(reversed([expr.left] + list(expr.comparators)))
+        elif isinstance(expr, ast.BoolOp):
+            stack.extend(reversed(expr.values))
 
 
 def size_args(call: ast.Call, qualname: Optional[str]) -> List[ast.AST]:

@@ -27,6 +27,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional
 
+from msgraphlint.astutil import fold
+
 _UNKNOWN = object()
 
 
@@ -171,13 +173,31 @@ def _first_value(it: ast.AST, env) -> Optional[object]:
 
 
 def _const(node: ast.AST, env) -> object:
-    """A compile-time int/bool value of a small expression, else ``_UNKNOWN``."""
+    """A compile-time int/bool value of a small expression, else ``_UNKNOWN``; bottom-up
+    (``fold``), as deep as ``ast.parse`` reads."""
+    return fold(node, _const_parts, lambda n, vals: _const_of(n, vals, env))
+
+
+def _const_parts(node: ast.AST) -> list:
+    if isinstance(node, ast.UnaryOp):
+        return [node.operand]
+    if isinstance(node, ast.BinOp):
+        return [node.left, node.right]
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        return [node.left, node.comparators[0]]
+    if isinstance(node, ast.BoolOp):
+        return node.values
+    return []
+
+
+def _const_of(node: ast.AST, vals: list, env) -> object:
+    """``node``'s value given ``vals``, those of its ``_const_parts``."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, bool)):
         return node.value
     if isinstance(node, ast.Name):
         return env.get(node.id, _UNKNOWN)
     if isinstance(node, ast.UnaryOp):
-        v = _const(node.operand, env)
+        v = vals[0]
         if v is _UNKNOWN:
             return _UNKNOWN
         if isinstance(node.op, ast.Not):
@@ -186,7 +206,7 @@ def _const(node: ast.AST, env) -> object:
             return -v  # type: ignore[operator]
         return _UNKNOWN
     if isinstance(node, ast.BinOp):
-        a, b = _const(node.left, env), _const(node.right, env)
+        a, b = vals
         if a is _UNKNOWN or b is _UNKNOWN:
             return _UNKNOWN
         try:
@@ -202,7 +222,7 @@ def _const(node: ast.AST, env) -> object:
             return _UNKNOWN
         return _UNKNOWN
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        a, b = _const(node.left, env), _const(node.comparators[0], env)
+        a, b = vals
         if a is _UNKNOWN or b is _UNKNOWN:
             return _UNKNOWN
         op = node.ops[0]
@@ -213,7 +233,6 @@ def _const(node: ast.AST, env) -> object:
             pass
         return table.get(type(op), _UNKNOWN)
     if isinstance(node, ast.BoolOp):
-        vals = [_const(v, env) for v in node.values]
         if isinstance(node.op, ast.And):
             if any(v is False or v == 0 for v in vals if v is not _UNKNOWN):
                 return False

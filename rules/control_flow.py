@@ -50,6 +50,17 @@ def tensor_decider(ctx, test: ast.AST, any_capture: bool = False, folds: bool = 
     key = (id(test), any_capture, folds)
     if memo is not None and key in memo:
         return memo[key]
+    if memo is not None and isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        # `not not … t` (as many as ast.parse reads): answer the operands deepest first, so
+        # that each answer finds its operand's in the memo instead of recursing down the chain
+        chain = []
+        inner = test.operand
+        while isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.Not) \
+                and (id(inner), any_capture, folds) not in memo:
+            chain.append(inner)
+            inner = inner.operand
+        for t in reversed(chain):
+            memo[(id(t), any_capture, folds)] = _tensor_decider(ctx, t, any_capture, folds)
     found = _tensor_decider(ctx, test, any_capture, folds)
     if memo is not None:
         memo[key] = found

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from msgraphlint.astutil import walk as _fast_walk
+from msgraphlint.astutil import unparse, walk as _fast_walk
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.runcache import per_run
 from msgraphlint.values import Kind
@@ -451,7 +451,7 @@ _SEQ_ANN = ("tuple", "list", "Tuple", "List", "Sequence")
 def _annotation_kind(arg: ast.arg) -> Optional[str]:
     if arg.annotation is None:
         return None
-    text = ast.unparse(arg.annotation).replace("typing.", "")
+    text = unparse(arg.annotation).replace("typing.", "")
     if text.startswith("Optional[") and text.endswith("]"):
         text = text[9:-1]
     if text in _SCALAR_ANN:
@@ -758,7 +758,7 @@ class PythonScalarInput(Rule):
             kind, _node, why = pv
             return kind, {"str": f"is {why}", "int": f"is used as {why}", "seq": f"is {why}"}[kind]
         if ann is not None and self.opts.get("include_annotations") and (use is None or use.tensor is None):
-            return ann, f"is annotated `{ast.unparse(arg.annotation)}`"
+            return ann, f"is annotated `{unparse(arg.annotation)}`"
         return None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from msgraphlint.astutil import walk
+from msgraphlint.astutil import unparse, walk
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
 _LOADS = frozenset({"mindspore.load_checkpoint", "mindspore.train.serialization.load_checkpoint",
@@ -246,4 +246,4 @@ class _NameOnly:
 
     @staticmethod
     def segment(node):
-        return ast.unparse(node)
+        return unparse(node)

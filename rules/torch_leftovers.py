@@ -7,6 +7,7 @@ import json
 from functools import lru_cache
 from importlib import resources
 
+from msgraphlint.astutil import dump
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
 
@@ -162,13 +163,13 @@ class TorchOnlyTensorMethod(Rule):
     @staticmethod
     def _guarded(node: ast.Call, f: ast.Attribute, ctx) -> bool:
         """Under ``if hasattr(<receiver>, "<method>"):``."""
-        recv = ast.dump(f.value)
+        recv = dump(f.value)
         prev: ast.AST = node
         for anc in ctx.ancestors(node):
             if isinstance(anc, ast.If) and any(prev is b for b in anc.body):
                 for t in ast.walk(anc.test):
                     if isinstance(t, ast.Call) and isinstance(t.func, ast.Name) and t.func.id == "hasattr" \
-                            and len(t.args) == 2 and ast.dump(t.args[0]) == recv \
+                            and len(t.args) == 2 and dump(t.args[0]) == recv \
                             and isinstance(t.args[1], ast.Constant) and t.args[1].value == f.attr:
                         return True
             if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -508,12 +508,12 @@ def _in_error_message(node: ast.AST, ctx) -> bool:
 
 
 def _str_literal(e: ast.AST) -> bool:
+    while isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Mod, ast.Add)):  # `"a" + b + c …`: its left end
+        e = e.left
     if isinstance(e, ast.Constant):
         return isinstance(e.value, str)
     if isinstance(e, ast.JoinedStr):
         return True
-    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Mod, ast.Add)):
-        return _str_literal(e.left)
     return isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in ("format", "join") \
         and isinstance(e.func.value, ast.Constant) and isinstance(e.func.value.value, str)
 
