@@ -256,10 +256,19 @@ class Origins:
 
 
 def scope_function(node: ast.AST, ctx) -> Optional[ast.AST]:
-    """The graph-scope function being walked (the root of ``ctx``'s parent chain)."""
-    top = None
-    for anc in ctx.ancestors(node):
-        top = anc
+    """The graph-scope function being walked (the root of ``ctx``'s parent chain). Every node
+    the walk has recorded a parent for leads up to the same root, so the root is found once
+    per walk (an ``elif`` chain thousands long asks once per statement)."""
+    parents = ctx._parents
+    if id(node) not in parents:  # the root itself, or a node the walk has not reached: no ancestors
+        return None
+    held = ctx.memo.get("scope_function")
+    if held is None or held[0] is not parents:
+        top = node
+        for anc in ctx.ancestors(node):
+            top = anc
+        held = ctx.memo["scope_function"] = (parents, top)
+    top = held[1]
     return top if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
 
 

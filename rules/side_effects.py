@@ -17,6 +17,7 @@ from msgraphlint.rule import Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
 from ._flow import class_node, self_attr_values
+from ._guards import up_the_chain
 
 _CONTAINERS = (Kind.PYLIST, Kind.PYDICT)
 
@@ -295,17 +296,21 @@ class GlobalRebind(Rule):
 def _self_rebound_inside(node: ast.AST, func, ctx) -> bool:
     """Between ``node`` and the scope function, a class body or a nested function that binds
     its own ``self`` (a class defined inside ``construct``: its methods' ``self`` is not the
-    Cell; MindSpore rejects the class statement itself, MSG410)."""
-    for anc in ctx.ancestors(node):
-        if anc is func:
-            return False
-        if isinstance(anc, ast.ClassDef):
+    Cell; MindSpore rejects the class statement itself, MSG410). Answers are remembered per
+    walk (``up_the_chain``): an ``elif`` chain thousands long costs one step per statement."""
+    return up_the_chain(node, ctx, ("self_rebound_inside", id(func)), lambda anc, prev: _rebinds_self(anc, func))
+
+
+def _rebinds_self(anc: ast.AST, func) -> Optional[bool]:
+    if anc is func:
+        return False
+    if isinstance(anc, ast.ClassDef):
+        return True
+    if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        a = anc.args
+        if any(p.arg == "self" for p in list(getattr(a, "posonlyargs", [])) + list(a.args) + list(a.kwonlyargs)):
             return True
-        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            a = anc.args
-            if any(p.arg == "self" for p in list(getattr(a, "posonlyargs", [])) + list(a.args) + list(a.kwonlyargs)):
-                return True
-    return False
+    return None
 
 
 class SelfAttributeWrite(Rule):

@@ -10,6 +10,8 @@ from importlib import resources
 from msgraphlint.astutil import dump
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
+from ._guards import up_the_chain
+
 
 @lru_cache(maxsize=1)
 def torch_map() -> dict:
@@ -327,7 +329,7 @@ class TorchTensorHabit(Rule):
             return
         if not ctx.kind(f.value).tensor_like or _guessed(ctx, f.value):
             return
-        if any(isinstance(a, ast.Raise) for a in ctx.ancestors(node)):
+        if up_the_chain(node, ctx, "under_raise", _raise_decides):
             return  # an error message under a shape check: compiled only if the branch is taken
         info = ctx.catalog.tensor_method(f.attr)
         if info is not None and info.get("property"):
@@ -349,3 +351,8 @@ class TorchTensorHabit(Rule):
 def _guessed(ctx, node: ast.AST) -> bool:
     from ._params import SHARED_USES
     return ctx.values is not None and SHARED_USES.guessed(ctx, node)
+
+
+def _raise_decides(anc: ast.AST, prev: ast.AST):
+    """``up_the_chain`` step: True under a ``raise`` (anywhere up to the module)."""
+    return True if isinstance(anc, ast.Raise) else None

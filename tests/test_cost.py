@@ -130,3 +130,40 @@ def test_a_linted_file_leaves_no_reference_cycles_behind(tmp_path):
         if was:
             gc.enable()
     assert alive and min(alive) >= 10, alive
+
+
+def _elif_links(n: int) -> str:
+    links = "".join(f"        elif x == {i}:\n            y = x + {i}\n" for i in range(1, n))
+    return "        if x == 0:\n            y = x\n" + links + "        else:\n            y = x\n        return y\n"
+
+
+def _long_sum(n: int) -> str:
+    return "        y = " + " + ".join(["x"] * n) + "\n        return y\n"
+
+
+def test_rules_ask_each_parent_once_per_walk_in_deep_chains(tmp_path, monkeypatch):
+    """Rules that look up the chain of parents (is this node under a type test, in a `try`?
+    what is the scope function? does a nested def rebind `self`?) walked it whole for every
+    node: quadratic in the depth of an `elif` chain or a long sum (2,800 links of `elif`: 17 s
+    for one construct, so four such functions ran past the per-file budget: MSG000). They
+    remember answers per walk now. Count the parent lookups instead of timing them (at sizes
+    that no walk recurses on: tests/test_depth.py has the deep ones)."""
+    from msgraphlint import context
+
+    calls = [0]
+    real = context.RuleContext.parent
+
+    def counting(self, node):
+        calls[0] += 1
+        return real(self, node)
+
+    monkeypatch.setattr(context.RuleContext, "parent", counting)
+    for body in (_elif_links, _long_sum):
+        counts = {}
+        for n in (150, 300):
+            calls[0] = 0
+            assert lint([_write(tmp_path, body(n))]) == []
+            counts[n] = calls[0]
+        # linear: about 5 lookups per elif link, 1 per term (were 460 and 150 per link/term at n=300)
+        assert counts[300] <= 10 * 300, (body.__name__, counts)
+        assert counts[300] / counts[150] < 2.5, (body.__name__, counts)
