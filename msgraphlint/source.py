@@ -77,9 +77,17 @@ def parse_module(text: str, path: str) -> ast.Module:
     """``ast.parse``. Before Python 3.11, turning a very deep tree into Python objects
     recurses in C with no guard: a chain of 200,000 ``+`` crashed the process with a
     segmentation fault (3.11+ raises RecursionError). There the parse runs in a thread
-    with a large stack (reserved, not committed: untouched pages cost nothing)."""
+    with a large stack (reserved, not committed: untouched pages cost nothing). On 3.11+ a
+    parse that runs out of depth is tried again in such a thread, whose stack holds no
+    frames of ours, so what ``ast.parse`` reads at top level is read here too."""
     if sys.version_info >= (3, 11):
-        return ast.parse(text, filename=path, type_comments=False)
+        try:
+            return ast.parse(text, filename=path, type_comments=False)
+        except RecursionError:
+            # 3.11+ counts the Python frames already on the stack against the parser's depth
+            # (3 levels fewer per frame): input that parses at top level can fail ~20 frames
+            # deep, where a run parses. A fresh thread starts with an empty stack.
+            pass
     import threading
 
     box: dict = {}

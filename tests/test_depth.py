@@ -437,3 +437,41 @@ def test_reported_cases_through_the_cli(tmp_path, jobs):
                           capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "MSG000" not in proc.stdout and "MSG001" not in proc.stdout, proc.stdout
+
+
+def test_what_ast_parse_reads_at_top_level_is_read_deep_in_a_run():
+    """On 3.11+ the parser's depth limit shrinks with every Python frame already on the
+    stack; a run parses about 20 frames deep. A chain just inside what ``ast.parse`` takes
+    at top level must still parse there (not MSG001 'maximum recursion depth')."""
+    import ast as _ast
+    import sys as _sys
+
+    from msgraphlint.source import parse_module
+
+    def parses(text):
+        try:
+            _ast.parse(text)
+            return True
+        except (RecursionError, MemoryError, SyntaxError):
+            return False
+
+    # the largest `+` chain ast.parse reads at top level (bisected; near 2,900 on 3.11)
+    lo, hi = 100, 200_000
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if parses("y = " + " + ".join(["a"] * mid)):
+            lo = mid
+        else:
+            hi = mid - 1
+    text = "y = " + " + ".join(["a"] * lo)
+
+    def nested(k):
+        return parse_module(text, "deep.py") if k == 0 else nested(k - 1)
+
+    old = _sys.getrecursionlimit()
+    _sys.setrecursionlimit(1000)
+    try:
+        tree = nested(60)
+    finally:
+        _sys.setrecursionlimit(old)
+    assert isinstance(tree, _ast.Module)
