@@ -39,6 +39,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from .astutil import children_no_ctx
 from .imports import ImportMap
 from .kinds import Kind
 
@@ -73,12 +74,45 @@ class ArgSite:
 _Binding = object
 
 
+# text a statement of plain code must hold to bind evidence (a tensor, a dataset row, a config)
+_BINDS = ("ensor(", "mutable(", "_iterator(", "ops.", "mint.", "numpy.", "parse_args(")
+_HOST_PREFIXES = ("test", "main", "run", "train", "infer", "predict", "eval", "validate", "benchmark", "demo")
+_WRAPPER_NEEDLES = ("WithLossCell", "WithGradCell", "TrainOneStep", "ForwardValueAndGrad", "grad(", "GradOperation",
+                    "Model(", "jacfwd(", "jacrev(", "vjp(", "jvp(")
+_WRAPPER_RX = re.compile("|".join(re.escape(n) for n in _WRAPPER_NEEDLES))
+
+
 def outgoing(tree: ast.Module, imports: ImportMap, modname: str,
-             class_attrs: Dict[str, Dict[str, str]]) -> List[ArgSite]:
+             class_attrs: Dict[str, Dict[str, str]], text: Optional[str] = None) -> List[ArgSite]:
     """The call sites of ``tree`` that may reach another module's graph entry, and the
     wrapper sites of any Cell. ``class_attrs``: class name -> its ``self.<attr>`` kinds
-    (``ModuleSummary.classes[...].attrs``: ``call:<dotted>`` for ``self.gate = Gate()``)."""
+    (``ModuleSummary.classes[...].attrs``: ``call:<dotted>`` for ``self.gate = Gate()``).
+    ``text``: the module's source; a function whose text names no imported project name,
+    no attribute holding one and no wrapper is not walked (nor is the module, when none does)."""
     scan = _Scan(imports, modname, class_attrs)
+    if text is not None:
+        own = modname + "."
+        needles = set()
+        for k, v in imports.names.items():
+            if scan._project(v) and not v.startswith(own) and v != modname:
+                needles.update((k + "(",) if k[:1].isupper() else (k + "(", k + "."))  # Gate(...), model.Gate(...)
+        for attrs in class_attrs.values():
+            for attr, raw in attrs.items():
+                if raw.startswith("call:") and scan._project(raw[5:]) and not raw.startswith("call:" + own):
+                    needles.add(f"self.{attr}(")
+        wrappers = sorted(set(_WRAPPER_RX.findall(text)))
+        if wrappers:  # the module's own Cells may be wrapped: `net = Gate()` binds one
+            needles.update(wrappers)
+            needles.update(k + "(" for k, v in imports.names.items() if v == own + k and k[:1].isupper())
+        live = tuple(n for n in needles if n in text)
+        if not live:
+            return []
+        # in a class's methods (model code) only Cells are looked for: a capitalised name called,
+        # an attribute holding one, a wrapper (a jit function is called from scripts and tests)
+        method = tuple(n for n in live if n[:1].isupper() or n.startswith("self.") or n in wrappers)
+        scan.lines = lines = text.split("\n")
+        # per line, whether it holds a needle (prefix counts: a statement's lines are asked in O(1))
+        scan.hits = {"all": live, "method": method, "binds": _BINDS}
     scan.body(tree.body, [{}], None, False)
     return scan.sites
 
@@ -90,6 +124,46 @@ class _Scan:
         self.prefix = modname + "."
         self.class_attrs = class_attrs
         self.sites: List[ArgSite] = []
+        self.narrow = False  # in a def that is not host code: only Cells are looked for
+        self.dynamic: Tuple[str, ...] = ()  # `net(` and `net.` once `net = Gate()` is seen
+        self.hits: Dict[str, Tuple[str, ...]] = {}
+        self.lines: Optional[List[str]] = None
+
+    def _names_one(self, node: ast.AST, binds: bool = False, in_class: bool = False) -> bool:
+        if self.lines is None:
+            return True
+        seg = "\n".join(self.lines[node.lineno - 1:getattr(node, "end_lineno", node.lineno)])  # type: ignore[attr-defined]
+        return any(n in seg for n in self.hits["method" if in_class else "all"]) \
+            or (binds and any(n in seg for n in _BINDS)) or any(n in seg for n in self.dynamic)
+
+    def _forget(self, st: ast.stmt, frame: dict) -> None:
+        """The names a skipped statement binds: a literal's kind, else unknown (statements only
+        are walked, not expressions)."""
+        stack = [st]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                frame[n.name] = Kind.UNKNOWN
+                continue
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target] \
+                if isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)) else []
+            for t in targets:
+                for x in ast.walk(t):
+                    if isinstance(x, ast.Name):
+                        frame[x.id] = Kind.UNKNOWN
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                    and isinstance(n.value, ast.Constant) and st is n:
+                frame[n.targets[0].id] = Kind.NONE if n.value.value is None else Kind.CONST
+            if isinstance(n, (ast.With, ast.AsyncWith)):
+                for item in n.items:
+                    if item.optional_vars is not None:
+                        for x in ast.walk(item.optional_vars):
+                            if isinstance(x, ast.Name):
+                                frame[x.id] = Kind.UNKNOWN
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                part = getattr(n, field, None)
+                if isinstance(part, list):
+                    stack.extend(part)
 
     def dotted(self, node: ast.AST) -> Optional[str]:
         return self.imports.dotted(node)
@@ -104,32 +178,72 @@ class _Scan:
         if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if st.name == "__init__" and cls is not None:
                 return  # builds sub-cells, does not call them
-            a = st.args
-            names = [x.arg for x in list(getattr(a, "posonlyargs", [])) + list(a.args) + list(a.kwonlyargs)]
-            names += [x.arg for x in (a.vararg, a.kwarg) if x is not None]
-            is_graph = (cls is not None and st.name == "construct") or any(
-                (self.dotted(d.func if isinstance(d, ast.Call) else d) or "").endswith((".jit", ".ms_function"))
-                for d in st.decorator_list)
-            frame = {n: Kind.UNKNOWN for n in names}
-            self.body(st.body, chain + [frame], cls, is_graph, frozenset(names) if is_graph else frozenset())
+            outer = self.narrow
+            host = st.name.lstrip("_").lower().startswith(_HOST_PREFIXES)
+            # a test, a script, a `main`/`train*` function (or code nested in one) may call
+            # another module's jit function; any other function is looked at for Cells only
+            self.narrow = cls is not None or (not host and (outer or len(chain) == 1))
+            try:
+                if self._names_one(st, False, self.narrow):
+                    self._def(st, chain, cls)
+            finally:
+                self.narrow = outer
             return
         if isinstance(st, ast.ClassDef):
-            for item in st.body:
-                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    self.stmt(item, chain[:1], st.name, False, frozenset())
+            methods = [i for i in st.body if isinstance(i, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            if any(m.name == "construct" for m in methods):
+                # a Cell: its construct passes its inputs and attributes on to sub-Cells (its
+                # other methods are helpers of its graph, or build it)
+                methods = [m for m in methods if m.name == "construct"]
+            for item in methods:
+                self.stmt(item, chain[:1], st.name, False, frozenset())
             return
+        self._simple(st, chain, cls, graph, params)
+
+    def _def(self, st, chain: List[dict], cls: Optional[str]) -> None:
+        a = st.args
+        names = [x.arg for x in list(getattr(a, "posonlyargs", [])) + list(a.args) + list(a.kwonlyargs)]
+        names += [x.arg for x in (a.vararg, a.kwarg) if x is not None]
+        is_graph = (cls is not None and st.name == "construct") or any(
+            (self.dotted(d.func if isinstance(d, ast.Call) else d) or "").endswith((".jit", ".ms_function"))
+            for d in st.decorator_list)
+        frame = {n: Kind.UNKNOWN for n in names}
+        self.body(st.body, chain + [frame], cls, is_graph, frozenset(names) if is_graph else frozenset())
+
+    def _simple(self, st: ast.stmt, chain: List[dict], cls: Optional[str], graph: bool, params: frozenset) -> None:
         frame = chain[-1]
+        if self.lines is not None and not self._names_one(st, not graph, self.narrow):
+            # names no target, no wrapper, nothing that makes a tensor: only what it binds matters
+            if not graph:
+                self._forget(st, frame)
+            return
         if isinstance(st, ast.Assign):
             self.exprs(st.value, chain, cls, graph, params)
             b = self.binding(st.value, chain, cls, graph, params)
             for t in st.targets:
                 if isinstance(t, ast.Name):
                     frame[t.id] = b
+                    if isinstance(b, tuple) and self.lines is not None:
+                        self.dynamic += (t.id + "(", t.id + ".")  # net = Gate(): later `net(x)` calls it
                 else:
                     for n in ast.walk(t):
                         if isinstance(n, ast.Name):
                             frame[n.id] = Kind.UNKNOWN
             return
+        if isinstance(st, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.Try, getattr(ast, "TryStar", ast.Try),
+                           getattr(ast, "Match", ast.Try))):
+            # flow: a value bound in a branch or a loop body is not the value after it (only the
+            # Cells and wrappers bound there are kept)
+            before = dict(frame)
+            self._compound(st, chain, cls, graph, params)
+            for name, b in list(frame.items()):
+                if isinstance(b, (Kind, str)) and before.get(name) != b:
+                    frame[name] = Kind.UNKNOWN
+            return
+        self._compound(st, chain, cls, graph, params)
+
+    def _compound(self, st: ast.stmt, chain: List[dict], cls: Optional[str], graph: bool, params: frozenset) -> None:
+        frame = chain[-1]
         if isinstance(st, (ast.For, ast.AsyncFor)):
             self.exprs(st.iter, chain, cls, graph, params)
             row = self._dataset_iter(st.iter)
@@ -185,7 +299,7 @@ class _Scan:
                 continue
             if isinstance(n, ast.Call):
                 self.call(n, chain, cls, graph, params)
-            stack.extend(ast.iter_child_nodes(n))
+            stack.extend(children_no_ctx(n))
 
     # values ----------------------------------------------------------------------
     def lookup(self, name: str, chain: List[dict]):
@@ -286,8 +400,8 @@ class _Scan:
         if isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant):
             return Kind.CONST
         if isinstance(e, ast.Name):
-            if e.id in params:
-                return Kind.UNKNOWN  # the calling graph's own parameter: a guess
+            if graph:
+                return Kind.UNKNOWN  # a parameter of the calling graph (a guess) or a local it computed
             b = self.lookup(e.id, chain)
             return b if isinstance(b, Kind) else Kind.UNKNOWN
         if isinstance(e, ast.Subscript) and isinstance(e.value, ast.Name) \

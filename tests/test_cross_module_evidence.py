@@ -378,3 +378,37 @@ def test_enumerated_dataset_rows(tmp_path, seen):
     assert ("model.py", GATE_IF_LINE, "MSG101") not in _codes(root)
     params, from_callers = seen[6][-1]
     assert "x" in from_callers and params["x"].value == "tensor" and "t" not in from_callers
+
+
+def test_a_value_bound_in_a_branch_is_not_evidence(tmp_path, seen):
+    """``if quant: s = a * b else: s = None`` then ``self.softmax(x, s)`` (mindone's I-BERT):
+    neither branch's value is the value after the ``if``. (A guard against reading bindings
+    in order; it passes on the commit before too, which had no evidence at all.)"""
+    root = _project(tmp_path, """
+        from model import Gate
+
+
+        class Attn(nn.Cell):
+            def __init__(self, quant=False):
+                super().__init__()
+                self.quant = quant
+                self.gate = Gate()
+
+            def construct(self, x, a):
+                if self.quant:
+                    s = a * 2
+                else:
+                    s = None
+                return self.gate(x, s)
+
+
+        def main(flag):
+            if flag:
+                t = None
+            else:
+                t = Tensor(1.0)
+            Gate()(Tensor(np.ones(3)), t)
+        """)
+    assert _codes(root) == []
+    params, from_callers = seen[6][-1]
+    assert "t" not in from_callers
