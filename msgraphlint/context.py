@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional, Sequence
 from .findings import Finding, Fix
 from .imports import ImportMap
 from .scopes import GraphScope
-from .source import SourceFile
+from .source import SourceError, SourceFile
 from .values import Kind, ScopeValues
 
 
@@ -20,8 +20,9 @@ CONTRACT_LOG: list = []
 
 class RuleContext:
     def __init__(self, source: SourceFile, imports: Optional[ImportMap], target_version: str,
-                 sink: Callable[[Finding, Optional[GraphScope], Any], None]) -> None:
+                 sink: Callable[[Finding, Optional[GraphScope], Any], None], index: Any = None) -> None:
         self.source = source
+        self._index = index  # project.ProjectIndex of the run: answers source_of / tree_of
         self.path = source.path
         self.imports = imports or ImportMap()
         self.target_version = target_version
@@ -110,6 +111,34 @@ class RuleContext:
             return None
         inputs = self._python_inputs()
         return inputs.params.get(id(self.func), {}), inputs.self_attrs.get(id(self.func), {})
+
+    def source_of(self, path: str) -> Optional[SourceFile]:
+        """Another file's source as this run sees it: an editor's unsaved buffer (or stdin)
+        first, then what the run read, then the file decoded as any linted file (BOM, coding
+        cookie), memoised for the run; None when it cannot be read or decoded. A rule never
+        opens a file itself (tests/test_rules_read_pipeline.py)."""
+        import os
+        key = os.path.abspath(path)
+        if key == os.path.abspath(self.path):
+            return self.source
+        if self._index is not None:
+            return self._index.source_of(key)
+        from .project import ProjectIndex  # a context without a run (tests): a throwaway index
+        self._index = ProjectIndex()
+        return self._index.source_of(key)
+
+    def tree_of(self, path: str) -> Optional[ast.Module]:
+        """The parsed tree of :meth:`source_of`'s source (the run's own tree when it parsed the
+        file); None when the file cannot be read, decoded or parsed."""
+        import os
+        if os.path.abspath(path) == os.path.abspath(self.path):
+            try:
+                return self.source.tree
+            except SourceError:
+                return None
+        if self._index is None:
+            self.source_of(path)
+        return self._index.tree_of(path)
 
     @property
     def in_graph(self) -> bool:

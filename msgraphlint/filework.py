@@ -189,7 +189,7 @@ def _lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, s
         return Phase2(path, [], [], sups)
     summary = index.module_of_path(path)
     engine = ModuleEngine(source, summary, index, scopes, dispatch, settings.target, cells, scope_cache)
-    ctx = RuleContext(source, summary.imports if summary else None, settings.target, engine._sink)
+    ctx = RuleContext(source, summary.imports if summary else None, settings.target, engine._sink, index)
     try:
         engine.run(ctx)
         produced = list(engine.findings)

@@ -480,8 +480,10 @@ class ProjectIndex:
         self._missing: set = set()
         self._lazy_budget = max_lazy_modules
         self.sources: Dict[str, SourceFile] = {}  # path -> parsed source (linted files)
-        self.tree_provider = None  # optional callable(path) -> ast.Module (the runner's tree cache)
+        self.source_provider = None  # optional callable(path) -> SourceFile (the run's read sources)
         self._trees: Dict[str, Optional[ast.Module]] = {}
+        self._others: Dict[str, Optional[SourceFile]] = {}  # source_of's memo (the run's answers)
+        self._read_here: set = set()  # keys source_of read itself (their trees are not kept in them)
         self.completed: set = set()  # paths whose summaries gained call edges on demand
         self._search_memo: Optional[Tuple[int, List[str]]] = None
         # absolute path -> in-memory text (an editor buffer, stdin) read instead of the file
@@ -499,7 +501,8 @@ class ProjectIndex:
         state = dict(self.__dict__)
         state["_trees"] = {}
         state["sources"] = {}
-        state["tree_provider"] = None
+        state["_others"] = {}
+        state["source_provider"] = None
         return state
 
     # building -------------------------------------------------------------------
@@ -629,21 +632,56 @@ class ProjectIndex:
             self.completed.add(os.path.abspath(mod.path))
         return func.calls
 
+    #: the largest file :meth:`source_of` reads from disk (a linted file has its own budget)
+    MAX_OTHER_BYTES = 10 * 1024 * 1024
+    #: how many answers :meth:`source_of` keeps (texts; their trees are bounded apart)
+    MAX_OTHERS = 4096
+
+    def source_of(self, path: str) -> Optional[SourceFile]:
+        """Another file's source as this run sees it, for rules (``RuleContext.source_of``):
+        the source the run read (from its buffer where it has one), else its in-memory
+        buffer (an editor's unsaved document, stdin), else the file decoded as any linted
+        file (BOM, coding cookie; at most ``MAX_OTHER_BYTES``). Memoised for the run; None,
+        never an exception, when it cannot be read or decoded."""
+        key = os.path.abspath(path)
+        memo = self._others
+        if key in memo:
+            return memo[key]
+        # the run's own sources first: those of buffers were read from the buffer
+        src: Optional[SourceFile] = self.sources.get(key)
+        if src is None and self.source_provider is not None:
+            src = self.source_provider(key)
+        if src is None:
+            try:
+                if (self.buffers and key in self.buffers) or os.path.getsize(key) <= self.MAX_OTHER_BYTES:
+                    src = self._read(key)
+            except (OSError, SourceError, ValueError):
+                src = None
+            if src is not None:
+                self._read_here.add(key)
+        if len(memo) >= self.MAX_OTHERS:
+            memo.pop(next(iter(memo)))
+        memo[key] = src
+        return src
+
+    def tree_of(self, path: str) -> Optional[ast.Module]:
+        """The parsed tree of :meth:`source_of`'s source; None when it cannot be read or parsed."""
+        return self._tree_for(path)
+
     def _tree_for(self, path: str):
         key = os.path.abspath(path)
         if key in self._trees:
             return self._trees[key]
         tree = None
-        src = self.sources.get(key)
-        try:
-            if src is not None:
+        src = self.source_of(key)
+        if src is not None:
+            kept = key not in self._read_here or src._tree is not None
+            try:
                 tree = src.tree
-            elif self.tree_provider is not None:
-                tree = self.tree_provider(path)
-            if tree is None:
-                tree = self._read(path).tree
-        except (OSError, SourceError):
-            tree = None
+            except SourceError:
+                tree = None
+            if not kept:
+                src._tree = None  # a file read for a rule: its tree lives in the bounded memo only
         if len(self._trees) > 64:  # bounded: scope discovery visits files roughly in order
             self._trees.pop(next(iter(self._trees)))
         self._trees[key] = tree

@@ -491,13 +491,15 @@ class RunHooks:
 def _run_files(files: List[str], settings: Union[Settings, PerFile], jobs: int, overrides: Dict[str, str],
                cache=None, scope_cache: Optional[dict] = None, hooks: Optional[RunHooks] = None,
                context: Sequence[str] = (), context_cache=None,
-               related: Optional[Dict[str, FileResult]] = None) -> RunResult:
+               related: Optional[Dict[str, FileResult]] = None, buffers=None) -> RunResult:
     """Lint ``files`` with one project index. ``settings``: one Settings for all, or each
     file's own (:class:`PerFile`, which then also names each file's result cache).
     ``context``: other files of the project, summarised into the index but not reported
     (:mod:`msgraphlint.projectfiles`); those holding helpers or sub-Cells that the linted
     files reach are checked too, for the call-site findings (MSG004), and their results go
-    to ``related`` (display path -> FileResult) when it is given."""
+    to ``related`` (display path -> FileResult) when it is given. ``buffers``: texts of
+    other files open in an editor, which rules that read another file see instead of it
+    (``ProjectIndex.source_of``)."""
     fs = settings if isinstance(settings, PerFile) else PerFile(settings, default_cache=cache)
     runcache.new_run()  # before the workers fork: nothing read from disk by an earlier run is reused
     # discovery yields only .py/.pyi/.yaml files from directories: any other name was given
@@ -514,7 +516,7 @@ def _run_files(files: List[str], settings: Union[Settings, PerFile], jobs: int, 
     with no_cyclic_gc():
         try:
             result = _run_phases(py_files, yaml_files, fs, overrides, workers, scope_cache, hooks or RunHooks(),
-                                 ctx_files, context_cache, related)
+                                 ctx_files, context_cache, related, buffers)
         except BaseException:  # Ctrl-C, SIGTERM turned into SystemExit, a bug: stop the workers now
             if workers is not None:
                 workers.close(abort=True)
@@ -526,7 +528,7 @@ def _run_files(files: List[str], settings: Union[Settings, PerFile], jobs: int, 
 
 def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cache=None,
                 hooks: Optional[RunHooks] = None, ctx_files: Sequence[str] = (), context_cache=None,
-                related: Optional[Dict[str, FileResult]] = None) -> RunResult:
+                related: Optional[Dict[str, FileResult]] = None, buffers=None) -> RunResult:
     hooks = hooks or RunHooks()
     all_py = list(py_files) + list(ctx_files)
     ctx_set = set(ctx_files)
@@ -567,7 +569,8 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
             hooks.tick(n, total)
     hooks.phase("scopes")
     index = ProjectIndex()
-    index.buffers = {os.path.abspath(f): t for f, t in overrides.items()}  # a module loaded by name: its buffer
+    # a module loaded by name, another file a rule reads: its buffer
+    index.buffers = {os.path.abspath(f): t for f, t in list((buffers or {}).items()) + list(overrides.items())}
     p1_by_abs = {}
     # registered in the order of the paths: the first of two same-named modules, and what
     # scope discovery finds first, do not depend on the order the files were named in
@@ -576,11 +579,11 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
             index.add_summary(r.summary)
             p1_by_abs[os.path.abspath(r.path)] = r
 
-    def cached_tree(path: str):
+    def cached_source(path: str):
         r = p1_by_abs.get(os.path.abspath(path))
-        return r.source.tree if r is not None and r.source is not None else None
+        return r.source if r is not None else None
 
-    index.tree_provider = cached_tree
+    index.source_provider = cached_source
     installed.attach(index, fs)  # the environment (`python` setting) installed base classes are read from
     scope_failure = None
     cell_bases = fs.cell_bases()
@@ -640,13 +643,13 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
                     results[r.path] = hit
         todo = [f for f in todo if f not in results]
     if workers is not None:
-        index.tree_provider = None
+        index.source_provider = None
         base = done2
         got = workers.phase2(index, scopes, keys, todo, yaml_files, lambda n: hooks.tick(min(base + n, total), total))
         for r in _own_results(list(todo) + list(yaml_files), got, lambda f: Phase2(
                 f, [internal_error(display_path(f), _no_result(), "checking")], [], None)):
             results[r.path] = r
-        index.tree_provider = cached_tree
+        index.source_provider = cached_source
         hooks.tick(total, total)
     else:
         by_path = {r.path: r for r in p1}
@@ -843,5 +846,5 @@ def _run_one(path: str, text: Union[str, bytes], settings: Settings, *, scope_ca
         overrides.update((f, t) for f, t in (buffers or {}).items() if f in set(ctx) and f != path)
     fs = PerFile(settings, {f: settings_of(f) for f in ctx}, resolve=settings_of if context else None)
     result = _run_files([path], fs, 1, overrides, scope_cache=scope_cache, context=ctx, context_cache=context_cache,
-                        related=related)
+                        related=related, buffers=buffers)
     return result_of(result.files, path)

@@ -257,11 +257,11 @@ def worker_main(conn, share: List[str], fs: PerFile, jobs: int, inherited=(), pa
         index, scopes, keys, todo, yaml_files = msg
         by_abs = {os.path.abspath(r.path): r for r in p1}
 
-        def cached_tree(path: str):
+        def cached_source(path: str):
             r = by_abs.get(os.path.abspath(path))
-            return r.source.tree if r is not None and r.source is not None else None
+            return r.source if r is not None else None
 
-        index.tree_provider = cached_tree
+        index.source_provider = cached_source
         cells = CellResolver(index, fs.cell_bases())
         out: List[Phase2] = []
         tick = _Ticker(conn)

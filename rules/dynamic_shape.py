@@ -519,10 +519,11 @@ def _component_elsewhere(ctx, class_name: str) -> bool:
     if key in _COMPONENT_CACHE:
         return _COMPONENT_CACHE[key]
     found = False
-    for path, text in _package_texts(root):
-        if class_name not in text:
+    for path in _package_files(root):
+        src = ctx.source_of(path)  # an editor's unsaved buffer first, decoded as any linted file
+        if src is None or class_name not in src.text:
             continue
-        tree = _package_tree(path, text)
+        tree = ctx.tree_of(path)
         if tree is not None and _referenced_as_component(tree, class_name):
             found = True
             break
@@ -530,45 +531,24 @@ def _component_elsewhere(ctx, class_name: str) -> bool:
     return found
 
 
-_PACKAGE_TEXTS: dict = per_run({})  # package root -> [(path, text)] of its .py files, in os.walk order
-_PACKAGE_TREES: dict = per_run({})  # path -> parsed tree (None: does not parse); the last few only
+_PACKAGE_FILES: dict = per_run({})  # package root -> its .py files, in os.walk order
 
 
-def _package_texts(root: str) -> list:
-    """The package's Python files, read once per run (each class name used to re-read them all)."""
+def _package_files(root: str) -> list:
+    """The package's Python files, listed once per run (their texts come from the run's
+    source pipeline: ``ctx.source_of``)."""
     import os
-    hit = _PACKAGE_TEXTS.get(root)
+    hit = _PACKAGE_FILES.get(root)
     if hit is not None:
         return hit
     out = []
     for dirpath, dirnames, files in os.walk(root):
         dirnames[:] = [x for x in dirnames if not x.startswith(".") and x != "__pycache__"]
-        for f in files:
-            if not f.endswith(".py"):
-                continue
-            path = os.path.join(dirpath, f)
-            try:
-                with open(path, encoding="utf-8", errors="replace") as fh:
-                    out.append((path, fh.read()))
-            except OSError:
-                continue
-    if len(_PACKAGE_TEXTS) >= 4:
-        _PACKAGE_TEXTS.pop(next(iter(_PACKAGE_TEXTS)))
-    _PACKAGE_TEXTS[root] = out
+        out.extend(os.path.join(dirpath, f) for f in files if f.endswith(".py"))
+    if len(_PACKAGE_FILES) >= 4:
+        _PACKAGE_FILES.pop(next(iter(_PACKAGE_FILES)))
+    _PACKAGE_FILES[root] = out
     return out
-
-
-def _package_tree(path: str, text: str):
-    if path in _PACKAGE_TREES:
-        return _PACKAGE_TREES[path]
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        tree = None
-    if len(_PACKAGE_TREES) >= 32:
-        _PACKAGE_TREES.pop(next(iter(_PACKAGE_TREES)))
-    _PACKAGE_TREES[path] = tree
-    return tree
 
 
 def _referenced_as_component(tree: ast.AST, class_name: str) -> bool:

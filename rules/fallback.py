@@ -14,7 +14,6 @@ from __future__ import annotations
 import ast
 import builtins
 import json
-import os
 from typing import FrozenSet, Optional
 
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
@@ -22,8 +21,6 @@ from msgraphlint.values import Kind
 
 from ._hostvalues import NUMERIC_HOST, Flow, builtin, folded, scalar_from_tensor, short, under_string_dispatch
 
-_MAP_FILE = os.path.join(os.path.dirname(os.path.abspath(__import__("msgraphlint.data", fromlist=["_"]).__file__)),
-                         "fallback_map.json")
 _DATA: list = []
 
 # functions whose arguments are sizes and scalars, not data: `np.zeros((B, H, W))` in a sub-Cell whose
@@ -44,7 +41,8 @@ _NOT_TENSOR = frozenset({Kind.CONST, Kind.NONE, Kind.MODULE, Kind.PYLIST, Kind.P
 def fallback_data() -> dict:
     if not _DATA:
         try:
-            with open(_MAP_FILE, encoding="utf-8") as fh:
+            from importlib import resources
+            with resources.files("msgraphlint.data").joinpath("fallback_map.json").open(encoding="utf-8") as fh:
                 _DATA.append(json.load(fh))
         except (OSError, ValueError):  # pragma: no cover - packaging error: messages lose the suggestion
             _DATA.append({"replacements": {}, "interpreted_modules": [], "host_packages": []})

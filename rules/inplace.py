@@ -21,10 +21,9 @@ import ast
 import re
 from typing import List, Optional
 
-from msgraphlint.astutil import walk_no_ctx
+from msgraphlint.astutil import per_tree, walk_no_ctx
 from msgraphlint.findings import Edit, Fix
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
-from msgraphlint.runcache import per_run
 from msgraphlint.values import Kind
 
 from ._flow import OriginsCache, class_node, self_attr_values, statement_of
@@ -423,7 +422,18 @@ def no_alias_proof(stmt: ast.AugAssign, ctx) -> Optional[str]:
 
 
 _SITE = re.compile(r"\((.+):(\d+)\)$")
-_SITE_TREES: dict = per_run({})
+
+
+def _call_sites(tree: ast.AST):
+    """(calls by callee name, the assignment of each assigned value by id) of a module."""
+    by_name: dict = {}
+    assign_of: dict = {}
+    for n in walk_no_ctx(tree):
+        if isinstance(n, ast.Call):
+            by_name.setdefault(_call_name(n), []).append(n)
+        elif isinstance(n, ast.Assign):
+            assign_of[id(n.value)] = n
+    return by_name, assign_of
 
 
 def _caller_cannot_observe(ctx, names: List[str]) -> bool:
@@ -439,25 +449,12 @@ def _caller_cannot_observe(ctx, names: List[str]) -> bool:
     if m is None:
         return False
     path, line = m.group(1), int(m.group(2))
-    # the caller's file indexed once: its calls by callee name, its assignments by value
-    index = _SITE_TREES.get(path)
-    if index is None:
-        try:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                tree = ast.parse(fh.read())
-        except (OSError, SyntaxError, ValueError):
-            return False
-        by_name: dict = {}
-        assign_of: dict = {}
-        for n in walk_no_ctx(tree):
-            if isinstance(n, ast.Call):
-                by_name.setdefault(_call_name(n), []).append(n)
-            elif isinstance(n, ast.Assign):
-                assign_of[id(n.value)] = n
-        index = (tree, by_name, assign_of)  # the tree keeps the ids valid
-        _SITE_TREES.clear()
-        _SITE_TREES[path] = index
-    _tree, by_name, assign_of = index
+    # the caller's file as the run sees it (an editor's unsaved buffer first), indexed once
+    # per tree: its calls by callee name, its assignments by value
+    tree = ctx.tree_of(path)
+    if tree is None:
+        return False
+    by_name, assign_of = per_tree(tree, "inplace-call-sites", _call_sites)
     params = [a.arg for a in list(getattr(func.args, "posonlyargs", [])) + list(func.args.args)]
     if params and params[0] in ("self", "cls"):
         params = params[1:]

@@ -221,19 +221,16 @@ def _imported_module_sets_mode(ctx) -> bool:
                     if cand in seen or not os.path.isfile(cand):
                         continue
                     seen.add(cand)
-                    try:
-                        with open(cand, encoding="utf-8", errors="replace") as fh:
-                            other = fh.read()
-                    except OSError:
+                    src = ctx.source_of(cand)  # an editor's unsaved buffer first, decoded as any linted file
+                    if src is None:
                         continue
+                    other = src.text
                     if _sets_mode(other):
                         return True
                     if "set_context" in other or "context" in other:
-                        try:
-                            if _mode_from_config(ast.parse(other), _NameOnly()):
-                                return True
-                        except SyntaxError:
-                            pass
+                        tree = ctx.tree_of(cand)
+                        if tree is not None and _mode_from_config(tree, _NameOnly()):
+                            return True
     return False
 
 
