@@ -449,14 +449,30 @@ def test_what_ast_parse_reads_at_top_level_is_read_deep_in_a_run():
     from msgraphlint.source import parse_module
 
     def parses(text):
-        try:
-            _ast.parse(text)
-            return True
-        except (RecursionError, MemoryError, SyntaxError):
-            return False
+        # "top level": a fresh thread with a large stack, as a script's own parse would be (before
+        # 3.11 a too-deep parse on the main thread's small stack crashes the process instead)
+        import threading
+        box = {}
 
-    # the largest `+` chain ast.parse reads at top level (bisected; near 2,900 on 3.11)
-    lo, hi = 100, 200_000
+        def work():
+            try:
+                _ast.parse(text)
+                box["ok"] = True
+            except (RecursionError, MemoryError, SyntaxError):
+                box["ok"] = False
+
+        old_size = threading.stack_size()
+        threading.stack_size(256 * 1024 * 1024)
+        try:
+            t = threading.Thread(target=work)
+            t.start()
+        finally:
+            threading.stack_size(old_size)
+        t.join()
+        return box.get("ok", False)
+
+    # the largest `+` chain ast.parse reads at top level (bisected; near 2,900 on 3.11; capped)
+    lo, hi = 100, 20_000
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if parses("y = " + " + ".join(["a"] * mid)):
