@@ -148,7 +148,10 @@ def _line_of(text: str, needle: str) -> Optional[int]:
 
 
 def _pyproject(path: str) -> Iterator[Tuple[str, Optional[int]]]:
-    import tomllib
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: the tomli backport, a dependency there (pyproject.toml)
+        import tomli as tomllib  # type: ignore[no-redef]
     text = _read_text(path)
     if text is None:
         return
