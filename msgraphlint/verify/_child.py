@@ -23,12 +23,19 @@ SPEC (JSON object):
 ``fusion``          bool: graph-kernel fusion (``MS_DEV_GRAPH_KERNEL_FLAGS=--opt_level=2``)
 ``compare_pynative`` bool: run the same inputs in PYNATIVE_MODE with the same weights
 ``ir_dir``          where the IR files go (``MS_DEV_SAVE_GRAPHS_PATH``)
+``device``          the device target (default ``"CPU"``)
+``module``, ``import_root``  optional: import the file as this dotted module with this
+                    folder first on ``sys.path`` (a module of a package, relative imports
+                    included); without them the file is loaded on its own
 
 OUT (JSON object): ``ok``, ``error_type``, ``error_first_line``, ``error`` (full text),
 ``compile_seconds``, ``call_seconds``, ``n_compiles`` (``*_validate_*.ir`` files),
 ``pynative_equal`` (bool|null), ``inputs_mutated`` ({graph, pynative}), ``ir_dir``, and
 extras: ``mindspore_version``, ``stage`` (where it failed), ``shape_runs``,
-``outputs`` (shapes/dtypes), ``max_abs_diff``, ``analyze_fail`` (copied path or null).
+``outputs`` (shapes/dtypes), ``max_abs_diff``, ``analyze_fail`` (copied path or null),
+``python`` and ``child_sys_path`` (the interpreter and its ``sys.path`` at start),
+``imported_files`` (every ``.py`` file imported, outside the standard library and
+MindSpore: what the verify cache checks).
 
 The environment variables are set here too (before the import), from the SPEC, so the
 child behaves the same however it is started.
@@ -46,15 +53,21 @@ import sys
 import time
 import traceback
 
-try:
-    from msgraphlint.verify.inputs import parse_input_spec  # noqa: F401 - also the child's API
-except ImportError:  # run as a file: the package is beside it
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+#: what the interpreter's own sys.path was before anything here ran (the isolation check)
+START_SYS_PATH = list(sys.path)
+
+if os.path.basename(__file__) == "_msgraphlint_child.py":
+    # the isolated copy (compile.stage_child): its one helper is beside it, nothing of msgraphlint
+    # is on the path
+    from _msgraphlint_inputs import parse_input_spec  # noqa: F401
+else:  # python -m msgraphlint.verify._child (a checkout)
     from msgraphlint.verify.inputs import parse_input_spec  # noqa: F401
 
 #: stages where a failure is the caller's mistake (a usage error), not the compiler's verdict
 USAGE_STAGES = {"import": "importing the module failed", "target": "the target is not compilable",
-                "build": "constructing the target failed", "inputs": "building the inputs failed"}
+                "build": "constructing the target failed", "inputs": "building the inputs failed",
+                "arity": "the inputs do not match the target",
+                "device": "this MindSpore cannot compile for the device (--device)"}
 
 def _setup_env(spec: dict) -> None:
     ir_dir = spec.get("ir_dir")
@@ -92,7 +105,8 @@ def main(argv=None) -> int:
         "ir_dir": spec.get("ir_dir"), "mindspore_version": None, "stage": "setup",
         "shape_runs": [], "outputs": None, "max_abs_diff": None, "analyze_fail": None,
         "dynamic": bool(spec.get("dynamic")), "train": bool(spec.get("train")),
-        "target_kind": None,
+        "target_kind": None, "python": sys.executable, "child_sys_path": START_SYS_PATH,
+        "imported_files": None, "device": spec.get("device") or "CPU",
     }
     try:
         _setup_env(spec)
@@ -102,13 +116,14 @@ def main(argv=None) -> int:
         out["ok"] = False
         out["error_type"] = type(exc).__name__
         msg = str(exc)
-        first = next((ln.strip() for ln in msg.splitlines() if ln.strip()), "")
+        first = headline(msg)
         out["error_first_line"] = first or type(exc).__name__
         out["error"] = msg + "\n\n" + traceback.format_exc()
         if out["stage"] == "setup" and isinstance(exc, ImportError):
             out["error_type"] = "MindSporeMissing"
             out["error_first_line"] = (f"MindSpore is not importable by {sys.executable} ({first}): install "
-                                       "msgraphlint[verify] or set MSGRAPHLINT_MINDSPORE_PYTHON")
+                                       "msgraphlint[verify] there, or name an interpreter that has it "
+                                       "with --python")
         elif out["stage"] in USAGE_STAGES:
             out["usage_error"] = f"{USAGE_STAGES[out['stage']]}: {type(exc).__name__}: {first}"
     finally:
@@ -117,9 +132,55 @@ def main(argv=None) -> int:
         else:
             out["n_compiles"] = _count_validate(spec.get("ir_dir"))
         _copy_analyze_fail(spec, out)
+        try:
+            out["imported_files"] = _imported_files()
+        except Exception:  # noqa: BLE001 - the cache then checks the static import closure
+            out["imported_files"] = None
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump(out, f, indent=1, default=str)
     return 0
+
+
+_RULE = set("-=_~*# ")
+
+
+def headline(message: str) -> str:
+    """The line of an error message that says what went wrong: MindSpore's messages open
+    with a ruler (``-----``) and a section title (``- Kernel select failed:``)."""
+    title = ""
+    for ln in message.splitlines():
+        text = ln.strip()
+        if not text or set(text) <= _RULE:
+            continue
+        if text.startswith("- ") and text.endswith(":"):
+            title = title or text[2:-1]
+            continue
+        return text
+    return title
+
+
+def _imported_files():
+    """The ``.py`` files of every imported module outside the standard library and
+    MindSpore, sorted (what the compile executed)."""
+    import sysconfig
+
+    skip = {os.path.realpath(p) + os.sep for p in {sysconfig.get_paths().get("stdlib"),
+                                                     sysconfig.get_paths().get("platstdlib")} if p}
+    ms = sys.modules.get("mindspore")
+    if ms is not None and getattr(ms, "__file__", None):
+        skip.add(os.path.realpath(os.path.dirname(ms.__file__)) + os.sep)
+    here = os.path.dirname(os.path.realpath(__file__)) + os.sep
+    files = set()
+    for mod in list(sys.modules.values()):
+        path = getattr(mod, "__file__", None)
+        if not path or not path.endswith(".py"):
+            continue
+        real = os.path.realpath(path)
+        if real.startswith(here) or any(real.startswith(s) and real[len(s):].split(os.sep)[0]
+                                        not in ("site-packages", "dist-packages") for s in skip):
+            continue
+        files.add(real)
+    return sorted(files)
 
 
 def _copy_analyze_fail(spec, out):
@@ -140,8 +201,17 @@ def _copy_analyze_fail(spec, out):
     out["analyze_fail"] = src
 
 
-def _load_module(path):
+def _load_module(path, module=None, import_root=None):
     path = os.path.abspath(path)
+    if module and import_root and "." in module:
+        # a module of a package: imported by its name, so its relative imports work
+        if import_root not in sys.path:
+            sys.path.insert(0, import_root)
+        loaded = importlib.import_module(module)  # importlib.util is imported at the top
+        if os.path.realpath(getattr(loaded, "__file__", "") or "") != os.path.realpath(path):
+            raise ImportError(f"{module} imports from {getattr(loaded, '__file__', None)}, not {path} "
+                              "(another copy is first on sys.path)")
+        return loaded
     directory = os.path.dirname(path)
     if directory not in sys.path:
         sys.path.insert(0, directory)
@@ -161,7 +231,8 @@ def _run(spec, out):
     from mindspore import Tensor, nn
 
     out["mindspore_version"] = ms.__version__
-    ms.set_context(mode=ms.GRAPH_MODE, device_target="CPU")
+    out["stage"] = "device"
+    ms.set_context(mode=ms.GRAPH_MODE, device_target=spec.get("device") or "CPU")
 
     def make_value(item, rng):
         if not isinstance(item, str):
@@ -188,7 +259,7 @@ def _run(spec, out):
         return Tensor(shape=dims, dtype=getattr(ms, dtype))
 
     out["stage"] = "import"
-    module = _load_module(spec["file"])
+    module = _load_module(spec["file"], spec.get("module"), spec.get("import_root"))
     out["stage"] = "target"
     target_name = spec["target"]
     if not hasattr(module, target_name):
@@ -234,6 +305,8 @@ def _run(spec, out):
     inputs = build_inputs(first_entry, 0)
     host_copies = [_host(v) for v in inputs]
     out["input_shapes"] = [list(v.shape) if isinstance(v, Tensor) else repr(v) for v in inputs]
+    out["stage"] = "arity"
+    _check_arity(net, fn, inputs)
 
     if spec.get("dynamic"):
         if net is None:
@@ -353,6 +426,26 @@ def _run(spec, out):
             for path in set(glob.glob(os.path.join(ir_dir, "**", "*.ir"), recursive=True)) - graph_files:
                 os.remove(path)
     out["stage"] = "done"
+
+
+def _check_arity(net, fn, inputs):
+    """A wrong number of inputs is the caller's mistake (a usage error), found before the
+    compile: ``construct`` (or the function) must accept them."""
+    import inspect
+
+    func = net.construct if net is not None else getattr(fn, "__wrapped__", fn)
+    try:
+        sig = inspect.signature(func)
+    except (TypeError, ValueError):
+        return
+    try:
+        sig.bind(*inputs)
+    except TypeError as exc:
+        params = [p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        need = [p.name for p in params if p.default is p.empty]
+        raise TypeError(f"{getattr(func, '__qualname__', func)}{sig} takes {len(need)}"
+                        + (f" to {len(params)}" if len(params) != len(need) else "")
+                        + f" input(s), {len(inputs)} given ({exc})") from None
 
 
 def _host(value):

@@ -4,10 +4,15 @@
     out = compile_target({"file": "model.py", "target": "Net", "inputs": ["2x64x256:float32"],
                           "fusion": True, "ir_dir": "/tmp/ir"})
 
-The child runs with the current interpreter, or ``$MSGRAPHLINT_MINDSPORE_PYTHON`` when
-set (a separate environment that has MindSpore), in a fresh scratch working directory
+The child runs with the interpreter ``spec["python"]`` names (``verify --python``), else
+``$MSGRAPHLINT_MINDSPORE_PYTHON``, else the current one, in a fresh scratch working directory
 (AKG caches kernels in ``akg_kernel_meta/`` under the cwd), with a timeout. Timeouts,
 crashes and a missing MindSpore come back as ``ok: False`` with a clear ``error``.
+
+The child is isolated: it runs as a script copied into the scratch folder
+(``child/_msgraphlint_child.py`` with its one helper ``_msgraphlint_inputs.py``), so it sees
+the target interpreter's own ``sys.path`` plus that folder, never msgraphlint's
+site-packages (whose MindSpore could otherwise stand in for a missing one).
 """
 
 from __future__ import annotations
@@ -33,9 +38,24 @@ _OUT_DEFAULTS = {
 }
 
 
-def mindspore_python() -> str:
-    """The interpreter that runs the child."""
-    return os.environ.get("MSGRAPHLINT_MINDSPORE_PYTHON") or sys.executable
+#: the files of the isolated child: (source beside this module, name in the scratch folder)
+CHILD_FILES = (("_child.py", "_msgraphlint_child.py"), ("inputs.py", "_msgraphlint_inputs.py"))
+CHILD_SCRIPT = "_msgraphlint_child.py"
+
+
+def mindspore_python(python: str = None) -> str:
+    """The interpreter that runs the child: ``python`` (``--python``), else
+    ``$MSGRAPHLINT_MINDSPORE_PYTHON``, else this one."""
+    return python or os.environ.get("MSGRAPHLINT_MINDSPORE_PYTHON") or sys.executable
+
+
+def stage_child(folder: str) -> str:
+    """Copy the child's two files into ``folder``; returns the script to run."""
+    os.makedirs(folder, exist_ok=True)
+    here = os.path.dirname(os.path.abspath(__file__))
+    for src, dst in CHILD_FILES:
+        shutil.copyfile(os.path.join(here, src), os.path.join(folder, dst))
+    return os.path.join(folder, CHILD_SCRIPT)
 
 
 def child_env(spec: dict) -> dict:
@@ -54,9 +74,7 @@ def child_env(spec: dict) -> dict:
         env["MS_DEV_JIT_SYNTAX_LEVEL"] = "0"
     env.setdefault("GLOG_v", "3")
     env["PYTHONDONTWRITEBYTECODE"] = "1"
-    # the child must find this package even when run from a scratch directory
-    pkg_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env["PYTHONPATH"] = pkg_root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    # nothing of msgraphlint on the path: the child is a script beside its one helper
     return env
 
 
@@ -85,19 +103,25 @@ def compile_target(spec: dict, timeout: float = 300, *, keep_scratch: bool = Fal
     out_path = os.path.join(scratch, "out.json")
     with open(spec_path, "w", encoding="utf-8") as f:
         json.dump(spec, f)
-    cmd = [mindspore_python(), "-m", "msgraphlint.verify._child", "--spec", spec_path, "--out", out_path]
+    script = stage_child(os.path.join(scratch, "child"))
+    cmd = [mindspore_python(spec.get("python")), script, "--spec", spec_path, "--out", out_path]
     t0 = time.perf_counter()
+    # the child's output goes to files, not pipes: a parent busy with the static check must
+    # never make a chatty compile (AKG's warnings) wait for its pipe to be drained
+    out_log, err_log = os.path.join(scratch, "stdout.txt"), os.path.join(scratch, "stderr.txt")
     try:
-        proc = subprocess.Popen(cmd, cwd=work, env=child_env(spec), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+        with open(out_log, "wb") as fo, open(err_log, "wb") as fe:
+            proc = subprocess.Popen(cmd, cwd=work, env=child_env(spec), stdout=fo, stderr=fe,
+                                    stdin=subprocess.DEVNULL, start_new_session=True)
     except OSError as exc:
         return _failure(spec, "ChildStartError", f"cannot start {cmd[0]}: {exc}")
     try:
-        stdout, stderr = proc.communicate(timeout=timeout)
+        proc.wait(timeout=timeout)
+        stdout, stderr = _read_tail(out_log), _read_tail(err_log)
     except subprocess.TimeoutExpired:
         _kill_group(proc)
-        stdout, stderr = proc.communicate()
+        proc.wait()
+        stdout, stderr = _read_tail(out_log), _read_tail(err_log)
         out = _failure(spec, "CompileTimeout",
                        f"the compile of {spec.get('target')} did not finish within {timeout:g} s",
                        stderr_tail=_tail(stderr))
@@ -115,9 +139,8 @@ def compile_target(spec: dict, timeout: float = 300, *, keep_scratch: bool = Fal
         text = _tail(stderr) or _tail(stdout)
         if "No module named 'mindspore'" in text:
             out = _failure(spec, "MindSporeMissing",
-                           f"MindSpore is not importable by {cmd[0]}: install msgraphlint[verify] "
-                           "or set MSGRAPHLINT_MINDSPORE_PYTHON to an interpreter that has it",
-                           stderr_tail=text)
+                           f"MindSpore is not importable by {cmd[0]}: install msgraphlint[verify] there, "
+                           "or name an interpreter that has it with --python", stderr_tail=text)
         else:
             out = _failure(spec, "ChildCrashed",
                            f"the compile child exited with code {proc.returncode} without a result",
@@ -128,6 +151,17 @@ def compile_target(spec: dict, timeout: float = 300, *, keep_scratch: bool = Fal
         out.setdefault("stderr_tail", _tail(stderr))
     _cleanup(scratch, keep_scratch, ir_inside=spec["ir_dir"].startswith(scratch))
     return out
+
+
+def _read_tail(path: str, n: int = 64 * 1024) -> bytes:
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - n))
+            return f.read()
+    except OSError:
+        return b""
 
 
 def _tail(data, n: int = 4000) -> str:
@@ -147,7 +181,7 @@ def _kill_group(proc) -> None:
 def _cleanup(scratch: str, keep: bool, ir_inside: bool = False) -> None:
     if keep or ir_inside:
         # keep the IR the caller will read; drop the AKG cache and the spec
-        for name in ("cwd",):
+        for name in ("cwd", "child"):
             shutil.rmtree(os.path.join(scratch, name), ignore_errors=True)
         return
     shutil.rmtree(scratch, ignore_errors=True)
