@@ -51,7 +51,7 @@ _EXPAND_RE = re.compile(r'expand_from: "([^"]+)"')
 _ARG_RE = re.compile(r"%(para\d+_[\w.]+|\d+)")
 _SEQ_RE = re.compile(r"_(\d+)\.ir$")
 _GRAPHID_RE = re.compile(r"(?:graph_build|hwopt_common_final_graph)_(\d+)_(\d+)\.ir$")
-PARSER_VERSION = 3
+PARSER_VERSION = 5
 
 _LIB_MARKERS = (os.sep + "site-packages" + os.sep, os.sep + "dist-packages" + os.sep,
                 os.sep + "lib" + os.sep + "python")
@@ -82,6 +82,18 @@ class SourceFrame:
         return {"path": self.path, "line": self.line, "end_line": self.end_line, "text": self.text}
 
 
+_CALLED_API = tuple(os.sep + os.path.join("mindspore", d) + os.sep for d in ("ops", "common", "_extends"))
+
+
+def is_own_op(frames: Sequence[SourceFrame]) -> bool:
+    """An op whose frames inside its innermost project statement are all MindSpore
+    functions or Tensor methods (``mindspore/ops``, ``mindspore/common``)."""
+    last = max((i for i, f in enumerate(frames) if not is_library_path(f.path) and not f.is_function), default=None)
+    if last is None:
+        return False
+    return all(any(m in os.path.normpath(f.path) for m in _CALLED_API) for f in frames[last + 1:])
+
+
 def project_sites(frames: Sequence[SourceFrame]) -> List[Tuple[str, int]]:
     out: List[Tuple[str, int]] = []
     for fr in reversed(frames):
@@ -96,13 +108,14 @@ def project_sites(frames: Sequence[SourceFrame]) -> List[Tuple[str, int]]:
 #: traceback frames are not the user's code
 _OWN_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _CHILD_SUFFIX = os.sep + os.path.join("msgraphlint", "verify", "_child.py")
+_CHILD_COPY = os.sep + "_msgraphlint_child.py"   # the isolated child's copy (compile.stage_child)
 
 
 def is_library_path(path: str) -> bool:
     """Installed code (site-packages, MindSpore) or msgraphlint's own: not the user's project."""
     p = os.path.normpath(path)
     return any(m in p for m in _LIB_MARKERS) or (os.sep + "mindspore" + os.sep) in p \
-        or p.startswith(_OWN_DIR + os.sep) or p.endswith(_CHILD_SUFFIX)
+        or p.startswith(_OWN_DIR + os.sep) or p.endswith(_CHILD_SUFFIX) or p.endswith(_CHILD_COPY)
 
 
 def same_file(a: str, b: str) -> bool:
@@ -240,7 +253,11 @@ def parse_ir_file(path: str) -> IRFile:
                     node.frames = tuple(frames)
                 frames = []
                 if not nm:
-                    node = None
+                    # the graph's Return: bookkeeping, but its frames say the return statement
+                    # was compiled (what follows a branch the compiler folded away)
+                    node = IRNode(index=-1, name="return", op="Return", raw_op="Return", graph=current.name,
+                                  args=tuple(_ARG_RE.findall(line.split(")", 1)[0])))
+                    current.nodes.append(node)
                     continue
                 node = _make_node(nm, current.name)
                 current.nodes.append(node)
@@ -297,7 +314,8 @@ class FusedKernel:
     graph_id: Optional[int]
     members: List[IRNode] = field(default_factory=list)
     member_lines: List[Optional[int]] = field(default_factory=list)  # one per member
-    lines: List[int] = field(default_factory=list)                   # sorted, unique
+    lines: List[int] = field(default_factory=list)                   # sorted, unique (any file)
+    sites: List[Tuple[str, int]] = field(default_factory=list)       # (path, line), sorted, unique
     recovered: bool = False        # some lines came from hwopt_common_final
 
     @property
@@ -306,7 +324,7 @@ class FusedKernel:
 
     def to_dict(self) -> dict:
         return {"name": self.name, "kind": self.kind, "ops": self.ops, "lines": self.lines,
-                "graph_id": self.graph_id, "recovered": self.recovered}
+                "sites": [list(s) for s in self.sites], "graph_id": self.graph_id, "recovered": self.recovered}
 
 
 @dataclass
@@ -326,6 +344,13 @@ class OpEvent:
         """(path, line) of every statement frame in project (non-library) code, innermost
         first: the op's own line, then the calls that led to it."""
         return project_sites(self.frames)
+
+    @property
+    def own(self) -> bool:
+        """Whether the op is the project's own: made by its statement (``x += y``) or by a
+        MindSpore function or Tensor method it calls there (``ops.assign``, ``x.add_()``),
+        not inside a library Cell or package it calls (a BatchNorm's state)."""
+        return is_own_op(self.frames)
 
     def to_dict(self) -> dict:
         return {"op": self.op, "line": self.line, "path": self.path, "scope": self.scope,
@@ -348,6 +373,7 @@ class CompileIR:
     dynamic_shape: bool = False
     first_dynamic: Optional[OpEvent] = None
     compiled_ranges: set = field(default_factory=set)   # (path, start, end) of compiled project defs
+    covered: Dict[str, set] = field(default_factory=dict)  # path -> lines of project frames (validate)
 
     @property
     def n_kernel_graphs(self) -> int:
@@ -421,8 +447,9 @@ class IRReport:
             "unfused": [e.to_dict() for e in p.unfused],
             "fallbacks": [e.to_dict() for e in p.fallbacks],
             "control_flow": [e.to_dict() for e in p.control_flow],
-            "validate_ops": [[e.op, e.line, e.path] for e in p.validate_ops],
+            "validate_ops": [[e.op, e.line, e.path, e.own] for e in p.validate_ops],
             "compiled_ranges": sorted([list(r) for r in p.compiled_ranges]),
+            "covered_lines": {path: sorted(lines) for path, lines in sorted(p.covered.items())},
             "analyze_fail_sites": [list(x) for x in self.analyze_fail_sites],
             "first_dynamic": p.first_dynamic.to_dict() if p.first_dynamic else None,
             "per_compile": [
@@ -597,8 +624,12 @@ def _analyse_compile(c: CompileIR, source_path: Optional[str]) -> None:
                 if c.first_dynamic is None:
                     c.first_dynamic = _event(node, "validate", None, source_path)
             for fr in node.frames:
-                if fr.is_function and not is_library_path(fr.path):
+                if is_library_path(fr.path):
+                    continue
+                if fr.is_function:
                     c.compiled_ranges.add((fr.path, fr.line, fr.end_line))
+                else:  # a statement (or the first line of an if/for it sits in) that was compiled
+                    c.covered.setdefault(fr.path, set()).add(fr.line)
     # latest hwopt dump per graph id (a graph is dumped once per compile)
     hwopt_by_id: Dict[Optional[int], IRFile] = {}
     for f in c.hwopt:
@@ -626,17 +657,24 @@ def _analyse_compile(c: CompileIR, source_path: Optional[str]) -> None:
                     c.unfused.append(_event(node, "graph_build", gb.graph_id, source_path))
 
 
+def _site(node: IRNode) -> Optional[Tuple[str, int]]:
+    """Where an op is in the model: its innermost statement frame in project code (a
+    sub-Cell's line in its own file, never the driver's call of it)."""
+    sites = project_sites(node.frames)
+    return sites[0] if sites else None
+
+
 def _fused_kernel(sub: IRGraph, call: IRNode, entry: IRGraph, gb: IRFile, hw: Optional[IRFile],
                   source_path: Optional[str]) -> FusedKernel:
     kind = sub.attrs.get("graph_kernel", "")
     kernel = FusedKernel(name=sub.fused_name or sub.name, kind=kind, subgraph=sub.name,
                          graph_id=gb.graph_id, members=[n for n in sub.nodes if n.op not in BOOKKEEPING_OPS])
-    lines: List[Optional[int]] = [n.line_in(source_path) if source_path else n.line for n in kernel.members]
-    if any(ln is None for ln in lines) and hw is not None:
+    sites: List[Optional[Tuple[str, int]]] = [_site(n) for n in kernel.members]
+    if any(s is None for s in sites) and hw is not None:
         recovered = _recover_lines(kernel, call, entry, gb, hw)
         claimed: set = set()
-        for i, (n, ln) in enumerate(zip(kernel.members, lines)):
-            if ln is not None:
+        for i, (n, site) in enumerate(zip(kernel.members, sites)):
+            if site is not None:
                 continue
             want = n.expand_from or n.op
             cell = _cell_path(n.scope)
@@ -654,19 +692,19 @@ def _fused_kernel(sub: IRGraph, call: IRNode, entry: IRGraph, gb: IRFile, hw: Op
             if best is not None:
                 if not n.expand_from:
                     claimed.add(id(best))
-                lines[i] = best.line_in(source_path) if source_path else best.line
-                if lines[i] is None:
-                    lines[i] = best.line
+                sites[i] = _site(best)
                 kernel.recovered = True
-        if all(ln is None for ln in lines) and recovered:
+        if all(s is None for s in sites) and recovered:
             # nothing matched op by op: the kernel covers what its data flow covers
-            extra = sorted({(c.line_in(source_path) if source_path else c.line) for c in recovered} - {None})
-            kernel.lines = extra
-            kernel.member_lines = lines
+            found = sorted({_site(c) for c in recovered} - {None})
+            kernel.sites = found
+            kernel.lines = sorted({ln for _, ln in found})
+            kernel.member_lines = [None] * len(kernel.members)
             kernel.recovered = True
             return kernel
-    kernel.member_lines = lines
-    kernel.lines = sorted({ln for ln in lines if ln is not None})
+    kernel.member_lines = [s[1] if s else None for s in sites]
+    kernel.sites = sorted({s for s in sites if s is not None})
+    kernel.lines = sorted({ln for _, ln in kernel.sites})
     return kernel
 
 
@@ -751,13 +789,13 @@ def match_line(event_line: Optional[int], finding_line: int, slack: int = 1,
 
 
 _ERR_FRAME_RE = re.compile(r"In file (.+?):(\d+)(?:~(\d+))?(?:, (\d+)~(\d+))?([^\n]*)(?=\n?([^\n]*))")
+_PY_FRAME_RE = re.compile(r'File "([^"]+)", line (\d+)')
+#: MindSpore's section titles, and whether the section lists frames outermost first
+_OUTERMOST_FIRST = ("The Traceback of Net Construct Code",)
+_INNERMOST_FIRST = ("The Function Call Stack",)
 
 
-def error_locations(text: str, source_path: Optional[str] = None) -> List[Tuple[str, int]]:
-    """``(path, line)`` pairs named by a compile error's ``In file`` frames, in the order
-    printed (MindSpore names the failing location first, then the construct trace),
-    restricted to ``source_path`` when given, deduplicated. A multi-line frame counts
-    (a ``try`` statement) unless it is a ``def``/``class`` (the enclosing function)."""
+def _frames_in(text: str, source_path: Optional[str]) -> List[Tuple[str, int]]:
     out: List[Tuple[str, int]] = []
     for m in _ERR_FRAME_RE.finditer(text or ""):
         path, line, end = m.group(1).strip(), int(m.group(2)), m.group(3)
@@ -769,13 +807,43 @@ def error_locations(text: str, source_path: Optional[str] = None) -> List[Tuple[
             continue
         if (path, line) not in out:
             out.append((path, line))
-    # also ``File "x.py", line N`` traceback style
-    for m in re.finditer(r'File "([^"]+)", line (\d+)', text or ""):
-        path, line = m.group(1), int(m.group(2))
-        if source_path and not same_file(path, source_path):
-            continue
-        if (path, line) not in out:
-            out.append((path, line))
+    return out
+
+
+def error_locations(text: str, source_path: Optional[str] = None) -> List[Tuple[str, int]]:
+    """``(path, line)`` pairs named by a compile error's frames, the failing statement
+    first: frames MindSpore names in the message itself, then the construct traceback
+    from its innermost frame out (MindSpore prints it outermost first: ``# 0`` is the
+    driver's call, the last is the statement that failed), then the function call stack
+    (printed innermost first), then the Python traceback from its innermost frame out.
+    Restricted to ``source_path`` when given, deduplicated. A multi-line frame counts (a
+    ``try`` statement) unless it is a ``def``/``class`` (the enclosing function)."""
+    text = text or ""
+    head: List[Tuple[str, int]] = []
+    ordered: List[Tuple[str, int]] = []
+    # split at section titles ("- Title:"), keeping each title with its body
+    parts = re.split(r"(?m)^- ([^\n:]+):[ \t]*$", text)
+    body_chunks = [(None, parts[0])] + [(parts[i], parts[i + 1]) for i in range(1, len(parts) - 1, 2)]
+    for title, body in body_chunks:
+        py_at = body.find("Traceback (most recent call last)")
+        chunk, py = (body[:py_at], body[py_at:]) if py_at >= 0 else (body, "")
+        frames = _frames_in(chunk, source_path)
+        if (title and title.startswith(_OUTERMOST_FIRST)) or re.search(r"(?m)^#\s*\d+\s+In file ", chunk):
+            frames = list(reversed(frames))  # "# 0 In file" is the outermost call
+        if title is None:
+            head.extend(frames)
+        elif not title.startswith("C++"):
+            ordered.extend(frames)
+        if py:
+            tb = [(m.group(1), int(m.group(2))) for m in _PY_FRAME_RE.finditer(py)]
+            tb = [t for t in reversed(tb) if not source_path or same_file(t[0], source_path)]
+            ordered.extend(tb)
+            # what follows a Python traceback is the exception text again
+            ordered.extend(_frames_in(py, source_path))
+    out: List[Tuple[str, int]] = []
+    for site in head + ordered:
+        if site not in out:
+            out.append(site)
     return out
 
 
