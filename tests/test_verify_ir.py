@@ -39,6 +39,7 @@ def reached(name: str, target: str = "TransformerLayer", folder: str = "seeded")
     paths as the saved IR spells them (/REPO/...)."""
     real = reach(str(ROOT / "fixtures" / folder / f"{name}.py"), target)
     real.spans = [Span(s.path.replace(str(ROOT), "/REPO"), s.start, s.end, s.name, s.kind) for s in real.spans]
+    real.inits = [Span(s.path.replace(str(ROOT), "/REPO"), s.start, s.end, s.name, s.kind) for s in real.inits]
     real.natives = {(p.replace(str(ROOT), "/REPO"), ln): ops for (p, ln), ops in real.natives.items()}
     return real
 
@@ -194,8 +195,9 @@ def test_error_locations_prefer_statements_in_source():
         "# 2 In file /usr/lib/python3/site-packages/mindspore/ops/x.py:10, 0~5/ z/\n"
         "# 3 In file /REPO/fixtures/seeded/x.py:27, 4~30/    return float(x)/\n"
     )
+    # the construct traceback is printed outermost first: the failing statement is its last frame
     assert error_locations(text, "/REPO/fixtures/seeded/x.py") == [
-        ("/REPO/fixtures/seeded/x.py", 129), ("/REPO/fixtures/seeded/x.py", 27)]
+        ("/REPO/fixtures/seeded/x.py", 27), ("/REPO/fixtures/seeded/x.py", 129)]
 
 
 # ----------------------------------------------------------------------------- cross-check
@@ -292,7 +294,9 @@ def test_compile_error_mapped_to_a_finding_line_the_compiler_did_not_name():
                     "# 1 In file /REPO/m.py:40, 8~30/        y = helper(h)/\n"
                     "# 2 In file /REPO/m.py:28, 4~30/    return np.zeros(n)/\n"}
     events = extract_events(out, None, "/REPO/m.py")
-    assert [(e.kind, e.line, e.lines) for e in events] == [("compile_error", 40, [40, 28])]
+    # located at the innermost frame (# 2: the helper's statement), called from line 40
+    assert [(e.kind, e.line, e.lines) for e in events] == [("compile_error", 28, [28])]
+    assert "raised at m.py:28, called from m.py:40" in events[0].detail
     x = crosscheck([_finding("MSG401", 27, "/REPO/m.py")], events)  # one line before: slack
     assert x["agree"]
 
@@ -406,14 +410,17 @@ def test_native_ops_the_rules_recommend_are_expected():
     r = verify_report("native_ops", "two_classes.py")
     ir = r.to_dict()
     events = extract_events(out_json("native_ops"), ir, r.source_path)
+    # the validate stage locates the Assign at its statement (inplace_write); the kernel graph too
     assert sorted(((e.kind, e.line, tuple(e.ops)) for e in events), key=str) == [
-        ("side_effect", 48, ("Assign",)), ("side_effect", None, ("Print",))]
+        ("inplace_write", 48, ("Assign",)), ("side_effect", 48, ("Assign",)), ("side_effect", None, ("Print",))]
     x = crosscheck([], events, ir, reached=reached("two_classes", "NativeOpsMLP", "verify"))
     assert x["agree"], x["disagreements"]
     assert {e["status"] for e in x["events"]} == {"expected"}
-    # the same ops where the compiled code calls no native op: unexplained
+    # the same ops where the compiled code calls no native op: the located in-place write and
+    # the Print are unexplained; the kernel graph's Assign follows from the in-place write
     x = crosscheck([], events, ir, reached=reached("two_classes", "AugMLP", "verify"))
-    assert [d["kind"] for d in x["disagreements"]] == ["side_effect", "side_effect"]
+    assert sorted(d["kind"] for d in x["disagreements"]) == ["inplace_write", "side_effect"]
+    assert [e["status"] for e in x["events"] if e["kind"] == "side_effect" and e["line"] == 48] == ["knock_on"]
 
 
 def test_native_assign_counts_only_on_a_parameter():

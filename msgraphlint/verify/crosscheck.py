@@ -7,8 +7,11 @@ static findings of the files the target compiles, and what the compile reached
 (``reach.Reach``: spans of the compiled code, and the native ops called there). The rules
 of the match live in ``evidence.py``:
 
-* Only a finding inside the compiled code (a span of ``reach``, or a function the IR shows
-  was compiled) can be confirmed, or explain an event; the others are ``not_compiled``.
+* Only a finding inside the compiled code can be confirmed, or explain an event; the others
+  are ``not_compiled``. After a compile, the compiled code is what the IR shows: the
+  functions whose ``def`` frames it prints or whose lines its ops carry, less the branches
+  the compiler folded away (``reach.folded_branches``: a config-string ``if``); when the
+  IR says nothing (a failed compile), the spans of ``reach``.
 * An event with source lines matches a finding of a family that explains its kind, in the
   same file within ``slack`` lines of one of its lines (the op's own line or a call that
   led to it).
@@ -18,7 +21,13 @@ of the match live in ``evidence.py``:
   (``evidence.EXPECTED_NATIVE``), ``knock_on`` when it follows an earlier event that causes
   it (``evidence.KNOCK_ON``), else ``unexplained`` (a disagreement).
 * When the compile failed, a finding that the compile error does not confirm is
-  ``not_reached`` (nothing after the failure was compiled), not a disagreement.
+  ``not_reached`` (nothing after the failure was compiled), not a disagreement. A compile
+  error is located at its innermost frame in project code (the statement that failed, not
+  the driver's call of the sub-Cell that holds it) and confirms only a finding there.
+* In-place findings (``evidence.CODES``) are settled by the in-place op the validate stage
+  locates at their statement (``inplace_write``), never by line-less copies or mutations.
+* Unfused ops are judged by the device's facts (``facts.lookup``): an op that never fuses on
+  the device is no loss.
 """
 
 from __future__ import annotations
@@ -32,6 +41,8 @@ from .ir import error_locations, is_library_path, match_line, same_file
 
 
 DEFAULT_SLACK = 1
+#: an in-place op whose innermost frame is a library's (``ops.assign``, a Cell's own state)
+LIBRARY_INPLACE = "inside a library call at this line"
 
 
 @dataclass
@@ -71,8 +82,9 @@ def _same(a: Optional[str], b: Optional[str]) -> bool:
 
 
 def extract_events(out: dict, ir: Optional[dict], source_path: Optional[str] = None,
-                   dynamic_out: Optional[dict] = None) -> List[IREvent]:
-    """The IR events of one verify run (see ``evidence.EVENT_KINDS``)."""
+                   dynamic_out: Optional[dict] = None, facts=None) -> List[IREvent]:
+    """The IR events of one verify run (see ``evidence.EVENT_KINDS``); ``facts``: the
+    device's (``facts.lookup``; default MindSpore 2.10 on CPU)."""
     events: Dict[tuple, IREvent] = {}
 
     def add(kind, line, op=None, detail="", lines=None, path=None, sites=None, key=None):
@@ -109,21 +121,27 @@ def extract_events(out: dict, ir: Optional[dict], source_path: Optional[str] = N
                 where = "analyze_fail.ir"
             else:
                 where = "the error message"
+            # the failing statement: the innermost frame in project code; the frames outside
+            # it (the driver's call of the sub-Cell) are where it was called from, and confirm
+            # nothing
             first = project[0] if project else None
-            in_src = [ln for p, ln in project if source_path is None or _same(p, source_path)]
             detail = out.get("error_first_line") or ""
-            if first is not None and where == "analyze_fail.ir":
-                detail += " (located by analyze_fail.ir)"
+            if first is not None:
+                detail += f" (raised at {_short_site(first)}"
+                callers = [s for s in project[1:] if where == "the error message"]
+                if callers:
+                    detail += ", called from " + " <- ".join(_short_site(c) for c in callers[:3])
+                detail += ")" if where == "the error message" else "; located by analyze_fail.ir)"
             add("compile_error", first[1] if first else None, detail=detail,
-                lines=in_src if first and (source_path is None or _same(first[0], source_path)) else [],
-                path=first[0] if first else None, sites=project)
+                lines=[first[1]] if first and (source_path is None or _same(first[0], source_path)) else [],
+                path=first[0] if first else None, sites=[first] if first else [])
     if ir:
         summary = ir.get("summary", {})
         dynamic = bool(summary.get("dynamic_shape"))
         n_lost = 0
         host_sync = []
         for e in ir.get("unfused", []):
-            kind = evidence.op_kind(e["op"])
+            kind = evidence.op_kind(e["op"], facts)
             if kind == "unfused_elementwise" and dynamic:
                 n_lost += 1  # a consequence of the dynamic shape, counted there
                 continue
@@ -159,6 +177,11 @@ def extract_events(out: dict, ir: Optional[dict], source_path: Optional[str] = N
             if op in evidence.EVENT_KINDS["data_dependent_shape"]["ops"] and \
                     not any(k[0] == "data_dependent_shape" and k[2] == line for k in events):
                 add("data_dependent_shape", line, op, path=path)
+            if evidence.is_inplace_op(op) and line is not None and path:
+                ev = add("inplace_write", line, op, path=path)
+                own = item[3] if len(item) > 3 else True
+                if not own:
+                    ev.detail = LIBRARY_INPLACE
         if dynamic:
             first = ir.get("first_dynamic") or {}
             detail = f"{summary.get('fused_kernels', 0)} fused kernels, {n_lost} elementwise ops unfused"
@@ -186,6 +209,11 @@ def extract_events(out: dict, ir: Optional[dict], source_path: Optional[str] = N
     return list(events.values())
 
 
+def _short_site(site) -> str:
+    path, line = site
+    return f"{os.path.basename(path)}:{line}" if path else str(line)
+
+
 def _tensor_signature(shapes):
     if shapes is None:
         return None
@@ -209,9 +237,22 @@ def _in_ranges(path: Optional[str], line: int, ranges) -> bool:
     return False
 
 
-def compiled(f, reached, ranges) -> Optional[bool]:
-    """Whether finding ``f`` lies in the compiled code; None when nothing says."""
+def _covered(path: Optional[str], line: int, covered: Dict[str, list]) -> bool:
+    return any(_same(p, path) and line in lines for p, lines in covered.items())
+
+
+def compiled(f, reached, ranges, *, ir_decides: bool = False, folded=(), covered=None) -> Optional[bool]:
+    """Whether finding ``f`` lies in the compiled code; None when nothing says.
+    ``ir_decides``: the compile succeeded and its IR names the compiled functions
+    (``ranges``): they, and lines its ops carry (``covered``: inlined helpers print no def
+    frame), are the compiled code, less the ``folded`` branches; the static reach does not
+    count then (a class or method it reaches need not be compiled)."""
     path = _finding_path(f)
+    if any(_same(p, path) and a <= f.line <= b for p, a, b in folded):
+        return False
+    if ir_decides:
+        return bool(_in_ranges(path, f.line, ranges) or _covered(path, f.line, covered or {})
+                    or (reached is not None and getattr(reached, "in_init", None) and reached.in_init(path, f.line)))
     if reached is not None and reached.contains(path, f.line):
         return True
     if ranges and _in_ranges(path, f.line, ranges):
@@ -222,6 +263,7 @@ def compiled(f, reached, ranges) -> Optional[bool]:
 
 
 def _near(event: IREvent, f, slack: int) -> bool:
+    slack = evidence.slack_for(event.kind, slack)
     end = getattr(f, "end_line", None)
     fpath = _finding_path(f)
     sites = list(event.sites)
@@ -246,9 +288,14 @@ def _matches(event: IREvent, f, slack: int) -> Optional[str]:
     return None
 
 
+def _in_folded(f, folded) -> bool:
+    path = _finding_path(f)
+    return any(_same(p, path) and a <= f.line <= b for p, a, b in folded)
+
+
 def _native_expected(event: IREvent, reached, slack: int) -> Optional[str]:
     """Why ``event`` is an expected native op (``ops.print_``...), or None."""
-    if reached is None or event.kind != "side_effect" or not event.ops or not reached.natives:
+    if reached is None or event.kind not in ("side_effect", "inplace_write") or not event.ops or not reached.natives:
         return None
     calls = reached.natives
     for op in set(event.ops):
@@ -270,7 +317,13 @@ def _cause(event: IREvent, events: Sequence[IREvent]) -> Optional[IREvent]:
     located one at or before its line in the same file, else one without a line, else one
     in another file (the call order between files is not known)."""
     kinds = evidence.KNOCK_ON.get(event.kind, [])
-    causes = [c for c in events if c is not event and c.kind in kinds]
+
+    def may_cause(c) -> bool:
+        allowed = evidence.KNOCK_ON_OPS.get((event.kind, c.kind))
+        return allowed is None or (bool(event.ops) and set(event.ops) <= allowed) or \
+            (c.kind == "side_effect" and set(c.ops) <= allowed)
+
+    causes = [c for c in events if c is not event and c.kind in kinds and may_cause(c)]
     same_file = [c for c in causes if c.line is not None and event.line is not None
                  and (not c.path or not event.path or _same(c.path, event.path)) and c.line <= event.line]
     if same_file:
@@ -285,28 +338,35 @@ def _cause(event: IREvent, events: Sequence[IREvent]) -> Optional[IREvent]:
 
 
 def crosscheck(findings: Sequence, events: Sequence[IREvent], ir: Optional[dict] = None,
-               slack: int = DEFAULT_SLACK, reached=None, compile_ok: bool = True) -> dict:
-    """Returns ``{"findings": [...], "events": [...], "disagreements": [...], "agree": bool}``."""
+               slack: int = DEFAULT_SLACK, reached=None, compile_ok: bool = True, folded=()) -> dict:
+    """Returns ``{"findings": [...], "events": [...], "disagreements": [...], "agree": bool}``.
+    ``folded``: ``(path, start, end)`` of branches the compiler folded away."""
     ranges = (ir or {}).get("compiled_ranges") or []
-    in_code = [compiled(f, reached, ranges) for f in findings]
+    covered = (ir or {}).get("covered_lines") or {}
+    ir_decides = bool(compile_ok and ir and ranges and [r for r in ranges if len(r) == 3])
+    in_code = [compiled(f, reached, ranges, ir_decides=ir_decides, folded=folded, covered=covered)
+               for f in findings]
     # an op of the graph at the finding's line proves the line was compiled (inlined helpers
     # print no def frame)
-    in_code = [True if inside is False and any(ev.located and _matches(ev, f, slack) for ev in events) else inside
+    in_code = [True if inside is False and not _in_folded(f, folded)
+               and any(ev.located and _matches(ev, f, slack) for ev in events) else inside
                for f, inside in zip(findings, in_code)]
     rows = []
     for f, inside in zip(findings, in_code):
         kinds = evidence.confirming_kinds(f.code)
         row = {"code": f.code, "name": getattr(f, "name", ""), "line": f.line, "path": getattr(f, "path", None),
                "message": f.message, "evidence": [], "status": "", "without_line": False}
-        if not kinds:
-            row["status"] = "not_checkable"
-        elif inside is False:
+        if inside is False:
             row["status"] = "not_compiled"
+        elif not kinds:
+            row["status"] = "not_checkable"
         else:
             for ev in events:
                 if ev.kind not in kinds:
                     continue
                 how = _matches(ev, f, slack)
+                if how == "without_line" and evidence.located_only(f.code):
+                    continue  # an in-place write is settled at its own statement
                 if how:
                     row["evidence"].append(ev.label() + (" (matched without a line)" if how == "without_line" else ""))
                     row["without_line"] = row["without_line"] or how == "without_line"
@@ -338,6 +398,8 @@ def crosscheck(findings: Sequence, events: Sequence[IREvent], ir: Optional[dict]
         if d["status"]:
             continue
         why = _native_expected(ev, reached, slack)
+        if not why and ev.kind == "inplace_write" and ev.detail == LIBRARY_INPLACE:
+            why = "in-place op inside a MindSpore function or Cell called there (its own state), not the code's"
         if why:
             d["status"], d["expected"] = "expected", why
             continue

@@ -21,7 +21,7 @@ from typing import Dict, List, Optional
 
 #: Version of these tables (reported in the JSON output; the cache does not depend on it:
 #: events are computed again from the cached IR on every run).
-EVIDENCE_VERSION = 2
+EVIDENCE_VERSION = 3
 
 #: event kind -> description, the IR ops that make it (where it is op-based), the rule
 #: families that explain it, and whether the IR carries a usable line for it.
@@ -46,9 +46,17 @@ EVENT_KINDS: Dict[str, dict] = {
         "families": ["MSG2"],
         "located": False,  # TensorMove/Assign/Print often carry no source line
     },
+    "inplace_write": {
+        "what": "in-place write in the frontend graph (validate stage), at its statement: an Inplace* op or "
+                "an Assign (`x += y` on a tensor; `a &= b` compiles to a plain BitwiseAnd and makes none)",
+        "ops": [],  # see is_inplace_op
+        "families": ["MSG2"],
+        "located": True,
+        "slack": 0,  # the validate stage locates it at its own statement: the next line is another write
+    },
     "unfused_elementwise": {
-        "what": "elementwise op left unfused (a clean equivalent fuses it)",
-        "ops": [],  # see FUSIBLE_OPS
+        "what": "elementwise op left unfused (a clean equivalent fuses it on this device: device_facts.json)",
+        "ops": [],  # see facts.DeviceFacts.fusible
         "families": ["MSG1", "MSG2", "MSG3", "MSG4"],
         "located": True,
     },
@@ -100,13 +108,27 @@ EVENT_KINDS: Dict[str, dict] = {
     },
 }
 
-#: Ops that fuse on CPU with ``--opt_level=2`` (elementwise, and what expands to them).
-#: Reshape/Transpose are left out: a Reshape feeding a MatMul stays unfused in a clean layer.
-FUSIBLE_OPS = frozenset({
-    "Add", "AddExt", "Sub", "SubExt", "Mul", "RealDiv", "Div", "Neg", "Exp", "Log", "Tanh",
-    "Sqrt", "Rsqrt", "Cast", "Abs", "Maximum", "Minimum", "Pow", "Square", "Reciprocal",
-    "BiasAdd", "GeLU", "FastGeLU", "Sigmoid", "SiLU", "Erf", "Muls", "Adds", "Sin", "Cos",
-})
+def default_facts():
+    """The device facts of the default verify target: MindSpore 2.10 on CPU (measured)."""
+    from .facts import lookup
+
+    return lookup("2.10.0", "CPU")
+
+
+def fusible_ops(facts=None) -> frozenset:
+    """Ops that fuse on the device (``device_facts.json``: on CPU with 2.10, measured, Div,
+    Sigmoid, Erf, Sin, Cos, FastGeLU, SiLU, AddExt never fuse, so they are not losses there).
+    Reshape/Transpose are not judged: a Reshape feeding a MatMul stays unfused in a clean layer."""
+    facts = facts or default_facts()
+    return frozenset(op for op in facts.fuse if facts.fusible(op))
+
+
+#: ops that write their input in place, as the validate stage names them (besides Inplace*)
+INPLACE_OPS = frozenset({"Assign", "AssignAdd", "AssignSub"})
+
+
+def is_inplace_op(op: str) -> bool:
+    return op.startswith("Inplace") or op in INPLACE_OPS
 
 #: rule family (code prefix) -> what it claims in the graph, and the event kinds that
 #: confirm one of its findings. A family absent here is "not checkable" by a compile.
@@ -117,7 +139,7 @@ FAMILIES: Dict[str, dict] = {
     "MSG2": {"name": "in-place writes and side effects",
              "claims": "the write/side effect appears as Assign/TensorMove/scatter/Print ops, a "
                        "fallback, or diverges from PyNative",
-             "confirmed_by": ["side_effect", "mutation_divergence", "fallback", "compile_error",
+             "confirmed_by": ["side_effect", "inplace_write", "mutation_divergence", "fallback", "compile_error",
                               "numeric_divergence", "unfused_elementwise", "host_sync"]},
     "MSG3": {"name": "dynamic shapes and recompiles",
              "claims": "recompiles per value, or a dynamic-shape graph that loses fusion",
@@ -128,8 +150,21 @@ FAMILIES: Dict[str, dict] = {
              "confirmed_by": ["fallback", "compile_error", "host_sync", "dynamic_shape"]},
 }
 
-#: per-code overrides of FAMILIES (same keys), for rules whose effect differs from the family's
-CODES: Dict[str, dict] = {}
+#: per-code overrides of FAMILIES (same keys), for rules whose effect differs from the family's.
+#: In-place writes are settled by the located in-place op of the validate stage (``x += y``
+#: -> InplaceAddExt at the line), never by the line-less TensorMove/Assign of the kernel graph
+#: or the inputs' mutation, which any in-place write anywhere would make (``a &= b`` on a
+#: tensor compiles to a plain BitwiseAnd: nothing at its line, not confirmed).
+_INPLACE_CLAIM = {"name": "in-place write",
+                  "claims": "an in-place op (Inplace*/Assign) in the frontend graph at the statement, or a "
+                            "scatter/Assign the kernel graph locates there (a subscript write)",
+                  "confirmed_by": ["inplace_write", "side_effect", "compile_error", "fallback"],
+                  "located_only": True}
+CODES: Dict[str, dict] = {code: _INPLACE_CLAIM for code in ("MSG202", "MSG204", "MSG205", "MSG206")}
+
+#: codes whose finding predicts that the device has no kernel for the op at its line (a
+#: kernel-select failure there confirms it instead of making the run unjudgeable)
+NO_KERNEL_CODES = frozenset({"MSG212"})
 
 _WRITE_OPS = ["TensorMove", "Assign"]
 _SCATTER_OPS = ["TensorScatterUpdate", "ScatterNdUpdate", "ScatterUpdate", "SliceToIndices", "InplaceIndexPut",
@@ -177,11 +212,21 @@ UNLOCATED: Dict[str, Dict[str, Optional[List[str]]]] = {
 #: to judge. Measured on MindSpore 2.10 CPU (tests/data/ir/fallback_mlp: Switch at the two
 #: Dense calls after a .asnumpy() round trip).
 KNOCK_ON: Dict[str, List[str]] = {
+    "side_effect": ["inplace_write"],
+    "mutation_divergence": ["inplace_write", "side_effect"],
     "control_flow": ["fallback"],
     "host_sync": ["fallback", "dynamic_shape", "data_dependent_shape"],
     "dynamic_shape": ["fallback", "data_dependent_shape"],
     "unfused_elementwise": ["fallback", "dynamic_shape", "data_dependent_shape", "control_flow"],
     "numeric_divergence": ["fallback"],
+}
+
+#: (event kind, cause kind) -> the only ops of the event that may follow from that cause: an
+#: in-place op leaves TensorMove/Assign copies in the kernel graph, never a Print
+KNOCK_ON_OPS: Dict[tuple, frozenset] = {
+    ("side_effect", "inplace_write"): frozenset({"TensorMove", "Assign", "InplaceCopy"}),
+    ("mutation_divergence", "side_effect"): frozenset({"TensorScatterUpdate", "ScatterNdUpdate", "ScatterUpdate",
+                                                       "InplaceIndexPut", "InplaceCopy", "Assign"}),
 }
 
 #: Native ops that rules recommend (MSG201: ``ops.print_``/``ops.Print``; MSG206:
@@ -206,6 +251,17 @@ def confirming_kinds(code: str) -> List[str]:
     return list(entry["confirmed_by"]) if entry else []
 
 
+def slack_for(kind: str, slack: int) -> int:
+    """The line slack for matching an event of ``kind`` (some are exact)."""
+    return min(slack, EVENT_KINDS[kind].get("slack", slack))
+
+
+def located_only(code: str) -> bool:
+    """Whether only events located at the finding's statement confirm it (no line-less one)."""
+    entry = CODES.get(code) or FAMILIES.get(family_of(code)) or {}
+    return bool(entry.get("located_only"))
+
+
 def explaining_families(kind: str) -> List[str]:
     return list(EVENT_KINDS[kind]["families"])
 
@@ -220,11 +276,13 @@ def predicts_unlocated(code: str, kind: str, ops: List[str]) -> bool:
     return want is None or not ops or any(op in want for op in ops)
 
 
-def op_kind(op: str) -> str:
-    """The event kind an unfused op makes, or '' when it makes none."""
+def op_kind(op: str, facts=None) -> str:
+    """The event kind an unfused op makes, or '' when it makes none (an op that never fuses
+    on the device, or one the device's facts do not cover, makes none)."""
     for kind in ("fallback", "control_flow", "side_effect", "data_dependent_shape", "host_sync"):
         if op in EVENT_KINDS[kind]["ops"]:
             return kind
-    if op in FUSIBLE_OPS:
+    facts = facts or default_facts()
+    if facts.fusible(op):
         return "unfused_elementwise"
     return ""

@@ -46,12 +46,21 @@ class Reach:
     spans: List[Span] = field(default_factory=list)
     files: List[str] = field(default_factory=list)          # files holding compiled code
     natives: Dict[Tuple[str, int], List[str]] = field(default_factory=dict)  # (path, line) -> native ops called there
+    #: the ``__init__`` of each reached class: Python that runs to build what is compiled
+    #: (``self.set_inputs(...)``, the configuration the graph is built from)
+    inits: List[Span] = field(default_factory=list)
 
     def contains(self, path: Optional[str], line: Optional[int]) -> bool:
         if path is None or line is None:
             return False
         path = os.path.abspath(path)
         return any(s.path == path and s.start <= line <= s.end for s in self.spans)
+
+    def in_init(self, path: Optional[str], line: Optional[int]) -> bool:
+        if path is None or line is None:
+            return False
+        path = os.path.abspath(path)
+        return any(s.path == path and s.start <= line <= s.end for s in self.inits)
 
 
 def _read(path: str) -> SourceFile:
@@ -179,6 +188,11 @@ def reach(path: str, name: str, index: Optional[ProjectIndex] = None) -> Reach:
         is_cell = kind == "class" and cells.is_cell(obj)
         out.spans.append(Span(os.path.abspath(m.path), node.lineno, node.end_lineno or node.lineno, obj.qualname,
                               "cell" if is_cell else kind))
+        if isinstance(node, ast.ClassDef):
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == "__init__":
+                    out.inits.append(Span(os.path.abspath(m.path), item.lineno, item.end_lineno or item.lineno,
+                                          obj.qualname + ".__init__", "init"))
         funcs = list(obj.methods.values()) if kind == "class" else [obj]
         if kind == "class":
             for base in cells.mro(obj)[1:]:
@@ -302,7 +316,7 @@ def import_closure(path: str, index: Optional[ProjectIndex] = None) -> List[str]
     stack = [start]
     while stack:
         mod = stack.pop()
-        for dotted in set(mod.imports.names.values()):
+        for dotted in sorted(set(mod.imports.names.values())):  # sorted: the same closure in every process
             parts = dotted.split(".")
             if parts[0] == "mindspore":
                 continue
@@ -328,3 +342,79 @@ def sources_digest(paths: Sequence[str]) -> str:
         except OSError:
             h.update(b"missing")
     return h.hexdigest()
+
+
+# ----------------------------------------------------------------------------- folded branches
+
+
+def _makes_ops(stmts: Sequence[ast.stmt]) -> bool:
+    """Whether compiling these statements would put an op in the graph (a call, an
+    operator, a subscript...): a branch of only ``pass``/names/constants may leave none."""
+    for st in stmts:
+        for node in ast.walk(st):
+            if isinstance(node, (ast.Call, ast.BinOp, ast.UnaryOp, ast.Compare, ast.Subscript, ast.AugAssign,
+                                 ast.BoolOp, ast.Raise, ast.Assert)):
+                return True
+    return False
+
+
+def _branch_range(stmts: Sequence[ast.stmt]) -> Optional[Tuple[int, int]]:
+    if not stmts:
+        return None
+    return stmts[0].lineno, max((s.end_lineno or s.lineno) for s in stmts)
+
+
+def folded_branches(ir: Optional[dict]) -> List[Tuple[str, int, int]]:
+    """The branches of ``if`` statements in the compiled functions that the compiler folded
+    away (a condition it knew at compile time: ``if self.loss_type == "bco_pair":`` under
+    ``loss_type="sigmoid"``): ``(path, first line, last line)`` of each. A branch is folded
+    when no op of the frontend graph (validate stage) has a frame inside it, its ``if`` made
+    no Switch, and it holds code that makes ops, while the ``if``'s other branch was compiled
+    or has none. What the compiler never saw cannot be confirmed, nor contradict a finding."""
+    if not ir:
+        return []
+    covered = {os.path.abspath(p): set(lines) for p, lines in (ir.get("covered_lines") or {}).items()}
+    ranges = [r for r in ir.get("compiled_ranges") or [] if len(r) == 3]
+    if not covered or not ranges:
+        return []
+    switch_at = {(os.path.abspath(p), ln) for e in ir.get("control_flow") or [] for p, ln in e.get("sites") or []}
+    out: List[Tuple[str, int, int]] = []
+    sources = _Sources()
+    for path in sorted({os.path.abspath(r[0]) for r in ranges}):
+        tree = sources.tree(path)
+        if tree is None:
+            continue
+        lines = covered.get(path, set())
+        spans = [(a, b) for p, a, b in ranges if os.path.abspath(p) == path]
+
+        def is_covered(rng) -> bool:
+            return rng is not None and any(rng[0] <= ln <= rng[1] for ln in lines)
+
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.If):
+                continue
+            span = next(((a, b) for a, b in spans if a <= node.lineno <= b), None)
+            if span is None:
+                continue
+            test_end = node.test.end_lineno or node.test.lineno
+            if any((path, ln) in switch_at for ln in range(node.lineno, test_end + 1)):
+                continue  # a tensor condition: both branches are compiled (Switch)
+            body, orelse = _branch_range(node.body), _branch_range(node.orelse)
+            got_body, got_else = is_covered(body), is_covered(orelse)
+            if got_body and orelse and not got_else and _makes_ops(node.orelse):
+                out.append((path, orelse[0], orelse[1]))
+            if not got_body and _makes_ops(node.body) and \
+                    (got_else or (not orelse and _went_past(node, lines, span))):
+                out.append((path, body[0], body[1]))
+    found = sorted(set(out))
+    # a branch inside another folded one says nothing more
+    return [r for r in found if not any(o != r and o[0] == r[0] and o[1] <= r[1] and r[2] <= o[2] for o in found)]
+
+
+def _went_past(node: ast.If, lines: set, span: Tuple[int, int]) -> bool:
+    """An op of the graph comes from the ``if``'s condition or from after the statement in
+    the same function: the compiler went past an ``if`` (without ``else``) whose body left
+    nothing."""
+    end = node.end_lineno or node.lineno
+    test_end = node.test.end_lineno or node.test.lineno
+    return any(node.lineno <= ln <= test_end for ln in lines) or any(end < ln <= span[1] for ln in lines)
