@@ -40,7 +40,7 @@ def fake(monkeypatch, tmp_path):
     def use(ir_name, **over):
         monkeypatch.setattr(command, "run_compile", _fake_run_compile(ir_name, over, calls))
         return calls
-    monkeypatch.setattr(command, "_mindspore_version", lambda: "2.10.0")
+    monkeypatch.setattr(command, "_mindspore_version", lambda *a: "2.10.0")
     return use
 
 
@@ -55,7 +55,7 @@ def invoke(args, tmp_path):
 
 def test_default_target_is_the_reference_layer(fake, tmp_path, monkeypatch):
     calls = fake("clean_layer")
-    monkeypatch.setattr(command, "_static_findings", lambda path: [])
+    monkeypatch.setattr(command, "_static_findings", lambda *a, **k: [])
     r = invoke([], tmp_path)
     assert r.exit_code == 0, r.output
     # the installed msgraphlint_reference package (or the checkout's reference_model/ in an editable install)
@@ -69,7 +69,7 @@ def test_default_target_is_the_reference_layer(fake, tmp_path, monkeypatch):
 
 def test_train_default_target(fake, tmp_path, monkeypatch):
     calls = fake("clean_layer")
-    monkeypatch.setattr(command, "_static_findings", lambda path: [])
+    monkeypatch.setattr(command, "_static_findings", lambda *a, **k: [])
     r = invoke(["--train", "--format", "json"], tmp_path)
     assert r.exit_code == 0, r.output
     assert calls[0]["target"] == "GPTLayerWithLoss" and calls[0]["train"] is True
@@ -78,7 +78,7 @@ def test_train_default_target(fake, tmp_path, monkeypatch):
 
 def test_json_and_cache(fake, tmp_path, monkeypatch):
     calls = fake("clean_layer")
-    monkeypatch.setattr(command, "_static_findings", lambda path: [])
+    monkeypatch.setattr(command, "_static_findings", lambda *a, **k: [])
     first = json.loads(invoke(["--format", "json"], tmp_path).output)
     second = json.loads(invoke(["--format", "json"], tmp_path).output)
     assert len(calls) == 1  # the second run came from the cache
@@ -106,7 +106,7 @@ def test_cache_key_follows_the_source(tmp_path):
 
 def test_disagreement_exits_1(fake, tmp_path, monkeypatch):
     fake("tensor_if")
-    monkeypatch.setattr(command, "_static_findings", lambda path: [])
+    monkeypatch.setattr(command, "_static_findings", lambda *a, **k: [])
     target = str(ROOT / "fixtures" / "seeded" / "tensor_if.py") + "::TransformerLayer"
     r = invoke([target], tmp_path)
     assert r.exit_code == 1, r.output
@@ -128,8 +128,8 @@ def test_fusion_not_happening_fails_loudly(fake, tmp_path, monkeypatch, tmp_path
                                "graph_id": 0, "path": None})
         return {"ok": True, "n_compiles": 1, "target_kind": "cell"}, rep
     monkeypatch.setattr(command, "run_compile", run)
-    monkeypatch.setattr(command, "_mindspore_version", lambda: "2.10.0")
-    monkeypatch.setattr(command, "_static_findings", lambda path: [])
+    monkeypatch.setattr(command, "_mindspore_version", lambda *a: "2.10.0")
+    monkeypatch.setattr(command, "_static_findings", lambda *a, **k: [])
     r = invoke(["--no-cache"], tmp_path)
     assert r.exit_code == 2, r.output
     assert "fusion did not happen" in r.output
@@ -138,8 +138,8 @@ def test_fusion_not_happening_fails_loudly(fake, tmp_path, monkeypatch, tmp_path
 def test_infra_failure_exits_2(monkeypatch, tmp_path):
     monkeypatch.setattr(command, "run_compile", lambda spec, timeout, keep: (
         {"ok": False, "error_type": "MindSporeMissing", "error_first_line": "MindSpore is not importable"}, None))
-    monkeypatch.setattr(command, "_mindspore_version", lambda: "absent")
-    monkeypatch.setattr(command, "_static_findings", lambda path: [])
+    monkeypatch.setattr(command, "_mindspore_version", lambda *a: "absent")
+    monkeypatch.setattr(command, "_static_findings", lambda *a, **k: [])
     r = invoke([], tmp_path)
     assert r.exit_code == 2
     assert "MindSpore is not importable" in r.output
@@ -241,17 +241,20 @@ def test_child_usage_errors_exit_2_and_are_not_cached(monkeypatch, tmp_path):
                  "usage_error": "constructing the target failed: TypeError: __init__() missing 1 required "
                                 "positional argument: 'width'"}, None)
     monkeypatch.setattr(command, "run_compile", run)
-    monkeypatch.setattr(command, "_mindspore_version", lambda: "2.10.0")
+    monkeypatch.setattr(command, "_mindspore_version", lambda *a: "2.10.0")
     target = f"{ROOT / 'fixtures' / 'verify' / 'usage' / 'ctor_args.py'}::Net"
     for _ in range(2):
         r = invoke([target], tmp_path)
         assert r.exit_code == 2, r.output
         assert "constructing the target failed" in r.output and "'width'" in r.output
     assert len(calls) == 2  # never answered from the cache
-    assert not list((tmp_path / "c").rglob("*.json"))
+    assert not list((tmp_path / "c" / "verify").rglob("*.json"))  # (check's own result cache may hold the static side)
 
 
-def test_cache_key_covers_imported_modules_transitively(tmp_path):
+def test_cache_entry_covers_imported_modules_transitively(tmp_path):
+    """The key is the target's own file and options; what else the compile executed is the
+    entry's manifest: an edit to a module it imports (however deep) invalidates it, an
+    edit to an unrelated module does not."""
     pkg = tmp_path / "proj"
     (pkg / "layers" / "deep").mkdir(parents=True)
     (pkg / "layers" / "__init__.py").write_text("")
@@ -268,10 +271,13 @@ def test_cache_key_covers_imported_modules_transitively(tmp_path):
     assert str(pkg / "unrelated.py") not in closure
     spec = {"file": str(net), "target": "Net", "inputs": None}
     k1 = command.cache_key(spec, "2.10.0")
-    (pkg / "unrelated.py").write_text("X = 2\n")
     assert command.cache_key(spec, "2.10.0") == k1
+    entries = command.manifest(closure)
+    assert command.manifest_valid(entries)
+    (pkg / "unrelated.py").write_text("X = 2\n")
+    assert command.manifest_valid(entries) and command.cache_key(spec, "2.10.0") == k1
     (pkg / "layers" / "deep" / "ops.py").write_text("def helper(x):\n    return x + 1\n")
-    assert command.cache_key(spec, "2.10.0") != k1
+    assert not command.manifest_valid(entries)
 
 
 def test_cache_lives_outside_the_tree(monkeypatch, tmp_path):
@@ -324,7 +330,7 @@ def test_a_cache_folder_verify_creates_is_marked_and_clean_removes_it(fake, tmp_
     from msgraphlint.cli import cli
 
     fake("clean_layer")
-    monkeypatch.setattr(command, "_static_findings", lambda path: [])
+    monkeypatch.setattr(command, "_static_findings", lambda *a, **k: [])
     r = invoke([], tmp_path)
     assert r.exit_code == 0, r.output
     cache = tmp_path / "c"

@@ -22,10 +22,16 @@ def render_text(result: dict, verbose: bool = False) -> str:
         timing.append(f"call {c['call_seconds'] * 1000:.1f} ms")
     timing.append(f"{c.get('n_compiles', 0)} compile(s)")
     timing.append("cached" if result["cached"] else "fresh")
-    lines.append(f"MindSpore {result['mindspore_version']} · fusion on · " + " · ".join(timing))
+    python = result.get("python")
+    lines.append(f"MindSpore {result['mindspore_version']}" + (f" ({python})" if python else "")
+                 + f" · {result.get('device') or 'CPU'} · fusion {'on' if result.get('fusion', True) else 'off'} · "
+                 + " · ".join(timing))
+    facts = result.get("device_facts") or {}
+    if facts and (facts.get("source") != "measured" or not facts.get("exact")):
+        lines.append(f"Device facts: {facts.get('note')}")
     for err in result["errors"]:
         lines.append(f"ERROR: {err}")
-    if not c.get("ok"):
+    if not c.get("ok") and not result.get("not_the_code"):
         lines.append(f"Compile failed ({c.get('error_type')}): {c.get('error_first_line')}")
     if ir:
         lines.append("")
@@ -35,7 +41,8 @@ def render_text(result: dict, verbose: bool = False) -> str:
                      + (", dynamic shape" if s.get("dynamic_shape") else ""))
         for k in ir.get("fused", []):
             ops = " ".join(k["ops"]) if len(k["ops"]) <= 6 else " ".join(k["ops"][:6]) + f" … ({len(k['ops'])} ops)"
-            lines.append(f"  fused    {k['kind']:<40} lines {_fmt_lines(k['lines']):<12} {ops}")
+            where = _fmt_sites(k.get("sites"), result.get("file")) if k.get("sites") else _fmt_lines(k["lines"])
+            lines.append(f"  fused    {k['kind']:<40} lines {where:<12} {ops}")
         for e in ir.get("unfused", []):
             lines.append(f"  unfused  {e['op']:<40} line  {_fmt_lines([e['line']] if e['line'] else []):<12} {e['scope']}")
         if ir.get("fallbacks"):
@@ -67,6 +74,9 @@ def render_text(result: dict, verbose: bool = False) -> str:
         lines.append(f"PyNative: outputs {'equal' if c['pynative_equal'] else 'DIFFER'} "
                      f"(max |diff| {_g(c.get('max_abs_diff'))}); inputs mutated: graph "
                      f"{_yn(m.get('graph'))}, PyNative {_yn(m.get('pynative'))}")
+    if result.get("folded"):
+        lines.append("Folded away by the compiler (not compiled): "
+                     + ", ".join(f"{_where(p, a, result.get('file'))}-{b}" for p, a, b in result["folded"]))
     if not c.get("ok") and result.get("compiled_before_failure") is not None:
         got = result["compiled_before_failure"]
         lines.append("Compiled before the failure: " + (", ".join(got) if got else "nothing"))
@@ -122,6 +132,16 @@ def _fmt_inputs(inputs) -> str:
 
 def _fmt_lines(lines) -> str:
     return ",".join(str(x) for x in lines) if lines else "?"
+
+
+def _fmt_sites(sites, target_file) -> str:
+    """``12,13`` in the target's file, ``model.py:12,13 blocks.py:4`` when other files contribute."""
+    by_file: dict = {}
+    for path, line in sites:
+        by_file.setdefault(path, []).append(line)
+    if len(by_file) == 1 and target_file and os.path.abspath(next(iter(by_file))) == os.path.abspath(target_file):
+        return _fmt_lines(sorted(next(iter(by_file.values()))))
+    return " ".join(f"{os.path.basename(p)}:{_fmt_lines(sorted(ls))}" for p, ls in by_file.items())
 
 
 def _fmt_shapes(shapes) -> str:
