@@ -104,33 +104,6 @@ def module_name_for(path: str) -> Tuple[str, str, bool]:
 PROJECT_MARKERS = ("pyproject.toml", "setup.py", ".git")
 
 
-def project_root(path: str, top: str, memo: Optional[Dict[str, str]] = None) -> str:
-    """The project a file belongs to: the nearest folder above it holding
-    ``pyproject.toml``, ``setup.py`` or ``.git``, else ``top`` (the top of the linted
-    paths). Each project gets its own index, so same-named packages in sibling projects
-    (two copies of one project, monorepos) stay distinct."""
-    memo = {} if memo is None else memo
-    start = os.path.dirname(os.path.abspath(path))
-    seen = []
-    d = start
-    while True:
-        if d in memo:
-            found = memo[d]
-            break
-        seen.append(d)
-        if any(os.path.exists(os.path.join(d, m)) for m in PROJECT_MARKERS):
-            found = d
-            break
-        parent = os.path.dirname(d)
-        if parent == d:
-            found = top
-            break
-        d = parent
-    for x in seen:
-        memo[x] = found
-    return found
-
-
 def linted_top(paths) -> str:
     """The deepest folder holding every linted path (the project root of files that have
     no project marker above them)."""
