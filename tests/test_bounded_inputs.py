@@ -53,14 +53,19 @@ def nested(depth: int) -> str:
     ("undefined", b"import mindspore\nx = 1\n", "'undefined' codec"),    # UnicodeError, was MSG000
     ("utf-16", b"import mindspore\nx = 1\n", "'utf-16' codec"),          # decoded the file to garbage
     ("rot13", b"import mindspore\nx = 1\n", "'rot13', which is not a text encoding"),
-    ("idna", b"import mindspore\nx.xn--99zz.y\n", "'idna' codec"),       # punycode fails mid-file
+    ("idna", b"import mindspore\nx.xn--99zz.y\n", "idna"),       # punycode fails mid-file
 ])
 def test_every_codec_failure_is_msg001_naming_the_codec(tmp_path, codec, body, says):
     (tmp_path / "m.py").write_bytes(f"# -*- coding: {codec} -*-\n".encode() + body)
     (tmp_path / "ok.py").write_text(PRINTING, encoding="utf-8")
     got = lint([tmp_path])
-    assert codes_at(got) == [("m.py", 1, "MSG001"), ("ok.py", 5, "MSG201")]
-    assert says in got[0].message, got[0].message
+    # the line is where decoding failed: the cookie's line, or (idna on 3.13, whose decoder
+    # reports the failing label) the line that does not decode
+    assert [(f, c) for f, _, c in codes_at(got)] == [("m.py", "MSG001"), ("ok.py", "MSG201")]
+    assert [line for f, line, _ in codes_at(got) if f == "ok.py"] == [5]
+    bad = [x for x in got if x.code == "MSG001"]
+    assert bad[0].line in ((1, 3) if codec == "idna" else (1,)), bad[0].line
+    assert says in bad[0].message, bad[0].message
 
 
 @pytest.mark.parametrize("cookie", ["# -*- coding: latin-1 -*-", "# été, coding: latin-1", "# vim: set fileencoding=cp1252 :"])
