@@ -42,6 +42,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from .astutil import children_no_ctx
 from .imports import ImportMap
 from .kinds import Kind
+from .paramkinds import literal_kind
 
 _ITERATORS = frozenset({"create_tuple_iterator", "create_dict_iterator", "create_iterator"})
 _TENSOR_MAKERS = frozenset({"mindspore.Tensor", "mindspore.tensor", "mindspore.Parameter"})
@@ -393,12 +394,9 @@ class _Scan:
         return None
 
     def kind(self, e: ast.AST, chain, cls, graph, params) -> Kind:
-        if isinstance(e, ast.Constant):
-            return Kind.NONE if e.value is None else Kind.CONST
-        if isinstance(e, (ast.Tuple, ast.List)) and e.elts and all(isinstance(x, ast.Constant) for x in e.elts):
-            return Kind.CONST
-        if isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant):
-            return Kind.CONST
+        lit = literal_kind(e)
+        if lit is not None:
+            return lit
         if isinstance(e, ast.Name):
             if graph:
                 return Kind.UNKNOWN  # a parameter of the calling graph (a guess) or a local it computed

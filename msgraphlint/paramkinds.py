@@ -51,6 +51,18 @@ def _params(func: ast.AST) -> List[str]:
     return names[1:] if names and names[0] in ("self", "cls") else names
 
 
+def literal_kind(e: ast.AST) -> Optional[Kind]:
+    """The kind of a literal argument (``None``, a constant, a tuple/list of constants, ``-1``),
+    or None when ``e`` is not one: the evidence a call site gives without any lookup."""
+    if isinstance(e, ast.Constant):
+        return Kind.NONE if e.value is None else Kind.CONST
+    if isinstance(e, (ast.Tuple, ast.List)) and e.elts and all(isinstance(x, ast.Constant) for x in e.elts):
+        return Kind.CONST
+    if isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant):
+        return Kind.CONST
+    return None
+
+
 class _Target:
     __slots__ = ("qualname", "params", "kwonly", "func")
 
@@ -308,12 +320,9 @@ class CallerKinds:
 
     def _plain_kind(self, e: ast.AST, env: Dict[str, object]) -> Kind:
         """The kind of an argument written in plain Python code (a script, a training loop)."""
-        if isinstance(e, ast.Constant):
-            return Kind.NONE if e.value is None else Kind.CONST
-        if isinstance(e, (ast.Tuple, ast.List)) and e.elts and all(isinstance(x, ast.Constant) for x in e.elts):
-            return Kind.CONST
-        if isinstance(e, ast.UnaryOp) and isinstance(e.operand, ast.Constant):
-            return Kind.CONST
+        lit = literal_kind(e)
+        if lit is not None:
+            return lit
         if isinstance(e, ast.Name):
             k = env.get(e.id)
             return k if isinstance(k, Kind) else Kind.UNKNOWN

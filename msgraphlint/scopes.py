@@ -183,6 +183,12 @@ def _attr_method(index: ProjectIndex, cells: CellResolver, cls: ClassSummary, ta
     attr, method = target.split(".", 1)
     if method in ROOT_METHODS:
         return None
+    held = _attr_class(index, cells, cls, attr)
+    return _method_of(index, cells, held, method) if held is not None else None
+
+
+def _attr_class(index: ProjectIndex, cells: CellResolver, cls: ClassSummary, attr: str) -> Optional[ClassSummary]:
+    """The project class whose instance ``__init__`` stored in ``self.<attr>``, or None."""
     raw = None
     for c in cells.mro(cls):
         if attr in c.attrs:
@@ -191,9 +197,12 @@ def _attr_method(index: ProjectIndex, cells: CellResolver, cls: ClassSummary, ta
     if not raw or not raw.startswith("call:"):
         return None
     res = index.resolve(raw[5:])
-    if not res or res[0] != "class":
-        return None
-    for c in cells.mro(res[1]):
+    return res[1] if res and res[0] == "class" else None
+
+
+def _method_of(index: ProjectIndex, cells: CellResolver, cls: ClassSummary, method: str):
+    """``method`` of ``cls`` or its first base that defines it: (summary, module, class), or None."""
+    for c in cells.mro(cls):
         if method in c.methods:
             fs = c.methods[method]
             owner = index.resolve(fs.qualname)
@@ -206,24 +215,10 @@ def _attr_method(index: ProjectIndex, cells: CellResolver, cls: ClassSummary, ta
 def _sub_cell(index: ProjectIndex, cells: CellResolver, cls: ClassSummary, attr: str):
     """``self.<attr>(...)`` where ``__init__`` set ``self.<attr> = SomeProjectCell(...)``: the
     sub-Cell's ``construct`` (its summary, module and class), or None."""
-    raw = None
-    for c in cells.mro(cls):
-        if attr in c.attrs:
-            raw = c.attrs[attr]
-            break
-    if not raw or not raw.startswith("call:"):
+    held = _attr_class(index, cells, cls, attr)
+    if held is None or not cells.is_cell(held):
         return None
-    res = index.resolve(raw[5:])
-    if not res or res[0] != "class" or not cells.is_cell(res[1]):
-        return None
-    for c in cells.mro(res[1]):
-        if "construct" in c.methods:
-            fs = c.methods["construct"]
-            owner = index.resolve(fs.qualname)
-            if owner and owner[0] == "method":
-                return (fs, owner[2], owner[2].classes.get(fs.class_name))
-            return None
-    return None
+    return _method_of(index, cells, held, "construct")
 
 
 def discover(index: ProjectIndex, extra_cell_bases: "ExtraBases" = frozenset(),
