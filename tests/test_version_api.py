@@ -22,23 +22,8 @@ from helpers import run_cli, write_tree
 
 REPO = Path(__file__).resolve().parent.parent
 
-CODE = """
-import mindspore as ms
-from mindspore import mint, nn, ops
-
-x = ops.batch_dot(a, b)
-y = ops.tensor_scatter_mul(a, idx, upd)
-z = mint.vdot(a, b)
-ta = nn.TensorArray(ms.float32, ())
-"""
-# line numbers in CODE (after the leading newline is stripped)
-BATCH_DOT, SCATTER_MUL, VDOT, TENSOR_ARRAY = 4, 5, 6, 7
-
-
-def _project(root: Path, files) -> Path:
-    write_tree(root, dict(files, **{"m.py": CODE}))
-    (root / ".git").mkdir()  # the repository root: the pin search stops here
-    return root
+from release_facts import BATCH_DOT, CODE, SCATTER_MUL, TENSOR_ARRAY, VDOT  # noqa: F401
+from release_facts import pinned_project as _project
 
 
 def _findings(root: Path, *args):
