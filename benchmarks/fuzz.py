@@ -48,14 +48,8 @@ def run(source: str, strategy, examples: int, seed: int) -> Counter:
         counts["tried"] += 1
         try:
             counts[fuzzing.outcome(text)] += 1
-        except AssertionError as exc:
-            counts["FAILED"] += 1
-            if not first:
-                first.append((text, str(exc)))
-        except Exception as exc:  # noqa: BLE001 - a crash of the checker itself
-            counts["FAILED"] += 1
-            if not first:
-                first.append((text, f"{type(exc).__name__}: {exc}"))
+        except Exception as exc:  # noqa: BLE001 - a broken invariant or a crash of the checker itself
+            _failed(counts, first, text, exc)
 
     one()
     if first:
@@ -63,6 +57,14 @@ def run(source: str, strategy, examples: int, seed: int) -> Counter:
         out.write_text(first[0][0], encoding="utf-8")
         print(f"  first failure ({source}): {first[0][1].splitlines()[0]} -> {out}")
     return counts
+
+
+def _failed(counts: Counter, first: list, case, exc: Exception) -> None:
+    """Count a failed case; keep the first with its reason (an assertion's text, or the
+    exception's type and text for a crash of the checker)."""
+    counts["FAILED"] += 1
+    if not first:
+        first.append((case, str(exc) if isinstance(exc, AssertionError) else f"{type(exc).__name__}: {exc}"))
 
 
 def run_fix_trees(trees: int, seed: int) -> Counter:
@@ -81,14 +83,8 @@ def run_fix_trees(trees: int, seed: int) -> Counter:
         counts["trees"] += 1
         try:
             counts.update(fuzzing.fix_tree_outcome(files))
-        except AssertionError as exc:
-            counts["FAILED"] += 1
-            if not first:
-                first.append((files, str(exc)))
-        except Exception as exc:  # noqa: BLE001 - a crash of the checker itself
-            counts["FAILED"] += 1
-            if not first:
-                first.append((files, f"{type(exc).__name__}: {exc}"))
+        except Exception as exc:  # noqa: BLE001 - a broken invariant or a crash of the checker itself
+            _failed(counts, first, files, exc)
 
     one()
     if first:
