@@ -545,26 +545,34 @@ class ResultCache:
         if not self._ready:
             return
         path = self._path(kind, key)
-        directory = os.path.dirname(path)
-        tmp = ""
         try:
-            os.makedirs(directory, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=directory)
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(self._header(kind, key, payload))
-                fh.write(payload)
-            os.replace(tmp, path)  # the entry's own path: a planted symlink is replaced, not followed
-            tmp = ""
+            replace_file(path, self._header(kind, key, payload) + payload)
         except OSError as exc:  # a cache that cannot be written is only slower
             self.write_failures += 1
             (log.info if self.write_failures == 1 else log.debug)(
                 "cache: could not write entry %s (%s); a miss, the run goes on", path, exc)
-        finally:
-            if tmp:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
+
+
+def replace_file(path: str, data: bytes, prefix: str = ".tmp-") -> None:
+    """Write ``data`` to ``path`` inside the cache: a temporary file beside it, then a rename
+    over the path itself (a planted symlink is replaced, never followed); nothing is left
+    behind when it fails. No fsync: a torn entry fails its checksum and is a miss.
+    Raises OSError."""
+    directory = os.path.dirname(path)
+    tmp = ""
+    try:
+        os.makedirs(directory, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=prefix, dir=directory)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+        tmp = ""
+    finally:
+        if tmp:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
 
 
 def rules_fingerprint(rule_classes: Iterable[type]) -> str:

@@ -965,30 +965,19 @@ def _read_store(path: str) -> Dict[str, Dict[str, str]]:
 
 
 def _write_store(path: str, new: Dict[str, Dict[str, str]]) -> None:
-    """Merge ``new`` into the store (temporary file + rename; a failure is only slower)."""
-    import tempfile
+    """Merge ``new`` into the store (``cache.replace_file``: a failure is only slower)."""
+    from .cache import replace_file
     directory = os.path.dirname(path)
     if not os.path.isdir(os.path.dirname(directory)):
         return   # the cache folder itself is not there (the result cache creates and marks it)
     data = _read_store(path)
     for pk, table in new.items():
         data.setdefault(pk, {}).update(table)
-    tmp = ""
     try:
-        os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-installed-", dir=directory)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, sort_keys=True, separators=(",", ":"))
-        os.replace(tmp, path)
-        tmp = ""
+        replace_file(path, json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8"),
+                     prefix=".tmp-installed-")
     except OSError as exc:
         log.debug("installed packages: cannot write %s (%s)", path, exc)
-    finally:
-        if tmp:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
 # what the rest of msgraphlint calls -----------------------------------------------------------

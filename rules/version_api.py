@@ -61,6 +61,17 @@ def _keywords(params: Optional[str]) -> Optional[Tuple[frozenset, bool]]:
     return names, any(p.startswith("**") for p in parts)
 
 
+
+def _exists(cat, dotted: str) -> bool:
+    """``cat.exists(dotted)``, remembered per catalog (asked for every attribute chain)."""
+    key = (id(cat), dotted)
+    known = _EXISTS.get(key)
+    if known is None:
+        known = cat.exists(dotted)
+        if len(_EXISTS) < 262144:
+            _EXISTS[key] = known
+    return known
+
 class ApiNotInTarget(Rule):
     code = "MSG514"
     name = "api-not-in-target"
@@ -145,13 +156,7 @@ class ApiNotInTarget(Rule):
 
     def _report_name(self, ctx, node: ast.AST, dotted: str, spelled: Optional[str] = None) -> None:
         cat = ctx.catalog
-        key = (id(cat), dotted)
-        known = _EXISTS.get(key)
-        if known is None:
-            known = cat.exists(dotted)
-            if len(_EXISTS) < 262144:
-                _EXISTS[key] = known
-        if known:
+        if _exists(cat, dotted):
             return
         have = self._elsewhere(cat, dotted)
         if not have:
@@ -232,13 +237,7 @@ class ApiNotInTarget(Rule):
 
     def _varies(self, cat, dotted: str) -> bool:
         """``dotted`` is a name the target's catalog lacks and another release's has."""
-        key = (id(cat), dotted)
-        known = _EXISTS.get(key)
-        if known is None:
-            known = cat.exists(dotted)
-            if len(_EXISTS) < 262144:
-                _EXISTS[key] = known
-        return not known and bool(self._elsewhere(cat, dotted))
+        return not _exists(cat, dotted) and bool(self._elsewhere(cat, dotted))
 
     def _import(self, node: ast.Import, ctx) -> None:
         for a in node.names:
