@@ -97,7 +97,7 @@ def _classes() -> Dict[str, type]:
     """The only types an entry may decode into (msgraphlint's own data classes)."""
     if not _CLASSES:
         from .evidence import ArgSite
-        from .filework import Phase2
+        from .phases import Phase2
         from .findings import Edit, Finding, Fix, FixSafety, Severity
         from .imports import ImportMap
         from .project import CallEdge, ClassSummary, FuncSummary, ModuleSummary
@@ -322,7 +322,7 @@ def _make_decoder(tp: Any) -> Decoder:
 
 
 def _kinds() -> Dict[str, Any]:
-    from .filework import Phase2
+    from .phases import Phase2
     from .findings import Finding
     from .project import ModuleSummary
 

@@ -10,7 +10,7 @@ from . import evidence, installed
 from .project import ModuleSummary, ProjectIndex
 
 if TYPE_CHECKING:
-    from .runner import Settings
+    from .settings import Settings
 
 
 def settings_key(settings: Settings) -> str:

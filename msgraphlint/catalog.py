@@ -34,9 +34,9 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
-from typing import Any, Dict, Iterator, Mapping, Optional, Tuple, Union
+from typing import Any, Dict, FrozenSet, Iterator, Mapping, Optional, Tuple, Union
 
-__all__ = ["Catalog", "get_catalog", "DATA_FILE", "apply_delta", "known_versions", "nearest_version",
+__all__ = ["Catalog", "get_catalog", "is_mindspore_cell_name", "DATA_FILE", "apply_delta", "known_versions", "nearest_version",
            "varying_keys", "version_key"]
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -535,3 +535,25 @@ def get_catalog(version: Optional[str] = None) -> Catalog:
     if got is None:
         got = _BY_TARGET[version] = _catalog_of(nearest_version(version)[0])
     return got
+
+
+def is_mindspore_cell_name(dotted: str, extra_bases: FrozenSet[str] = frozenset()) -> bool:
+    if dotted in extra_bases:
+        return True
+    if dotted == "mindspore.nn.Cell":
+        return True
+    if dotted.startswith("mindspore.nn.") and dotted.count(".") == 2:
+        name = dotted.rsplit(".", 1)[1]
+        if name[:1].isupper():
+            try:
+                kind = get_catalog().class_kind(dotted)
+                if kind is not None:
+                    return kind in ("cell", "container")
+            except Exception:  # catalog missing or broken: the conservative name rule
+                pass
+            return name not in _NN_NON_CELLS
+    return False
+
+
+_NN_NON_CELLS = frozenset({"Metric", "Accuracy", "Loss", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
+                           "LearningRateSchedule"})

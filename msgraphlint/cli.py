@@ -589,7 +589,7 @@ def rules_cmd(fmt: str, target: Optional[str], show_all: bool) -> None:
 
     from .config import DEFAULT_TARGET, ConfigError, validate_version
     from .registry import load_rules
-    from .runner import _version_applies
+    from .settings import _version_applies
 
     target = target or DEFAULT_TARGET
     try:

@@ -5,7 +5,6 @@ one Python or YAML file (phase 2). Used by the runner in-process and by the
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, List, Optional, Sequence, Tuple, Union
 
 from . import suppressions
@@ -13,12 +12,13 @@ from .context import RuleContext
 from .discovery import YAML_SUFFIXES, may_hold_graph_code
 from .engine import Dispatch, ModuleEngine
 from .findings import Finding, Severity
-from .project import ModuleSummary, ProjectIndex, module_name_for, summarize
+from .phases import Phase1, Phase2
+from .project import ProjectIndex, module_name_for, summarize
 from .scopes import CellResolver, GraphScope
 from .source import SourceError, SourceFile, display_path
 
 if TYPE_CHECKING:
-    from .runner import Settings
+    from .settings import Settings
 
 INTERNAL_ERROR_CODE = "MSG000"
 PARSE_ERROR_CODE = "MSG001"
@@ -54,17 +54,6 @@ def internal_error(path: str, exc: BaseException, during: str) -> Finding:
 
 def is_internal_error(finding: Optional[Finding]) -> bool:
     return finding is not None and finding.code == INTERNAL_ERROR_CODE
-
-
-@dataclass
-class Phase1:
-    path: str
-    summary: Optional[ModuleSummary]
-    error: Optional[Finding]
-    lines: int
-    hint: bool
-    source: Optional[SourceFile] = None
-    digest: str = ""
 
 
 def in_memory_source(path: str, text: Union[str, bytes]) -> SourceFile:
@@ -146,17 +135,6 @@ def phase1_compute(path, disp, data, text, modname, is_package, eager_calls=Fals
     # the summary's path must be the real path (module resolution), the source keeps the display path
     summary.path = path
     return Phase1(path, summary, None, lines, True, source)
-
-
-@dataclass
-class Phase2:
-    path: str
-    findings: List[Finding]
-    # (index in ``findings``, qualname of the graph scope it was found in): where the runner
-    # reports it again, at the calls that reach that scope from other files (MSG004)
-    scoped: List[Tuple[int, str]]
-    sups: Optional[suppressions.SuppressionMap]
-    skipped: str = ""   # why the file was not checked (the runner names it on stderr); "" = it was
 
 
 def lint_python(path: str, source: Optional[SourceFile], index: ProjectIndex, scopes: Sequence[GraphScope],

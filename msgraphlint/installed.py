@@ -920,7 +920,7 @@ def _mindspore_class_kind(dotted: str) -> Optional[str]:
 
 
 def _mindspore_class(dotted: str) -> str:
-    from .scopes import is_mindspore_cell_name
+    from .catalog import is_mindspore_cell_name
     canon = _canonical(dotted)
     if is_mindspore_cell_name(canon):
         return "cell"

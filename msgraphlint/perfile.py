@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Dict, FrozenSet, List, Optional, Tuple
 from .engine import Dispatch
 
 if TYPE_CHECKING:
-    from .runner import Settings
+    from .settings import Settings
 
 
 class PerFile:

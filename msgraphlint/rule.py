@@ -178,5 +178,5 @@ class Rule:
         """The rule's page (docs/rules/CODE.md, generated from this metadata): the
         ``Documentation`` URL declared in pyproject.toml's ``[project.urls]``, or
         ``MSGRAPHLINT_DOCS_URL`` when set, so a fork can point code scanning at its own host."""
-        from .ruledocs import docs_base_url
+        from .urls import docs_base_url
         return f"{docs_base_url()}{cls.code}.md"

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Tuple, Union
 
 from . import installed
+from .catalog import is_mindspore_cell_name
 from .project import ClassSummary, FuncSummary, ModuleSummary, ProjectIndex
 from .source import display_path
 
@@ -98,29 +99,6 @@ def class_def_of(tree, scope: "GraphScope"):
         if any(getattr(item, "lineno", None) == scope.lineno for item in node.body):
             return node
     return candidates[0] if candidates else None
-
-
-def is_mindspore_cell_name(dotted: str, extra_bases: FrozenSet[str] = frozenset()) -> bool:
-    if dotted in extra_bases:
-        return True
-    if dotted == "mindspore.nn.Cell":
-        return True
-    if dotted.startswith("mindspore.nn.") and dotted.count(".") == 2:
-        name = dotted.rsplit(".", 1)[1]
-        if name[:1].isupper():
-            try:
-                from .catalog import get_catalog
-                kind = get_catalog().class_kind(dotted)
-                if kind is not None:
-                    return kind in ("cell", "container")
-            except Exception:  # catalog missing or broken: the conservative name rule
-                pass
-            return name not in _NN_NON_CELLS
-    return False
-
-
-_NN_NON_CELLS = frozenset({"Metric", "Accuracy", "Loss", "Top1CategoricalAccuracy", "Top5CategoricalAccuracy",
-                           "LearningRateSchedule"})
 
 
 class CellResolver:
