@@ -84,6 +84,11 @@ class Rule:
     # turns an off-by-default rule on.
     default: ClassVar[Optional[bool]] = None
     default_reason: ClassVar[str] = ""  # why a rule is off by default (docs, `msgraphlint rules`)
+    # the tier (README "Default selection"): "defect" (on: fails, computes something else, or a
+    # measured cost), "deprecation" (on: something the target MindSpore itself marks deprecated
+    # or has removed; one line naming the replacement, gated by the target), or "advice" (off:
+    # informational). None: "advice" when the severity is INFO, else "defect".
+    tier: ClassVar[Optional[str]] = None
     fix_safety: ClassVar[Optional[FixSafety]] = None  # None: the rule offers no fix
     mindspore: ClassVar[str] = ">=2.0"  # PEP 440 specifier: versions the rule applies to
     scope: ClassVar[str] = "graph"      # "graph" | "module" | "yaml"
@@ -116,7 +121,14 @@ class Rule:
         """Whether the default selection (no ``select`` given) includes this rule."""
         if cls.default is not None:
             return bool(cls.default)
-        return cls.severity is not Severity.INFO
+        return cls.rule_tier() != "advice"
+
+    @classmethod
+    def rule_tier(cls) -> str:
+        """``defect``, ``deprecation`` or ``advice`` (see ``tier``)."""
+        if cls.tier is not None:
+            return cls.tier
+        return "advice" if cls.severity is Severity.INFO else "defect"
 
     @classmethod
     def default_note(cls) -> str:

@@ -11,10 +11,12 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.findings import Edit, Fix
+from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 
-# names other rules own: MSG512 (legacy-profiler); MSG511 owns `mindspore.ops.operations` classes
+# names other rules own: MSG512 (legacy-profiler)
 _OWNED = frozenset({"mindspore.Profiler"})
+_FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 def _version(v: str):
@@ -30,13 +32,18 @@ def _version(v: str):
 class DeprecatedApi(Rule):
     code = "MSG513"
     name = "deprecated-api"
-    summary = "A MindSpore API that MindSpore itself marks deprecated, with the replacement MindSpore names."
-    message = "`{spelled}` is deprecated{since} in MindSpore (target {target}): {why}{use}"
-    hint = "move to the replacement MindSpore names (see `msgraphlint explain MSG513`)"
-    severity = Severity.INFO
-    scope = "module"
+    summary = ("A MindSpore function, class, `ops.operations` primitive class, module or Tensor method that the "
+               "target MindSpore itself marks deprecated, with the replacement MindSpore names.")
+    message = "`{spelled}` is deprecated{since} (MindSpore {target} warns): {use}"
+    severity = Severity.WARNING
+    tier = "deprecation"
+    scope = "graph"   # Tensor methods are judged with graph value kinds; names in check_module, everywhere
     requires_text = ("mindspore",)
+    fix_safety = FixSafety.SAFE
     rationale = """
+        Part of the deprecation tier (on by default, with MSG620): what the target
+        MindSpore itself marks deprecated, one line naming the replacement MindSpore names.
+
         MindSpore marks APIs deprecated in three ways, and the catalog records all of them
         from each release (`scripts/gen_catalog.py`, table `deprecated`):
         the `@deprecated(version, substitute)` decorator (MindSpore logs a warning when the
@@ -47,12 +54,23 @@ class DeprecatedApi(Rule):
         docs mark even `ops.assign` and `nn.Momentum` deprecated, with no warning and no
         replacement named), nor are pending notices ("will be deprecated").
 
-        Measured on MindSpore 2.10 CPU: `ops.Unpack(axis=0)` logs `'Unpack' is deprecated
-        from version 1.1 and will be removed in a future version, use 'Unstack' instead.`
-        when the Cell is built; `ops.random_gamma` logs `'RandomGamma' is deprecated from
-        version 2.10.0` when called (labeled fixtures `api_pos_deprecated_*`, which record
-        MindSpore's warning lines). The message names the replacement MindSpore itself
-        names (`use`), never one of ours.
+        What is reported: module functions and classes (`ops.batch_dot`, `nn.MatMul`), the
+        primitive classes of `mindspore.ops.operations` in any spelling (`P.GatherV2()`,
+        `P.TensorAdd()`), moved modules (at their import), and Tensor methods
+        (`x.ptp(axis=1)`, `x.scatter_mul(...)`) on a value that is a Tensor: by graph value
+        kinds in graph code, elsewhere when MindSpore made it where it is used
+        (`ms.Tensor(...)`, a MindSpore function returning a tensor, a local bound to one).
+
+        Measured on MindSpore 2.10 CPU (labeled fixtures `api_pos_deprecated_*`, which
+        record MindSpore's warning lines): `ops.Unpack(axis=0)` logs `'Unpack' is
+        deprecated from version 1.1 and will be removed in a future version, use 'Unstack'
+        instead.` when the Cell is built, `P.TensorAdd()` `... use 'Add' instead.`,
+        `P.GatherV2()` `... use 'Gather' instead.`, `x.ptp(axis=1)` `'Tensor.ptp' is
+        deprecated from version 2.8.0 ...` when called; `ops.random_gamma` logs
+        `'RandomGamma' is deprecated from version 2.10.0` when called. `ops.DynamicShape()`
+        warns `use 'ops.shape' instead` and then does not compile in graph mode
+        (`RuntimeError: Operator 'DynamicShape' is invalid`). The message names the
+        replacement MindSpore itself names, never one of ours.
 
         Version gate: the rule follows `target-mindspore` (or the project's pin, see
         MSG514) and reads the target release's own catalog: what that release marks
@@ -61,6 +79,16 @@ class DeprecatedApi(Rule):
         only in 2.10.0, so a 2.8 or 2.9 target is not told). An API deprecated since a
         version newer than the target is not reported; an API whose deprecation carries no
         version is reported only for targets at or after its catalog's release.
+
+        Fix: the rename to the replacement, when MindSpore names one in the same namespace
+        and the spelling is `module.Name` (`P.TensorAdd` -> `P.Add`). Safe when the catalog
+        records the same parameters for both (constructor, and for primitive classes the
+        same number of inputs): `TensorAdd`/`Add`, `FastGelu`/`FastGeLU`, `Gelu`/`GeLU`,
+        `Pack`/`Stack`, `ScatterNonAliasingAdd`/`TensorScatterAdd`, `accumulate_n`/`addn`
+        (CI compiles and runs each safe fix of the examples in both modes). Unsafe when the
+        replacement only adds optional parameters (`GatherV2` -> `Gather(batch_dims=0)`,
+        `Unpack` -> `Unstack(num=None)`): same call, a signature that differs. No fix
+        otherwise (`ops.Expand` -> `BroadcastTo` takes the shape in its constructor).
     """
     VALID = [
         Valid("""
@@ -74,6 +102,11 @@ class DeprecatedApi(Rule):
             x = ops.expand(a, shape)
             mode = ParallelMode.DATA_PARALLEL
         """, note="`ops.expand` is only announced ('will be deprecated'): pending notices are not reported"),
+        Valid("""
+            import numpy as np
+            a = np.ones((2, 3))
+            r = a.ptp(axis=1)
+        """, note="`ptp` of a NumPy array, not of a Tensor"),
     ]
     INVALID = [
         Invalid("""
@@ -96,7 +129,94 @@ class DeprecatedApi(Rule):
             def fn(x):
                 return x * 2
         """, line=1, note="a moved module (mark_deprecated): MindSpore names the new spelling"),
+        Invalid("""
+            from mindspore import nn
+            import mindspore.ops.operations as P
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.add = P.TensorAdd()
+
+                def construct(self, x):
+                    return self.add(x, x)
+        """, line=7, note="a deprecated primitive class, same signature as its replacement: a safe rename",
+                expected_fix="""
+            from mindspore import nn
+            import mindspore.ops.operations as P
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.add = P.Add()
+
+                def construct(self, x):
+                    return self.add(x, x)
+        """),
+        Invalid("""
+            import mindspore.ops.operations as P
+            gather = P.GatherV2()
+        """, line=2, note="deprecated since 1.1; `Gather` adds `batch_dims=0`: an unsafe rename"),
+        Invalid("""
+            from mindspore import nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    return x.ptp(axis=1)
+        """, line=5, note="a Tensor method MindSpore deprecates (since 2.8.0)"),
     ]
+
+    # ------------------------------------------------------------------ graph code: Tensor methods
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        f = node.func
+        if not isinstance(f, ast.Attribute) or f.attr not in _tensor_names(ctx.catalog):
+            return
+        if ctx.qualname(f.value) or not ctx.is_tensor(f.value):
+            return
+        self._check(ctx, f, f"mindspore.Tensor.{f.attr}", spelled=f"Tensor.{f.attr}")
+
+    # ------------------------------------------------------------------ the whole module: names
+    def check_module(self, ctx) -> None:
+        cat = ctx.catalog
+        lasts = _last_names(cat)
+        methods = _tensor_names(cat)
+        spans = [(fn.lineno, getattr(fn, "end_lineno", fn.lineno)) for _, fn in ctx.graph_scopes]
+        names = ctx.imports.names
+        memo: dict = {}
+        for node, scope, kind in _walk(ctx.source.tree):
+            if kind == "attr":
+                if node.attr in lasts:
+                    dotted = ctx.imports.dotted(node, normalized=False)
+                    if dotted is not None:
+                        self._check_name(ctx, node, dotted)
+            elif kind == "name":
+                if node.id in names:
+                    dotted = names[node.id]
+                    if "." in dotted and dotted.rsplit(".", 1)[-1] in lasts:
+                        self._check_name(ctx, node, dotted)
+            elif kind == "method":
+                f = node.func
+                if f.attr in methods and not any(a <= node.lineno <= b for a, b in spans) \
+                        and not ctx.imports.dotted(f.value) and _made_tensor(f.value, scope, ctx, memo):
+                    self._check(ctx, f, f"mindspore.Tensor.{f.attr}", spelled=f"Tensor.{f.attr}")
+            elif kind == "importfrom":
+                if not node.level and node.module and node.module.startswith("mindspore."):
+                    entry = cat.deprecation(node.module)
+                    if entry is not None and entry.get("kind") == "module":
+                        self._check(ctx, node, node.module)
+            else:  # import
+                for a in node.names:
+                    if a.name.startswith("mindspore."):
+                        entry = cat.deprecation(a.name)
+                        if entry is not None and entry.get("kind") == "module":
+                            self._check(ctx, node, a.name)
+                            break
+
+    def _check_name(self, ctx, node: ast.AST, dotted: str) -> None:
+        entry = ctx.catalog.deprecation(dotted)
+        if entry is None or entry.get("kind") == "module":
+            return  # a moved module is reported once, at its import
+        self._check(ctx, node, dotted)
 
     def _check(self, ctx, node: ast.AST, dotted: str, spelled: Optional[str] = None) -> None:
         if not dotted.startswith("mindspore.") or dotted in _OWNED:
@@ -114,47 +234,129 @@ class DeprecatedApi(Rule):
         src = entry.get("source", "")
         if "decorator" not in src and "module" not in src:
             return  # documented only: MindSpore 2.10 does not warn (see the rationale)
-        why = "MindSpore logs a deprecation warning when it is used"
         use = entry.get("use")
-        ctx.report(node, spelled=spelled or (dotted if isinstance(node, (ast.Import, ast.ImportFrom)) else ctx.segment(node)) or dotted, since=f" since {since}" if since else "",
-                   target=ctx.target_version, why=why,
-                   use=f"; MindSpore names `{use}` instead" if use and not use.startswith("mindspore._") else "")
+        if not use or use.startswith("mindspore._"):
+            said = "MindSpore names no replacement"
+        else:
+            said = f"use `{_short(use)}`"
+        if spelled is None:
+            spelled = dotted if isinstance(node, (ast.Import, ast.ImportFrom)) else (ctx.segment(node) or dotted)
+        fix = self._fix(ctx, node, dotted, use) if isinstance(node, ast.Attribute) and use else None
+        ctx.report(node, spelled=spelled, since=f" since {since}" if since else "",
+                   target=ctx.target_version or cat.version, use=said, fix=fix)
 
-    def visit_ImportFrom(self, node: ast.ImportFrom, ctx) -> None:
-        if node.level or not node.module or not node.module.startswith("mindspore."):
-            return
-        entry = ctx.catalog.deprecation(node.module)
-        if entry is not None and entry.get("kind") == "module":
-            self._check(ctx, node, node.module)
+    @staticmethod
+    def _fix(ctx, node: ast.Attribute, dotted: str, use: str) -> Optional[Fix]:
+        """``module.Old`` -> ``module.New`` where MindSpore's replacement lives beside the
+        deprecated name (see the rationale for when it is safe)."""
+        cat = ctx.catalog
+        if dotted.startswith("mindspore.Tensor.") or not use.startswith("mindspore."):
+            return None
+        old_canon, new_canon = cat.canonical(dotted), cat.canonical(use)
+        if old_canon.rsplit(".", 1)[0] != new_canon.rsplit(".", 1)[0]:
+            return None
+        new_last = new_canon.rsplit(".", 1)[-1]
+        parent = dotted.rsplit(".", 1)[0]
+        if not new_last.isidentifier() or not cat.exists(f"{parent}.{new_last}") or not cat.exists(new_canon):
+            return None
+        old_p, new_p = _params(cat.params(old_canon)), _params(cat.params(new_canon))
+        if old_p is None or new_p is None:
+            return None
+        old_in, new_in = cat.primitive_inputs(old_canon), cat.primitive_inputs(new_canon)
+        same_inputs = (old_in is None) == (new_in is None) and (old_in is None or len(old_in) == len(new_in))
+        if old_p == new_p and same_inputs:
+            safety, proof = FixSafety.SAFE, (f"the catalog records the same parameters for `{_short(old_canon)}` and "
+                                             f"`{_short(new_canon)}` ({', '.join(old_p) or 'none'})")
+        elif new_p[:len(old_p)] == old_p and all(p.endswith("=") for p in new_p[len(old_p):]) and same_inputs:
+            safety, proof = FixSafety.UNSAFE, ""
+        else:
+            return None
+        end_line, end_col = node.end_lineno, node.end_col_offset
+        start = end_col - len(node.attr.encode("utf-8"))
+        return Fix(f"use `{_short(new_canon)}`", (Edit(end_line, start, end_line, end_col, new_last),), safety,
+                   proof=proof, drops=(node.attr,))
 
-    def visit_Import(self, node: ast.Import, ctx) -> None:
-        for a in node.names:
-            if a.name.startswith("mindspore."):
-                entry = ctx.catalog.deprecation(a.name)
-                if entry is not None and entry.get("kind") == "module":
-                    self._check(ctx, node, a.name)
-                    return
 
-    def visit_Attribute(self, node: ast.Attribute, ctx) -> None:
-        if not isinstance(node.ctx, ast.Load) or isinstance(ctx.parent(node), ast.Attribute):
-            return  # only the whole dotted chain
-        dotted = ctx.imports.dotted(node, normalized=False)
-        if dotted is None:
-            return
-        self._check_name(ctx, node, dotted)
+def _short(name: str) -> str:
+    for long, short in (("mindspore.ops.", "ops."), ("mindspore.nn.", "nn."), ("mindspore.mint.", "mint."),
+                        ("mindspore.Tensor.", "Tensor.")):
+        if name.startswith(long):
+            return short + name[len(long):]
+    return name
 
-    def visit_Name(self, node: ast.Name, ctx) -> None:
-        if not isinstance(node.ctx, ast.Load) or isinstance(ctx.parent(node), ast.Attribute):
-            return
-        dotted = ctx.imports.names.get(node.id)
-        if dotted is None or "." not in dotted:
-            return
-        self._check_name(ctx, node, dotted)
 
-    def _check_name(self, ctx, node: ast.AST, dotted: str) -> None:
-        if dotted.startswith("mindspore.ops.operations") and dotted.rsplit(".", 1)[-1][:1].isupper():
-            return  # `P.GatherV2()`: MSG511 (primitive-class-spelling) reports deprecated primitive classes
-        entry = ctx.catalog.deprecation(dotted)
-        if entry is None or entry.get("kind") == "module":
-            return  # a moved module is reported once, at its import
-        self._check(ctx, node, dotted)
+def _params(text: Optional[str]) -> Optional[tuple]:
+    """The parameter names a catalog ``params`` string lists (``"axis="`` kept with its ``=``
+    to say optional); None when unknown or when it takes ``*args``/``**kwargs``."""
+    if text is None:
+        return None
+    parts = tuple(p.strip() for p in text.split(",") if p.strip())
+    if any(p.startswith("*") for p in parts):
+        return None
+    return parts
+
+
+_MEMO: dict = {}
+
+
+def _tensor_names(cat) -> frozenset:
+    """Tensor method names the catalog ``cat`` records as deprecated by MindSpore's decorator."""
+    key = ("m", id(cat))
+    got = _MEMO.get(key)
+    if got is None:
+        got = _MEMO[key] = frozenset(
+            k.rsplit(".", 1)[-1] for k, v in cat._deprecated.items()
+            if k.startswith("mindspore.Tensor.") and "decorator" in v.get("source", "")
+            and v.get("status") in ("deprecated", "removed"))
+    return got
+
+
+def _last_names(cat) -> frozenset:
+    """The last components of the names ``cat`` records as deprecated (not moved modules,
+    which are reported at their import): a cheap pre-test before resolving a dotted chain."""
+    key = ("n", id(cat))
+    got = _MEMO.get(key)
+    if got is None:
+        got = _MEMO[key] = frozenset(k.rsplit(".", 1)[-1] for k, v in cat._deprecated.items()
+                                     if not k.startswith("mindspore.Tensor.") and v.get("kind") != "module")
+    return got
+
+
+def _made_tensor(e: ast.AST, scope: ast.AST, ctx, memo: dict) -> bool:
+    from .version_api import ApiNotInTarget
+    inst = _MEMO.get("api")
+    if inst is None:
+        inst = _MEMO["api"] = ApiNotInTarget()
+    return inst._made_tensor(e, scope, ctx, memo, 0)
+
+
+def _walk(tree: ast.AST):
+    """(node, enclosing function or module, kind) for: an Attribute in a Load context that is
+    not the ``value`` of another ("attr"), a Name in a Load context ("name"), a call of an
+    attribute ("method"), an Import, an ImportFrom."""
+    stack = [(tree, tree, False)]
+    pop, push = stack.pop, stack.append
+    Attr, Name, Call, Imp, ImpF, Load = ast.Attribute, ast.Name, ast.Call, ast.Import, ast.ImportFrom, ast.Load
+    while stack:
+        node, scope, in_chain = pop()
+        cls = node.__class__
+        if cls is Attr:
+            if not in_chain and node.ctx.__class__ is Load:
+                yield node, scope, "attr"
+            push((node.value, scope, True))
+            continue
+        if cls is Name:
+            if not in_chain and node.ctx.__class__ is Load:
+                yield node, scope, "name"
+            continue
+        if cls is Call and node.func.__class__ is Attr:
+            yield node, scope, "method"
+        elif cls is Imp:
+            yield node, scope, "import"
+            continue
+        elif cls is ImpF:
+            yield node, scope, "importfrom"
+            continue
+        inner = node if isinstance(node, _FUNC_TYPES) else scope
+        for child in ast.iter_child_nodes(node):
+            push((child, inner, False))

@@ -24,11 +24,13 @@ class DeprecatedContextKey(Rule):
     summary = "`set_context(...)` with a key the target MindSpore deprecates or has removed, with the right replacement per device."
     message = "`set_context({key}=...)` is {status} in MindSpore {target}: {advice}"
     severity = Severity.WARNING
+    tier = "deprecation"
     scope = "module"
     mindspore = ">=2.6"
     fix_safety = FixSafety.UNSAFE
     rationale = """
-        The table of keys is generated from MindSpore 2.10 itself
+        Part of the deprecation tier (on by default, with MSG513): one line naming the
+        replacement, gated by the target MindSpore. The table of keys is generated from MindSpore 2.10 itself
         (`scripts/gen_context_deprecations.py` reads `mindspore.context`'s own
         deprecation tables, its inline warnings and its docstring) into
         `msgraphlint/data/context_deprecations.json`; whether a key is deprecated or

@@ -41,16 +41,19 @@ class PrimitiveClassSpelling(Rule):
         or through a loop or local alias over primitives (`for op in (self.add, self.mul):
         op.shard(...)`); the functional form cannot carry the strategy. Only classes whose
         snake_case name exists as a function in the API catalog (generated from
-        MindSpore 2.10) are reported (`MatMul` → `ops.matmul`, `Softmax` → `ops.softmax`),
-        and classes the catalog marks deprecated with a replacement: `P.GatherV2()` logs
-        "'GatherV2' is deprecated from version 1.1 and will be removed in a future
-        version, use 'Gather' instead" when it is built (measured on 2.10).
+        MindSpore 2.10) are reported (`MatMul` → `ops.matmul`, `Softmax` → `ops.softmax`).
+        Classes MindSpore marks deprecated (`P.GatherV2()`, `P.TensorAdd()`: MindSpore
+        warns when they are built) are not advice: MSG513 reports them, on by default.
     """
     VALID = [
         Valid("""
             from mindspore import ops
             y = ops.softmax(x, axis=-1)
         """),
+        Valid("""
+            import mindspore.ops.operations as P
+            gather = P.GatherV2()
+        """, note="deprecated (MindSpore warns when it is built): MSG513 reports it, not this advice"),
         Valid("""
             import mindspore.ops.operations as P
             tile = P.Tile().shard(((1, 1),))
@@ -79,10 +82,6 @@ class PrimitiveClassSpelling(Rule):
             softmax = P.Softmax(axis=-1)
             mm = ops_p.MatMul()
         """, line=[3, 4]),
-        Invalid("""
-            import mindspore.ops.operations as P
-            gather = P.GatherV2()
-        """, line=2, note="deprecated since 1.1; MindSpore 2.10 warns when it is built"),
     ]
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
@@ -99,12 +98,8 @@ class PrimitiveClassSpelling(Rule):
         except Exception:  # no catalog: stay silent
             return
         dep = cat.deprecation(f"mindspore.ops.{f.attr}")
-        if dep and dep.get("status") == "deprecated" and dep.get("use"):
-            use = str(dep["use"]).replace("mindspore.", "", 1)
-            since = f" since {dep['since']}" if dep.get("since") else ""
-            ctx.report(node, message=f"`{f.value.id}.{f.attr}()` is deprecated{since} (MindSpore {ctx.target_version} "
-                       f"warns when it is built); use `{use}`", hint=f"use `{use}`")
-            return
+        if dep and dep.get("status") in ("deprecated", "removed") and "decorator" in dep.get("source", ""):
+            return  # MindSpore marks the class deprecated: MSG513 (deprecation tier, on by default) reports it
         for name in dict.fromkeys((snake(f.attr), f.attr.lower())):
             func = f"mindspore.ops.{name}"
             if cat.exists(func) and cat.function_returns(func) == "tensor":
