@@ -10,7 +10,12 @@ into the project index; their findings are not reported (a helper reached from a
 file is checked, to report at the call).
 
 A project is the nearest folder above a file holding ``pyproject.toml``, ``setup.py`` or
-``.git``, else the file's import root (its first ancestor without ``__init__.py``).
+``.git``, else the file's import root (its first ancestor without ``__init__.py``). Two
+bounds: an installed package (a folder beside ``*.dist-info``: a ``site-packages``, an
+unpacked wheel) is its own project, and so is a folder the enclosing repository's
+``.gitignore`` ignores (a download cache, a build copy): a run over one of them never reads
+the repository around it. What a repository ignores is never context of its project, also
+with ``respect-gitignore = false`` (that setting is about what is linted).
 
 Cost. Of the project's files only those that can matter are summarised: the files that
 import a named file, directly or through others (a caller imports its helper's module by
@@ -33,7 +38,7 @@ import re
 import time
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from .discovery import YAML_SUFFIXES
+from .discovery import YAML_SUFFIXES, _repo_top
 from .project import PROJECT_MARKERS, module_name_for
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -47,7 +52,14 @@ WALK_TTL_S = 2.0
 
 
 def project_root(path: str, memo: Optional[Dict[str, str]] = None) -> str:
-    """The folder whose files form ``path``'s project (see the module docstring)."""
+    """The folder whose files form ``path``'s project (see the module docstring): the nearest
+    folder above it holding ``pyproject.toml``, ``setup.py`` or ``.git``, with two bounds.
+    An installed tree is its own project: a folder holding ``*.dist-info`` is a
+    ``site-packages`` (or an unpacked wheel), and a package in it is the project of its files
+    (an installed package is never part of the repository it happens to sit in). A folder
+    the enclosing repository's ``.gitignore`` ignores (a download cache, a build copy, a
+    virtual environment) is no part of that repository's project. Without a marker (or
+    beyond a bound) the project is the file's import root."""
     memo = {} if memo is None else memo
     start = os.path.dirname(os.path.abspath(path))
     seen = []
@@ -57,11 +69,19 @@ def project_root(path: str, memo: Optional[Dict[str, str]] = None) -> str:
         if d in memo:
             found = memo[d]
             break
+        parent = os.path.dirname(d)
+        if parent != d and _installed_tree(parent):
+            found = d  # the top-level package of an installation
+            seen.append(d)
+            break
+        if _installed_tree(d):
+            break  # a top-level module of an installation: its import root
         seen.append(d)
         if any(os.path.exists(os.path.join(d, m)) for m in PROJECT_MARKERS):
+            if os.path.exists(os.path.join(d, ".git")) and _ignored_below(d, start, *_ignores(d, memo)):
+                break
             found = d
             break
-        parent = os.path.dirname(d)
         if parent == d:
             break
         d = parent
@@ -72,6 +92,53 @@ def project_root(path: str, memo: Optional[Dict[str, str]] = None) -> str:
     for x in seen:
         memo[x] = found
     return found
+
+
+def _ignores(top: str, memo: dict) -> tuple:
+    """The ``(_GitIgnores, answers)`` of the repository at ``top``, kept in ``memo``."""
+    key = ("gitignore", top)
+    got = memo.get(key)
+    if got is None:
+        from .discovery import _GitIgnores
+        got = memo[key] = (_GitIgnores(), {})
+    return got
+
+
+def _installed_tree(folder: str) -> bool:
+    """``folder`` holds a ``*.dist-info`` (a site-packages, an unpacked wheel)."""
+    try:
+        with os.scandir(folder) as it:
+            return any(e.name.endswith(".dist-info") for e in it)
+    except OSError:
+        return False
+
+
+def _ignored_below(top: str, folder: str, gi=None, memo: Optional[Dict[str, bool]] = None) -> bool:
+    """``folder`` (below the repository top ``top``) or a folder between them is ignored by
+    a ``.gitignore`` of the repository (git's nested ``.gitignore`` semantics, as discovery
+    applies them). ``gi``/``memo``: a ``discovery._GitIgnores`` and answers per folder, shared
+    by the calls for one repository."""
+    if gi is None:
+        from .discovery import _GitIgnores
+        gi = _GitIgnores()
+    memo = {} if memo is None else memo
+    if folder == top or os.path.dirname(folder) == folder or not folder.startswith(top.rstrip(os.sep) + os.sep):
+        return False
+    got = memo.get(folder)
+    if got is None:
+        parent = os.path.dirname(folder)
+        got = _ignored_below(top, parent, gi, memo)
+        if not got:
+            bases = []
+            d = parent
+            while True:  # nearest .gitignore first, up to the top
+                bases.append(d)
+                if d == top or os.path.dirname(d) == d:
+                    break
+                d = os.path.dirname(d)
+            got = gi.ignored(folder, True, bases) is not None
+        memo[folder] = got
+    return got
 
 
 def _too_wide(root: str) -> bool:
@@ -90,6 +157,7 @@ class ContextCache:
         self.walks: Dict[str, Tuple[float, List[str]]] = {}
         self.mentions: Dict[str, Tuple[tuple, frozenset, bool]] = {}  # path -> (stat key, modules it imports, _)
         self.phase1: Dict[str, Tuple[tuple, object]] = {}
+        self.lazy: Dict[Tuple[str, str], Tuple[tuple, object]] = {}  # (path, module) -> (stat key, summary)
 
     def walk(self, root: str, compute: Callable[[], List[str]]) -> List[str]:
         got = self.walks.get(root)
@@ -109,6 +177,19 @@ class ContextCache:
         key = stat_key(path)
         if key is not None:
             self.phase1[path] = (key, result)
+
+
+    def get_lazy(self, path: str, module: str):
+        """The summary of a module the index loaded by name in an earlier run, if its file is unchanged."""
+        got = self.lazy.get((path, module))
+        return got[1] if got is not None and got[0] == stat_key(path) else None
+
+    def put_lazy(self, path: str, module: str, summary) -> None:
+        key = stat_key(path)
+        if key is not None:
+            if len(self.lazy) >= 4096:
+                self.lazy.clear()
+            self.lazy[(path, module)] = (key, summary)
 
 
 def stat_key(path: str) -> Optional[tuple]:
@@ -225,7 +306,7 @@ def context_files(linted: Sequence[str], paths: Sequence[str], discover_root: Ca
     find and that was not named, in walk order; the roots walked). ``discover_root(root)``
     is that walk (``runner.plan_paths`` of the folder). Projects a named folder already
     covers are not walked again. ``linted``: the run's Python files that exist on disk."""
-    memo: Dict[str, str] = {}
+    memo: dict = {}
     roots: List[str] = []
     for f in linted:
         r = project_root(f, memo)
@@ -237,8 +318,13 @@ def context_files(linted: Sequence[str], paths: Sequence[str], discover_root: Ca
     out: List[str] = []
     for r in roots:
         files = cache.walk(r, lambda r=r: discover_root(r)) if cache is not None else discover_root(r)
+        top = _repo_top(r)
+        if top is not None and _ignored_below(top, r, *_ignores(top, memo)):
+            top = None  # a project the repository ignores (project_root): not the repository's
         for f in files:
             a = os.path.abspath(f)
+            if top is not None and _ignored_below(top, os.path.dirname(a), *_ignores(top, memo)):
+                continue  # what the repository ignores is no context (also with respect-gitignore = false)
             if a not in seen:
                 seen.add(a)
                 out.append(f)
