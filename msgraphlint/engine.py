@@ -42,6 +42,23 @@ class Dispatch:
         self.module = dict(self.module)
         self._gated = any(r.requires_text for r in rules if r.scope in ("graph", "module"))
 
+    def for_capture(self, mode: str) -> "Dispatch":
+        """The graph part of the dispatch for scopes captured with ``mode``: rules whose
+        ``captures`` lack it are left out (an ast-parser claim under bytecode capture)."""
+        views = self.__dict__.setdefault("_captures", {})
+        view = views.get(mode)
+        if view is None:
+            view = object.__new__(Dispatch)
+            view.__dict__.update(self.__dict__)
+            view._captures = {}
+            graph = {k: [h for h in v if mode in getattr(h[0], "captures", (mode,))] for k, v in self.graph.items()}
+            view.graph = {k: v for k, v in graph.items() if v}
+            view.graph_leave = [r for r in self.graph_leave if mode in getattr(r, "captures", (mode,))]
+            if view.graph == self.graph and view.graph_leave == self.graph_leave:
+                view = self   # every rule applies: no copy
+            views[mode] = view
+        return view
+
     def for_text(self, text: str) -> "Dispatch":
         """The dispatch for one file: rules whose ``requires_text`` the file lacks are left out
         (a module-scope rule about ``set_context`` need not walk a file that never says it)."""
@@ -534,7 +551,7 @@ class ModuleEngine:
         hints += tuple(sorted(("py:" + k, v) for k, v in (self._pytypes.get(scope.qualname) or {}).items()))
         rules = tuple(sorted({id(r) for handlers in d.graph.values() for r, _ in handlers} | {id(r) for r in d.graph_leave}))
         entry = self._entry_key(func) if not scope.chain else None
-        return (scope.qualname, scope.chain, scope.root_site and scope.root_site[1:], self.source.segment(func),
+        return (scope.qualname, scope.chain, scope.capture_mode, scope.root_site and scope.root_site[1:], self.source.segment(func),
                 attrs, hints, rules, self.target, entry)
 
     def _remember(self, key, base_line: int, produced) -> None:
@@ -584,8 +601,9 @@ class ModuleEngine:
                     self._replay(self.scope_cache[key], func.lineno, scope)
                     continue
                 first = len(self.findings)
-                _dispatch(func, d.graph, ctx)
-                for rule in d.graph_leave:
+                dm = d.for_capture(scope.capture_mode)
+                _dispatch(func, dm.graph, ctx)
+                for rule in dm.graph_leave:
                     ctx.rule = rule
                     rule.leave_scope(scope, ctx)
                 if key is not None:

@@ -16,7 +16,7 @@ import keyword
 import os
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from .astutil import fold, per_tree, walk_no_ctx, walk_statements
 from .evidence import ArgSite, outgoing
@@ -71,12 +71,15 @@ class ModuleSummary:
     evidence: List[ArgSite] = field(default_factory=list)  # what it passes to graph entries (evidence.py)
 
 
-_PYNATIVE_SET = re.compile(r"\bmode\s*=\s*(?:[\w.]*\.)?PYNATIVE_MODE\b")
+_PYNATIVE_SET = re.compile(r"\bmode\s*=\s*(?:[\w.]*\.)?PYNATIVE_MODE\b"
+                           # pytest's `@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE])`
+                           r"""|parametrize\(\s*["']mode["']\s*,\s*[\[(]\s*(?:[\w.]*\.)?PYNATIVE_MODE\s*,?\s*[\])]""")
 
 
 def pynative_by_construction(text: str) -> bool:
     """The module runs its Cells in PyNative by construction: it sets ``PYNATIVE_MODE``
-    (``set_context(mode=ms.PYNATIVE_MODE)``, ``context.set_context(mode=context.PYNATIVE_MODE)``)
+    (``set_context(mode=ms.PYNATIVE_MODE)``, ``context.set_context(mode=context.PYNATIVE_MODE)``,
+    or its tests are parametrised ``@pytest.mark.parametrize("mode", [ms.PYNATIVE_MODE])``)
     and never mentions ``GRAPH_MODE``, ``jit`` (decorator, ``ms.jit(fn)``, ``jit_config``) nor
     ``mode=0``. Decided from the module's own text, not from its folder name: a module that
     switches modes, or jits anything, stays graph code."""
@@ -264,21 +267,61 @@ def _is_jit_decorator(dec: ast.expr, imports: ImportMap) -> bool:
     return imports.dotted(target) in JIT_DECORATORS
 
 
+# MindSpore's older spelling of the capture mode: ``jit(fn, mode="PIJit")`` is bytecode capture
+# (MindSpore's own pi_jit tests read `break_count_` of such functions), ``mode="PSJit"`` is ast
+_OLD_MODES = {"PIJit": "bytecode", "PSJit": "ast"}
+
+
+def _mode_value(arg: Optional[str], value: str) -> Optional[str]:
+    if arg == "capture_mode":
+        return value
+    if arg == "mode":
+        return _OLD_MODES.get(value)
+    return None
+
+
 def _capture_mode(decorators, imports: ImportMap) -> Optional[str]:
-    """``capture_mode="bytecode"`` (or another literal) given to a jit decorator call."""
+    """``capture_mode="bytecode"`` (or another literal, or the older ``mode="PIJit"``) given to
+    a jit decorator call."""
     for dec in decorators:
         if isinstance(dec, ast.Call) and imports.dotted(dec.func) in JIT_DECORATORS:
             for kw in dec.keywords:
-                if kw.arg == "capture_mode" and isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
-                    return kw.value.value
+                if isinstance(kw.value, ast.Constant) and isinstance(kw.value.value, str):
+                    mode = _mode_value(kw.arg, kw.value.value)
+                    if mode is not None:
+                        return mode
     return None
 
 
 # `jit(step)`, `ms.jit(fn=step)`, `jit(self.train_step, ...)`: the wrapped function or method is a jit root
 _JIT_WRAP_RE = re.compile(r"\b(?:jit|ms_function)\(\s*(?:(?:fn|function)\s*=\s*)?(self\.)?([A-Za-z_][A-Za-z0-9_]*)\s*([,)])")
-_JIT_WRAP_MODE_RE = re.compile(r"""\s*[^()]*?\bcapture_mode\s*=\s*["'](\w+)["']""")
+_JIT_WRAP_MODE_RE = re.compile(r"""\s*[^()]*?\b(capture_mode|mode)\s*=\s*["'](\w+)["']""")
+# `jit(function=Net.construct, capture_mode="bytecode")(net, x)`: a class's method wrapped by name
+_JIT_WRAP_CLASS_RE = re.compile(r"\b(?:jit|ms_function)\(\s*(?:(?:fn|function)\s*=\s*)?([A-Za-z_]\w*)\.([A-Za-z_]\w*)\s*([,)])")
 # an indented `class` or jit decorator: the file may define graph scopes inside functions
 _NESTED_HINT_RE = re.compile(r"^[ \t]+(?:class[ \t]|@[\w.]*(?:jit|ms_function)\b)", re.M)
+
+
+def _wrap_mode(text: str, m) -> Optional[str]:
+    mm = _JIT_WRAP_MODE_RE.match(text, m.end())
+    return _mode_value(mm.group(1), mm.group(2)) if mm else None
+
+
+def bytecode_wrapped_methods(text: str) -> FrozenSet[Tuple[str, str]]:
+    """``(class name, method)`` pairs that the module wraps only with bytecode capture,
+    ``jit(function=Net.construct, capture_mode="bytecode")`` (or ``mode="PIJit"``), in a module
+    that never sets ``GRAPH_MODE`` nor names ast capture: there the method runs under bytecode
+    capture. A Cell whose construct is also jitted with ast capture, or whose instances a
+    ``GRAPH_MODE`` section calls (MindSpore's pi_jit tests compare both), stays ast."""
+    if "jit(" not in text or "GRAPH_MODE" in text or "PSJit" in text or re.search(r"""capture_mode\s*=\s*["']ast""", text):
+        return frozenset()
+    modes: Dict[Tuple[str, str], Set[Optional[str]]] = {}
+    for m in _JIT_WRAP_CLASS_RE.finditer(text):
+        if m.group(1) == "self":
+            continue
+        mode = _wrap_mode(text, m) if m.group(3) == "," else None
+        modes.setdefault((m.group(1), m.group(2)), set()).add(mode)
+    return frozenset(k for k, v in modes.items() if v == {"bytecode"})
 
 
 def _jit_wrapped(text: str) -> Tuple[Dict[str, Optional[str]], Dict[str, Optional[str]]]:
@@ -289,10 +332,7 @@ def _jit_wrapped(text: str) -> Tuple[Dict[str, Optional[str]], Dict[str, Optiona
     if "jit(" not in text and "ms_function(" not in text:
         return names, methods
     for m in _JIT_WRAP_RE.finditer(text):
-        mode = None
-        if m.group(3) == ",":
-            mm = _JIT_WRAP_MODE_RE.match(text, m.end())
-            mode = mm.group(1) if mm else None
+        mode = _wrap_mode(text, m) if m.group(3) == "," else None
         table = methods if m.group(1) else names
         if table.get(m.group(2)) is None:
             table[m.group(2)] = mode
@@ -329,6 +369,7 @@ class _NestedScan:
         self.summary = summary
         self.imports = imports
         self.wrapped = wrapped
+        self.bytecode_methods: FrozenSet[Tuple[str, str]] = frozenset()
         self.modname = modname
 
     def scan(self, func: ast.AST, key: str, enclosing: Tuple[int, ...], imports: ImportMap) -> None:
@@ -351,7 +392,9 @@ class _NestedScan:
                             f"{cs.qualname}.{item.name}", item.name, item.lineno, class_name=dkey,
                             is_jit=any(_is_jit_decorator(x, overlay) for x in item.decorator_list),
                             calls=_calls_in(item, overlay),
-                            capture_mode=_capture_mode(item.decorator_list, overlay), enclosing=enclosing)
+                            capture_mode=_capture_mode(item.decorator_list, overlay)
+                            or ("bytecode" if (d.name, item.name) in self.bytecode_methods else None),
+                            enclosing=enclosing)
                         self.scan(item, f"{dkey}.{item.name}", enclosing, overlay)
                 self.summary.classes[dkey] = cs
             else:
@@ -385,6 +428,9 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
     nested = None
     if summary.graph_hint and (jit_wrapped or _NESTED_HINT_RE.search(text)):
         nested = _NestedScan(summary, imports, jit_wrapped, modname)
+    bytecode_methods = bytecode_wrapped_methods(text)
+    if nested is not None:
+        nested.bytecode_methods = bytecode_methods
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             is_jit = node.name in jit_wrapped or any(_is_jit_decorator(d, imports) for d in node.decorator_list)
@@ -407,7 +453,8 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
                         f"{cs.qualname}.{item.name}", item.name, item.lineno, class_name=node.name, is_jit=is_jit,
                         calls=_calls_in(item, imports)
                         if (eager_calls or _is_root_candidate(item.name, has_bases, is_jit)) else None,
-                        capture_mode=_capture_mode(item.decorator_list, imports) or jit_methods.get(item.name))
+                        capture_mode=_capture_mode(item.decorator_list, imports) or jit_methods.get(item.name)
+                        or ("bytecode" if (node.name, item.name) in bytecode_methods else None))
                     if nested is not None:
                         nested.scan(item, f"{node.name}.{item.name}", (), imports)
             summary.classes[node.name] = cs

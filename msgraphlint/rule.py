@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
-from typing import Any, ClassVar, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from .findings import FixSafety, Severity
 
@@ -68,6 +68,12 @@ class Invalid:
         return textwrap.dedent(self.expected_fix).lstrip("\n")
 
 
+ALL_CAPTURES: FrozenSet[str] = frozenset({"ast", "bytecode", "trace"})
+# a rule whose claim is about what the ast parser builds (a Switch, PyExecute, a syntax error):
+# it does not hold under `jit(capture_mode="bytecode"|"trace")`, which never parses the source
+AST_CAPTURE: FrozenSet[str] = frozenset({"ast"})
+
+
 class Rule:
     """Base class of every rule. Subclasses set the metadata below."""
 
@@ -95,6 +101,9 @@ class Rule:
     options: ClassVar[Dict[str, Any]] = {}  # per-rule options and their defaults
     option_types: ClassVar[Dict[str, type]] = {}  # an option's type where its default (None) does not say
     requires_text: ClassVar[Tuple[str, ...]] = ()  # visit only files whose text contains one of these
+    # the capture modes of the graph scope (GraphScope.capture_mode) whose code the rule's claim is
+    # about; the engine does not run a graph-scope rule in a scope captured another way
+    captures: ClassVar[FrozenSet[str]] = ALL_CAPTURES
     references: ClassVar[Tuple[str, ...]] = ()
 
     VALID: ClassVar[List[Valid]] = []

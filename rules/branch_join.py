@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 from typing import Dict
 
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 
 from ._join_calls import CallSites, parameter_joins
 from ._joins import encloses_another, Joins, line_text
@@ -27,6 +27,7 @@ from .control_flow import tensor_decider
 
 class UnjoinableBranches(Rule):
     code = "MSG108"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "unjoinable-branches"
     summary = ("A tensor-decided branch whose two sides give values graph mode cannot join (a Tensor and a Python "
                "scalar or tuple, scalars of different types, tensors of different dtypes): the compile fails.")
@@ -287,6 +288,7 @@ def _local_lists(ctx, func: ast.AST) -> frozenset:
 
 class TensorSizedList(Rule):
     code = "MSG109"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-sized-list"
     summary = ("A list whose length a tensor decides (a comprehension filtered by a tensor condition, `append` "
                "under a tensor `if`): MindSpore 2.10 fails to compile it or crashes.")

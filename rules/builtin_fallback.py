@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import FrozenSet
 
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
 from ._hostvalues import builtin, short, under_string_dispatch
@@ -69,6 +69,7 @@ def interpreted_builtins(ctx) -> FrozenSet[str]:
 
 class InterpretedBuiltin(Rule):
     code = "MSG420"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "interpreted-builtin"
     summary = ("`all()` / `any()` / `type()` / `reversed()` / `sorted()` / `set()` … on graph values: builtins "
                "MindSpore has no graph form for run in the interpreter.")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 
 from ._params import SHARED_USES
 
@@ -172,6 +172,7 @@ def _cond_text(ctx, node: ast.AST, limit: int = 50) -> str:
 
 class TensorIf(Rule):
     code = "MSG101"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-if"
     summary = "`if`/`elif` whose condition is a tensor value: compiled into a Switch with branch subgraphs."
     message = ("`{what} {cond}` branches on a tensor value in graph-mode code ({where}): MindSpore compiles it "
@@ -365,6 +366,7 @@ class TensorIf(Rule):
 
 class TensorWhile(Rule):
     code = "MSG102"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-while"
     summary = "`while` whose condition is a tensor value: a run-time loop subgraph, not unrolled."
     message = ("`while {cond}` loops on a tensor value in graph-mode code ({where}): MindSpore compiles a "
@@ -461,6 +463,7 @@ def _in_condition(ctx, node: ast.AST) -> bool:
 
 class TensorValueBranch(Rule):
     code = "MSG103"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-value-branch"
     summary = "Conditional expression or `and`/`or` that picks a value by a tensor's truth: a Switch."
     message = ("`{expr}` picks a value by a tensor's truth in graph-mode code ({where}): MindSpore compiles "
@@ -556,6 +559,7 @@ class TensorValueBranch(Rule):
 
 class TensorAssert(Rule):
     code = "MSG104"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-assert"
     summary = "`assert`, or `if ...: raise`, on a tensor value: a Switch in the graph that fails only at run time."
     message = ("`{what}` checks a tensor value in graph-mode code ({where}): MindSpore compiles the check into "
@@ -672,6 +676,7 @@ def _entry_param(ctx, test: ast.AST) -> Optional[ast.Name]:
 
 class EntryParameterBranch(Rule):
     code = "MSG105"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "entry-parameter-branch"
     summary = ("A branch on a parameter of a graph entry whose kind nothing in the project shows: a tensor "
                "gives a Switch, a Python scalar a recompile per value.")

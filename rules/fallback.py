@@ -16,7 +16,7 @@ import builtins
 import json
 from typing import FrozenSet, Optional
 
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
 from ._hostvalues import NUMERIC_HOST, Flow, builtin, folded, scalar_from_tensor, short, under_string_dispatch
@@ -184,6 +184,7 @@ def _scalar_arg(ctx, node: ast.Call) -> Optional[ast.AST]:
 
 class TensorToNumpy(Rule):
     code = "MSG401"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-to-numpy"
     summary = "`.asnumpy()` / `.tolist()` / `str()` / f-strings of a tensor inside graph-mode code: the interpreter fallback."
     message = ("`{expr}` pulls tensor data into Python inside graph-mode code ({where}): MindSpore runs it "
@@ -444,6 +445,7 @@ class TensorToNumpy(Rule):
 
 class HostMathOnTensor(Rule):
     code = "MSG402"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "host-math-on-tensor"
     summary = "A NumPy / math / SciPy / random function applied to a tensor inside graph-mode code."
     message = ("`{func}` applied to {what} in graph-mode code ({where}) runs in the Python interpreter "
@@ -559,6 +561,7 @@ class HostMathOnTensor(Rule):
 
 class ThirdPartyOnTensor(Rule):
     code = "MSG404"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "third-party-call-in-graph"
     summary = "A third-party library (tokenizer, OpenCV, PIL, scikit-learn, torch, …) called on graph values."
     message = ("`{func}` is a {package} call in graph-mode code ({where}): MindSpore cannot compile it and runs "
@@ -749,6 +752,7 @@ def _local_element(flow, src, depth: int = 0):
 
 class LocalListMethod(Rule):
     code = "MSG406"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "list-method-fallback"
     summary = "`.extend()` / `.insert()` / `.pop()` / `.reverse()` on a local list in graph-mode code: interpreter fallback at the default level."
     message = ("`{expr}` on a local list in graph-mode code ({where}) runs in the Python interpreter at the default "

@@ -16,7 +16,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from msgraphlint.astutil import walk_outside_defs
 from msgraphlint.kinds import Kind
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 
 _TENSOR_MAKERS = frozenset({"mindspore.Tensor", "mindspore.tensor"})
 _LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "reverse", "sort", "clear"})
@@ -450,6 +450,10 @@ def _classify(v) -> Optional[str]:
 
 class PythonObjectOutput(Rule):
     code = "MSG414"
+    # trace capture also builds such an output with PyExecute (measured on 2.10 CPU: a traced
+    # construct returning a list that holds the caller's dict, 1 PyExecute in the validate IR;
+    # tests/test_capture_modes_mindspore.py); bytecode capture was not measured
+    captures = frozenset({"ast", "trace"})
     name = "python-object-output"
     summary = "A graph called from Python returns a dict, None, a constant list or a Python object."
     message = ("`{where}` is called from Python and its output is {what}: MindSpore builds this output with "
@@ -688,6 +692,7 @@ def _side_effect(stmts: List[ast.stmt], ctx) -> Optional[str]:
 
 class NoneResultAfterTensorBranch(Rule):
     code = "MSG415"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "none-result-after-tensor-branch"
     summary = "A graph helper that returns None after a tensor-decided branch with a side effect."
     message = ("`{where}` returns None after a branch on a tensor that holds {effect}: MindSpore builds that "

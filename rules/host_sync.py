@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Optional, Set
 
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
 from ._hostvalues import NUMERIC_HOST, Flow, builtin, conversion, short, under_string_dispatch
@@ -105,6 +105,7 @@ def sinks(ctx, conv: ast.Call) -> Set[str]:
 
 class TensorToScalar(Rule):
     code = "MSG403"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-to-python-scalar"
     summary = "`.item()` or `float()`/`int()`/`bool()` of a tensor inside graph-mode code (a host round trip)."
     message = ("`{expr}` turns a tensor into a Python scalar in graph-mode code ({where}): MindSpore compiles it to "
@@ -254,6 +255,7 @@ class TensorToScalar(Rule):
 
 class CellListRuntimeIndex(Rule):
     code = "MSG405"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "cell-list-indexed-by-tensor-value"
     summary = "A CellList indexed by a Python scalar taken from a tensor: graph mode silently runs the wrong Cell."
     message = ("`{expr}` indexes a Cell list with a scalar taken from a tensor ({where}): in graph mode MindSpore "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
 # MSG211 (logging-or-file-io-in-graph) already reports MindSpore's logger calls, and MSG206
@@ -41,6 +41,7 @@ def _owner(ctx, recv: ast.AST) -> Optional[str]:
 
 class JitForbiddenApi(Rule):
     code = "MSG413"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "jit-forbidden-api"
     summary = "A call MindSpore's own `@jit_forbidden_register` registry rejects in graph mode (fails to compile)."
     message = ("`{call}` is registered by MindSpore as forbidden in graph mode ({where}): "

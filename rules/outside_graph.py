@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 
 _STR_METHODS = frozenset({"encode", "decode", "batch_encode", "batch_decode", "tokenize", "convert_tokens_to_ids",
                           "convert_ids_to_tokens", "encode_plus", "batch_encode_plus"})
@@ -20,6 +20,7 @@ def _names_tokenizer(node: ast.AST) -> bool:
 
 class TokenizerInGraph(Rule):
     code = "MSG540"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tokenizer-in-graph"
     summary = "A tokenizer is called inside graph-mode code."
     message = "tokenizer call in {where}: tokenization is Python string work that cannot be compiled into the graph"

@@ -5,13 +5,14 @@ import ast
 from msgraphlint.astutil import last_assignment_before
 from msgraphlint.findings import Edit, Fix
 from msgraphlint.kinds import Kind
-from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 
 from ._flow import class_node, self_attr_values
 
 
 class PrintInGraph(Rule):
     code = "MSG201"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "print-in-graph"
     summary = "Python `print()` inside graph-mode code."
     message = "`print()`{what} in graph-mode code {how} (in {where})"

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import ast
 
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 
 
 class PythonObjectFromTensor(Rule):
     code = "MSG416"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "python-object-from-tensor"
     summary = "An instance of a plain Python class created in graph code with a tensor argument."
     message = ("`{call}` creates a `{cls}` object from a tensor in graph code: the object and its uses are built "

@@ -13,7 +13,7 @@ import ast
 from typing import Optional, Set
 
 from msgraphlint.astutil import walk_statements
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
 from ._hostvalues import Flow, short, under_string_dispatch
@@ -165,6 +165,7 @@ def _tensor_test(ctx, test: ast.AST) -> bool:
 
 class SequenceOpFallback(Rule):
     code = "MSG421"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "sequence-op-fallback"
     summary = ("`in` / `*` / `.count()` / `.index()` / `<` on tuples or lists that mix tensors, strings and nested "
                "sequences, a tuple/list indexed by a tensor, a list `==` a number: interpreter fallback.")
@@ -359,6 +360,7 @@ class SequenceOpFallback(Rule):
 
 class IsLiteralOnVariable(Rule):
     code = "MSG422"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "is-literal-on-variable"
     summary = "`v is 3` / `v is not \"s\"` on a value MindSpore does not fold: interpreter fallback."
     message = ("`{expr}` in graph-mode code ({where}) tests identity with a literal on a value known only at run "

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Optional, Set
 
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
 
 from ._flow import class_node, self_attr_values
@@ -55,6 +55,7 @@ def _owner(node: ast.AST) -> Optional[str]:
 # ------------------------------------------------------------------------------------ MSG207
 class ContainerMutation(Rule):
     code = "MSG207"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "python-container-mutation"
     summary = "Mutating a Python list/dict/set held by `self` or the module from graph-mode code."
     message = "`{expr}` mutates {what} from graph code: it {effect}"
@@ -196,6 +197,7 @@ def _enclosing_function(node: ast.AST, ctx) -> Optional[ast.AST]:
 
 class GlobalRebind(Rule):
     code = "MSG208"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "global-rebind-in-graph"
     summary = "Rebinding a `global` name inside graph-mode code: the module variable never changes."
     message = "`{name}` is declared `global` and rebound in graph code: the module variable keeps its value (compiled as a constant)"
@@ -315,6 +317,7 @@ def _rebinds_self(anc: ast.AST, func) -> Optional[bool]:
 
 class SelfAttributeWrite(Rule):
     code = "MSG209"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "self-attribute-write"
     summary = "Assigning a `self.<attr>` that is not a Parameter in graph-mode code: PyExecute fallback, an error under STRICT."
     message = "`self.{attr}` ({what}) is assigned in graph code: {effect}"
@@ -506,6 +509,7 @@ class SelfAttributeWrite(Rule):
 # ------------------------------------------------------------------------------------ MSG210
 class CompileTimeRandomTime(Rule):
     code = "MSG210"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "compile-time-random-or-time"
     summary = "`random.*`, `numpy.random.*` or `time.*` called in graph-mode code: evaluated once, at compile time."
     message = "`{call}()` runs once, while the graph is compiled: every call of the compiled graph reuses that value"
@@ -570,6 +574,7 @@ class CompileTimeRandomTime(Rule):
 # ------------------------------------------------------------------------------------ MSG211
 class LoggingFileIO(Rule):
     code = "MSG211"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "logging-or-file-io-in-graph"
     summary = "Logging or file I/O in graph-mode code: runs once at compile time, or does not compile."
     message = "{what} in graph code: {effect}"
@@ -692,6 +697,7 @@ class LoggingFileIO(Rule):
 
 class ObjectAttributeWrite(Rule):
     code = "MSG213"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "python-object-attribute-write"
     summary = "Setting an attribute of a Python object (not `self`) in graph-mode code: PyExecute on every call."
     message = "`{target}` sets an attribute of {what} in graph code: it runs through PyExecute nodes on the host at every call"

@@ -8,7 +8,7 @@ from functools import lru_cache
 from importlib import resources
 
 from msgraphlint.astutil import dump
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 
 from ._guards import up_the_chain
 
@@ -25,6 +25,7 @@ def _short(ms_name: str) -> str:
 
 class TorchCallInGraph(Rule):
     code = "MSG502"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "torch-call-in-graph"
     summary = "A PyTorch function is called inside graph-mode code."
     message = "`{name}` is PyTorch: MindSpore cannot compile it in {where} ({advice})"

@@ -12,7 +12,7 @@ import ast
 from typing import Optional
 
 from msgraphlint.astutil import last_assignment_before, walk_no_ctx
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 
 # construct -> (what the message calls it, MindSpore 2.10's error, first line)
 _MATCH = (ast.Match,) if hasattr(ast, "Match") else ()  # Python 3.10+
@@ -67,6 +67,7 @@ _REPLACE = {
 
 class UnsupportedSyntax(Rule):
     code = "MSG410"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "unsupported-syntax"
     summary = "Python syntax that MindSpore 2.10 graph mode rejects at every syntax level."
     message = "{what} in graph-mode code ({where}) does not compile in MindSpore 2.10 (default level and STRICT): `{error}`"
@@ -390,6 +391,7 @@ class UnsupportedSyntax(Rule):
 
 class InterpretedSyntax(Rule):
     code = "MSG411"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "strict-incompatible-expression"
     summary = ("`%`-formatting that mentions a graph variable, `len()` of a string, `exec()`: interpreted at the "
                "default level or rejected under STRICT.")
@@ -543,6 +545,7 @@ def _is_str(e: ast.AST, ctx) -> bool:
 
 class DictUnpackOfTensors(Rule):
     code = "MSG412"
+    captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "dict-unpacking-of-tensors"
     summary = "`{**d}` over a dict of tensors (or a Cell's dict output) in graph-mode code: wrong values or no compile."
     message = ("`{{**{expr}}}` in graph-mode code ({where}) {effect} (MindSpore 2.10, default level and STRICT)")
