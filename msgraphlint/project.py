@@ -509,6 +509,9 @@ class ProjectIndex:
         # absolute path -> in-memory text (an editor buffer, stdin) read instead of the file
         # when the module is loaded by name or its tree is asked for
         self.buffers: Dict[str, object] = {}
+        # summaries of lazily loaded modules kept between runs of one process (the language
+        # server's ``ContextCache``: ``get_lazy``/``put_lazy``, keyed by the file's stat)
+        self.lazy_memo = None
 
     def _read(self, path: str) -> SourceFile:
         text = self.buffers.get(os.path.abspath(path)) if self.buffers else None
@@ -523,6 +526,7 @@ class ProjectIndex:
         state["sources"] = {}
         state["_others"] = {}
         state["source_provider"] = None
+        state["lazy_memo"] = None
         return state
 
     # building -------------------------------------------------------------------
@@ -559,11 +563,16 @@ class ProjectIndex:
             for cand in (os.path.join(root, rel + ".py"), os.path.join(root, rel, "__init__.py")):
                 if os.path.isfile(cand):
                     self._lazy_budget -= 1
-                    try:
-                        src = self._read(cand)
-                        summary = summarize(src, modname, cand.endswith("__init__.py"))
-                    except (OSError, SourceError):
-                        continue
+                    memo = self.lazy_memo if not (self.buffers and os.path.abspath(cand) in self.buffers) else None
+                    summary = memo.get_lazy(cand, modname) if memo is not None else None
+                    if summary is None:
+                        try:
+                            src = self._read(cand)
+                            summary = summarize(src, modname, cand.endswith("__init__.py"))
+                        except (OSError, SourceError):
+                            continue
+                        if memo is not None:
+                            memo.put_lazy(cand, modname, summary)
                     self.modules[modname] = summary
                     self.by_path.setdefault(os.path.abspath(cand), summary)
                     return summary

@@ -475,6 +475,7 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
             hooks.tick(n, total)
     hooks.phase("scopes")
     index = ProjectIndex()
+    index.lazy_memo = context_cache  # the language server: modules loaded by name, kept between runs
     # a module loaded by name, another file a rule reads: its buffer
     index.buffers = {os.path.abspath(f): t for f, t in list((buffers or {}).items()) + list(overrides.items())}
     p1_by_abs = {}

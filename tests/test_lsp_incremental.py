@@ -1,0 +1,174 @@
+"""What the language server reuses between edits (issue 25 item 1) never changes what it
+reports: after any sequence of edits, to the open document and to the files on disk it
+reaches, the findings of the server's analysis (``run_source`` with one per-document
+scope cache and one ``ContextCache`` for the whole sequence, as ``server.start_analysis``
+calls it) equal those of a fresh ``msgraphlint check`` of the same files."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+
+import pytest
+
+from msgraphlint.api import check_paths
+from msgraphlint.projectfiles import ContextCache
+from msgraphlint.runner import prepare, run_source
+
+LAYERS = '''import mindspore.nn as nn
+from mindspore import ops
+
+
+class Base(nn.Cell):
+    def norm(self, x):
+        return x / 2
+'''
+
+# no word of mindspore, construct or jit: the pre-filter leaves it out of the run's files, and
+# the index loads it by name when a graph scope calls into it (``ProjectIndex._load``)
+UTILS = '''import math
+
+
+def scale(x, factor):
+    return x * factor
+
+
+def shout(x):
+    return x
+'''
+
+MODEL = '''import mindspore as ms
+import mindspore.nn as nn
+from mindspore import ops
+from pkg.layers import Base
+from pkg.utils import scale, shout
+
+
+class Block(Base):
+    def __init__(self):
+        super().__init__()
+        self.dense = nn.Dense(4, 4)
+
+    def construct(self, x):
+        y = self.dense(x)
+        y = scale(y, 2)
+        return shout(self.norm(y))
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+
+    def construct(self, x):
+        x = self.block(x)
+        return x
+
+
+def train(net, data):
+    for x in data.create_tuple_iterator():
+        net(x)
+'''
+
+# edits to the open document: (old, new) replacements, each applied where it still fits
+DOC_EDITS = [
+    ("        y = self.dense(x)\n", "        y = self.dense(x)\n        print(y)\n"),
+    ("        print(y)\n", ""),
+    ("import mindspore as ms\n", "import mindspore as ms\n\n\n"),  # every line below moves
+    ("\n\n\nimport mindspore.nn", "\nimport mindspore.nn"),
+    ("        return x\n", "        if x.sum() > 0:\n            x = x + 1\n        return x\n"),
+    ("        if x.sum() > 0:\n            x = x + 1\n", ""),
+    ("        y = scale(y, 2)\n", "        y = scale(y, y.shape[0])\n"),
+    ("scale(y, y.shape[0])", "scale(y, 2)"),
+    ("        net(x)\n", "        net(x)\n        net(ms.Tensor([1.0]))\n"),
+    ("        net(ms.Tensor([1.0]))\n", ""),
+    ("class Net(nn.Cell):", "class Net(Base):"),
+    ("class Net(Base):", "class Net(nn.Cell):"),
+]
+
+# edits to the files on disk the document reaches (not open): a helper's and a base's body
+DISK_EDITS = [
+    ("pkg/utils.py", "def shout(x):\n    return x\n", "def shout(x):\n    print(x)\n    return x\n"),
+    ("pkg/utils.py", "def shout(x):\n    print(x)\n    return x\n", "def shout(x):\n    return x\n"),
+    ("pkg/utils.py", "    return x * factor\n", "    if factor > 1:\n        x[0] = 1\n    return x * factor\n"),
+    ("pkg/utils.py", "    if factor > 1:\n        x[0] = 1\n", ""),
+    ("pkg/layers.py", "        return x / 2\n", "        print(x)\n        return x / 2\n"),
+    ("pkg/layers.py", "        print(x)\n", ""),
+]
+
+
+def _project(root) -> str:
+    (root / "pyproject.toml").write_text(f'[tool.msgraphlint]\ncache-dir = "{root / ".cache"}"\n')
+    pkg = root / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "layers.py").write_text(LAYERS)
+    (pkg / "utils.py").write_text(UTILS)
+    (pkg / "model.py").write_text(MODEL)
+    return str(pkg / "model.py")
+
+
+def _seen(findings) -> list:
+    return sorted((f.code, f.line, f.col, f.message) for f in findings)
+
+
+def _write(path: str, text: str) -> None:
+    before = os.stat(path).st_mtime_ns if os.path.exists(path) else None
+    with open(path, "w") as fh:
+        fh.write(text)
+    if before is not None and os.stat(path).st_mtime_ns == before:  # a coarse clock: the edit must show
+        os.utime(path, ns=(before + 1_000_000, before + 1_000_000))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_any_sequence_of_edits_reports_what_a_fresh_check_reports(tmp_path, seed):
+    rnd = random.Random(seed)
+    path = _project(tmp_path)
+    settings = prepare([path], str(tmp_path / "pyproject.toml"))
+    scope_cache: dict = {}
+    context = ContextCache()
+    text = MODEL
+    seen_codes = set()
+    for step in range(14):
+        if rnd.random() < 0.3:
+            rel, old, new = rnd.choice(DISK_EDITS)
+            other = str(tmp_path / rel)
+            current = open(other).read()
+            if old in current:
+                _write(other, current.replace(old, new, 1))
+        else:
+            old, new = rnd.choice(DOC_EDITS)
+            if old in text:
+                text = text.replace(old, new, 1)
+        related: dict = {}
+        got = run_source(text, path, settings=settings, scope_cache=scope_cache, context_cache=context,
+                         buffers={}, related=related)
+        _write(path, text)  # `check` reads the document from disk
+        [fresh] = [r for r in check_paths([path]) if r.path.endswith("model.py")]
+        assert _seen(got.findings) == _seen(fresh.findings), (seed, step, text)
+        seen_codes.update(f.code for f in got.findings)
+    assert seen_codes, "the edits made findings to compare"
+
+
+def test_an_edit_that_changes_a_callees_evidence_re_reports_the_caller(tmp_path):
+    """A helper in another file (not open) gains a print: the caller's call-site finding
+    (MSG004) appears at its call on the next analysis of the unchanged document, and goes
+    when the helper loses it, though the module summaries of the other files are kept
+    between analyses (``ContextCache``)."""
+    path = _project(tmp_path)
+    settings = prepare([path], str(tmp_path / "pyproject.toml"))
+    cache, context = {}, ContextCache()
+    utils = str(tmp_path / "pkg" / "utils.py")
+
+    def analyse():
+        return [(f.code, f.line) for f in run_source(MODEL, path, settings=settings, scope_cache=cache,
+                                                     context_cache=context, buffers={}, related={}).findings]
+
+    call_line = MODEL.splitlines().index("        return shout(self.norm(y))") + 1
+    assert ("MSG004", call_line) not in analyse()
+    _write(utils, UTILS.replace("def shout(x):\n", "def shout(x):\n    print(x)\n"))
+    assert ("MSG004", call_line) in analyse()
+    _write(utils, UTILS)
+    assert ("MSG004", call_line) not in analyse()
+    time.sleep(0)  # (the three analyses shared one scope cache and one context cache)
