@@ -112,6 +112,14 @@ class RuleContext:
         inputs = self._python_inputs()
         return inputs.params.get(id(self.func), {}), inputs.self_attrs.get(id(self.func), {})
 
+    def python_literals(self) -> dict:
+        """For a graph entry host code of this module calls: parameter -> the ``(line, value)``
+        of each call that writes a Python scalar or tuple literal for it (``net(x, 0.5)``);
+        empty when the scope is not an entry."""
+        if not self.called_from_python:
+            return {}
+        return self._python_inputs().literals.get(id(self.func), {})
+
     def source_of(self, path: str) -> Optional[SourceFile]:
         """Another file's source as this run sees it: an editor's unsaved buffer (or stdin)
         first, then what the run read, then the file decoded as any linted file (BOM, coding

@@ -340,6 +340,10 @@ class ModuleEngine:
                         fs = self.summary.functions.get(rest[0])
                     elif len(rest) == 2 and rest[0] in self.summary.classes:
                         fs = self.summary.classes[rest[0]].methods.get(rest[1])
+            if fs is None and isinstance(target, str) and self.index is not None:
+                res = self.index.resolve(target)
+                if res and res[0] == "class":  # `Inner()` in graph code: a Cell built there is a Cell
+                    return self._resolve_ctor(target)
             if fs is None and isinstance(target, str) and self.index is not None \
                     and self.index.resolve(target) is None:  # an installed package's function or Cell
                 return installed.call_kind(self.index, target, self.source.path)

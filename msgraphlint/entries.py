@@ -55,6 +55,7 @@ class Inputs:
         self.called: Set[int] = set()                                  # ids of defs called from host code
         self.params: Dict[int, Dict[str, List[Value]]] = {}            # def id -> param -> value at each site
         self.self_attrs: Dict[int, Dict[str, List[Value]]] = {}        # construct id -> attr -> value at each site
+        self.literals: Dict[int, Dict[str, List[Tuple[int, object]]]] = {}  # def id -> param -> (line, Python literal) per site that writes one
         self._frames: List[Dict[str, _Binding]] = []  # every frame of the scan (see release)
 
     def release(self) -> None:
@@ -184,6 +185,27 @@ def _construct(cls: ast.AST) -> Optional[ast.AST]:
     return _method(cls, "construct")
 
 
+def _bind_literals(func: ast.AST, call: ast.Call, skip_self: bool) -> Dict[str, object]:
+    """The Python scalar or tuple literal (``0.5``, ``-1``, ``"sum"``, ``(2, 3)``) each parameter
+    of ``func`` gets at ``call``, for the arguments written as one."""
+    a = func.args  # type: ignore[attr-defined]
+    names = [x.arg for x in list(getattr(a, "posonlyargs", [])) + list(a.args)]
+    if skip_self and names:
+        names = names[1:]
+    pairs = [(names[i], arg) for i, arg in enumerate(call.args) if i < len(names)
+             and not any(isinstance(x, ast.Starred) for x in call.args[:i + 1])]
+    pairs += [(kw.arg, kw.value) for kw in call.keywords if kw.arg is not None]
+    out: Dict[str, object] = {}
+    for name, e in pairs:
+        try:
+            v = ast.literal_eval(e) if isinstance(e, (ast.Constant, ast.UnaryOp, ast.Tuple)) else None
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            v = None
+        if v is not None and isinstance(v, (bool, int, float, str, tuple)):
+            out[name] = v
+    return out
+
+
 def _bind_args(func: ast.AST, call: ast.Call, chain, skip_self: bool) -> Dict[str, Value]:
     """The value each parameter of ``func`` gets at ``call`` (keyword and positional)."""
     a = func.args  # type: ignore[attr-defined]
@@ -283,6 +305,9 @@ def _record(out: Inputs, target: ast.AST, inst: Optional[tuple], call: ast.Call,
     params = out.params.setdefault(key, {})
     for name in set(params) | set(bound):
         params.setdefault(name, []).append(bound.get(name))
+    lits = out.literals.setdefault(key, {})
+    for name, v in _bind_literals(target, call, skip_self=inst is not None).items():
+        lits.setdefault(name, []).append((call.lineno, v))
     if inst is not None:
         attrs = init_attrs(inst[0], inst[1], inst[2])
         mine = out.self_attrs.setdefault(key, {})

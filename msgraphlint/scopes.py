@@ -22,7 +22,6 @@ from .source import display_path
 
 ROOT_METHODS = ("construct", "bprop")
 ExtraBases = Union[FrozenSet[str], Callable[[Optional[str]], FrozenSet[str]]]
-MAX_HELPER_DEPTH = 8
 
 
 @dataclass(frozen=True)
@@ -232,9 +231,9 @@ def discover(index: ProjectIndex, extra_cell_bases: "ExtraBases" = frozenset(),
                                enclosing=fs.enclosing), fs, mod, None, 0)
 
     while queue:
+        # no depth cap: a helper is added once (``add`` skips a qualname already found), so a
+        # chain of any length is followed and a cycle (h1 -> h2 -> h1) ends the walk
         scope, func, mod, cls, depth = queue.popleft()
-        if depth >= MAX_HELPER_DEPTH:
-            continue
         out = calls.setdefault(scope.qualname, []) if calls is not None else None
         for edge in index.calls_of(func, mod):
             target = None

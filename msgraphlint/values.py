@@ -108,6 +108,15 @@ def double_starred_names(func, lines: Optional[Sequence[int]] = None) -> FrozenS
         stack.extend(children_no_ctx(n))  # iter_child_nodes' order, without Load/Store markers
     return frozenset(out)
 
+def _not_none_test(t: ast.AST):
+    """(name, True) for ``name is not None``, (name, False) for ``name is None``, else None."""
+    if isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.left, ast.Name) \
+            and isinstance(t.ops[0], (ast.Is, ast.IsNot)) and isinstance(t.comparators[0], ast.Constant) \
+            and t.comparators[0].value is None:
+        return t.left.id, isinstance(t.ops[0], ast.IsNot)
+    return None
+
+
 class ScopeValues:
     """Kinds for the expressions of one scope function."""
 
@@ -349,6 +358,10 @@ class ScopeValues:
             if narrow is not None and cur.get(narrow[0], Kind.UNKNOWN) in (Kind.TENSOR, Kind.PARAMETER, Kind.OPTIONAL):
                 # `if isinstance(t, np.ndarray):` / the else of `if is_tensor(t):`: not a tensor there
                 (else_env if narrow[1] else body_env)[narrow[0]] = Kind.UNKNOWN
+            held = _not_none_test(stmt.test)
+            if held is not None and cur.get(held[0]) is Kind.OPTIONAL:
+                # `if mask is not None:` (the else of `is None`): the optional tensor input is passed there
+                (body_env if held[1] else else_env)[held[0]] = Kind.TENSOR
             links.append((stmt, cur, narrow, self._block(stmt.body, body_env)))
             cur = else_env
             if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If):
@@ -561,6 +574,9 @@ class ScopeValues:
         if isinstance(f, ast.Name):
             if f.id in self.imports.names and f.id not in self._local_names():
                 return self._dotted_call_kind(self.imports.names[f.id] if "." in self.imports.names[f.id] else self.imports.dotted(f) or f.id, node)
+            if self.module is not None and self.helper_returns is not None and f.id in self.module.classes \
+                    and f.id not in self._local_names():
+                return self.helper_returns(f"{self.module.name}.{f.id}")  # `Inner()`: the module's class
             name_kind = self.kind(f)
             if name_kind in (Kind.CELL, Kind.PRIMITIVE):
                 return Kind.TENSOR

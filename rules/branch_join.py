@@ -273,6 +273,20 @@ def _appends(stmts, names: frozenset) -> Dict[str, int]:
     return out
 
 
+def _made_in(stmts) -> frozenset:
+    """Names the statements (nested function bodies excluded) bind to a new list."""
+    out = set()
+    stack = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(n, ast.Assign) and isinstance(n.value, (ast.List, ast.ListComp)):
+            out.update(t.id for t in n.targets if isinstance(t, ast.Name))
+        stack.extend(ast.iter_child_nodes(n))
+    return frozenset(out)
+
+
 def _local_lists(ctx, func: ast.AST) -> frozenset:
     memo = ctx.memo.setdefault(("local_lists", id(func)), {})
     if "v" not in memo:
@@ -382,7 +396,10 @@ class TensorSizedList(Rule):
         lists = _local_lists(ctx, ctx.values.func)
         if not lists:
             return
-        body, orelse = _appends(node.body, lists), _appends(node.orelse, lists)
+        # a list made inside a branch (`parts = []` then a static loop of appends) has a length
+        # fixed within that branch: measured, it compiles (control_flow_pos_switch_list_built_in_branch)
+        body = _appends(node.body, lists - _made_in(node.body))
+        orelse = _appends(node.orelse, lists - _made_in(node.orelse))
         for name in sorted(set(body) | set(orelse)):
             if body.get(name, 0) != orelse.get(name, 0):
                 ctx.report(node.test, what=f"`{name}` grows under `if {line_text(ctx, node.test)}`", where=ctx.where)

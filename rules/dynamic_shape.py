@@ -524,11 +524,28 @@ def _component_elsewhere(ctx, class_name: str) -> bool:
         if src is None or class_name not in src.text:
             continue
         tree = ctx.tree_of(path)
-        if tree is not None and _referenced_as_component(tree, class_name):
+        # another file refers to this class only through an import of it (a same-named class of
+        # its own, or a word in a string or `__all__`, is not this Cell)
+        if tree is not None and (_same_file(path, ctx.path) or _imports_name(tree, class_name)) \
+                and _referenced_as_component(tree, class_name):
             found = True
             break
     _COMPONENT_CACHE[key] = found
     return found
+
+
+def _same_file(a: str, b: str) -> bool:
+    import os
+    return os.path.abspath(a) == os.path.abspath(b)
+
+
+def _imports_name(tree: ast.AST, class_name: str) -> bool:
+    """The module imports ``class_name`` (``from .losses import FactoryLoss``) or a module it
+    reads it from as an attribute (``import losses``, then ``losses.FactoryLoss``)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and any(a.name in (class_name, "*") for a in node.names):
+            return True
+    return any(isinstance(n, ast.Attribute) and n.attr == class_name for n in ast.walk(tree))
 
 
 _PACKAGE_FILES: dict = per_run({})  # package root -> its .py files, in os.walk order
@@ -560,8 +577,6 @@ def _referenced_as_component(tree: ast.AST, class_name: str) -> bool:
             in_cell = node.name if has_construct and node.name != class_name else (None if node.name == class_name else in_cell)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             in_func = node.name
-        elif isinstance(node, ast.Constant) and node.value == class_name:
-            return True  # built by name (`supported_losses = ["CrossEntropySmooth", …]`, `eval(name)`)
         elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
             name = node.id if isinstance(node, ast.Name) else node.attr
             if name == class_name:
@@ -578,8 +593,8 @@ class PythonScalarInput(Rule):
     code = "MSG304"
     name = "python-scalar-input"
     summary = "A `construct`/`jit` parameter that takes a Python scalar, string or tuple: each new value compiles a new graph."
-    message = ("parameter `{param}` of {where} {why}, so it is passed a Python {kind}: {when}graph mode compiles it "
-               "in as a constant and compiles a new graph for every new value{tail}")
+    message = ("parameter `{param}` of {where} {why}: {when}graph mode compiles it in as a constant and compiles a "
+               "new graph for every new value{tail}")
     hint = ("pass changing numbers as Tensors or `ms.mutable(...)`; fix modes and sizes in `__init__` or round "
             "sizes up to a few buckets; pass tensors as separate arguments instead of a tuple")
     severity = Severity.WARNING
@@ -614,11 +629,24 @@ class PythonScalarInput(Rule):
         string (a str), or iterated (a tuple/list), and nothing uses it as a tensor. A
         Cell instantiated by another class of the same module is a sub-cell and is
         skipped, and so is a Cell the package assembles into other graph code: registered
-        by a decorator (`@register_model`), referred to inside another Cell or a factory
-        function (`build_*`, `create_*`, `parse_model`), or named in a string (a registry
-        list, `eval(name)`); losses, necks and heads are built that way and fed by their
-        parent graph (measured: one compile for three calls); for other Cells the message says that it applies when the Cell is called
-        from Python. Type annotations alone (`seqlen: int` on a rotary-embedding sub-cell,
+        by a decorator (`@register_model`), or referred to inside another Cell or a factory
+        function (`build_*`, `create_*`, `parse_model`) of a file that imports it; losses,
+        necks and heads are built that way and fed by their parent graph (measured: one
+        compile for three calls). A string is no evidence: `__all__ = ["Net"]`, a registry
+        list or a same-named class of another file does not silence it. For other Cells the
+        message says that it applies when the parameter is passed a Python value and the Cell
+        is called from Python.
+
+        The call sites decide where they are visible (`msgraphlint/entries.py`,
+        `msgraphlint/paramkinds.py`): where the project's callers pass a Tensor (or
+        `ms.mutable`), nothing is reported (a Tensor slice bound compiles once, as a
+        dynamic shape: MSG303's business, `dynamic_shape_pos_slice_bound_tensor_from_callers`);
+        where host code of the module passes two or more Python values (`net(x, 0.5);
+        net(x, 0.75)`, `step(x, 0.1); step(x, 0.05)` of an `@ms.jit` step), the parameter is
+        reported whatever the body does with it, naming the values and lines (measured: 2
+        compiles for 0.5, the same value again, then 0.75: `dynamic_shape_pos_float_from_callers`,
+        `dynamic_shape_pos_jit_float_from_callers`); one value at every call compiles once
+        (`dynamic_shape_neg_single_float_from_callers`). Type annotations alone (`seqlen: int` on a rotary-embedding sub-cell,
         `features: List[Tensor]` on a neck) are reported only with
         `include_annotations = true`: in the benchmark corpora nearly all of them were
         sub-cells.
@@ -708,9 +736,23 @@ class PythonScalarInput(Rule):
         if not any(a.arg not in ("self", "cls") for a in positional + list(args.kwonlyargs)):
             return
         uses, _ = _USES.get(ctx)
+        literals = ctx.python_literals()  # what this module's host calls write for each parameter
+        values = ctx.values
         defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
         for arg, default in list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults)):
             if arg.arg in ("self", "cls"):
+                continue
+            if arg.arg in values.from_callers and values.params.get(arg.arg) is Kind.TENSOR:
+                continue  # the project's callers pass a Tensor (or `ms.mutable`): one graph for all values
+            seen = literals.get(arg.arg) or []
+            distinct = sorted({repr(v) for _, v in seen})
+            if len(distinct) >= 2:  # host calls write two or more Python values: a graph for each
+                kind = _literal_kind(seen[0][1])
+                lines = sorted({line for line, _ in seen})
+                ctx.report(arg, param=arg.arg, where=f"`{scope.short_name}`", kind=_KIND_WORDS[kind],
+                           why=f"is passed the Python {_KIND_WORDS[kind]}s {' and '.join('`' + d + '`' for d in distinct[:3])}"
+                               f" (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:4]))})",
+                           when="", tail=_TAIL[kind], hint=_HINTS[kind])
                 continue
             found = self._evidence(arg, default, uses.get(arg.arg))
             if found is None:
@@ -719,8 +761,13 @@ class PythonScalarInput(Rule):
                                      or _component_elsewhere(ctx, scope.class_name)):
                 return
             kind, why = found
-            when = (f"when `{scope.class_name}` is called from Python (as a sub-cell the value is a constant of "
-                    "its parent's graph), ") if scope.class_name else ""
+            if seen:
+                kind = _literal_kind(seen[0][1])
+                when = ""
+            else:
+                when = (f"when it is passed a Python {_KIND_WORDS[kind]} (a Tensor or `ms.mutable` compiles once)"
+                        + (f" and `{scope.class_name}` is called from Python (as a sub-cell the value is a constant "
+                           "of its parent's graph)" if scope.class_name else "") + ", ")
             ctx.report(arg, param=arg.arg, where=f"`{scope.short_name}`", why=why, kind=_KIND_WORDS[kind],
                        when=when, tail=_TAIL[kind], hint=_HINTS[kind])
 
@@ -743,6 +790,11 @@ class PythonScalarInput(Rule):
 
 
 _KIND_WORDS = {"int": "int", "float": "float", "bool": "bool", "str": "string", "seq": "tuple/list"}
+
+
+def _literal_kind(v) -> str:
+    return "bool" if isinstance(v, bool) else "int" if isinstance(v, int) else "float" if isinstance(v, float) \
+        else "str" if isinstance(v, str) else "seq"
 _TAIL = {
     "int": " (measured: the values 3, 5, 3, 6 compiled 3 graphs)",
     "float": " (measured: 2 graphs for 0.5, 0.75)",

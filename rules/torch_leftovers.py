@@ -264,7 +264,8 @@ class TorchTensorHabit(Rule):
     code = "MSG505"
     name = "torch-tensor-habit"
     summary = ("A PyTorch habit that means something else on a MindSpore Tensor: a property called as a method "
-               "(`x.shape()`, `x.size()`), or a two-axis `x.transpose(1, 2)`.")
+               "(`x.shape()`, `x.size()`), a two-axis `x.transpose(1, 2)`, or a keyword 2.10's signature lacks "
+               "(`ops.softmax(x, dim=-1)`).")
     message = "{what}: {why}"
     hint = "{advice}"
     severity = Severity.ERROR
@@ -290,6 +291,19 @@ class TorchTensorHabit(Rule):
           So only a pair that names an axis beyond the second (`2` and up, `-3` and
           below) is reported: the tensor then has at least 3 dimensions, and two axes
           cannot be all of them. `x.swapaxes(1, 2)` compiled and swaps like PyTorch.
+          A pair in ascending order modulo 2 (`(-2, -1)`, `(0, 1)`, `(0, -1)`) is reported
+          whatever the rank: on a 3-D or 4-D tensor it fails to compile as above (measured:
+          `k.transpose(-2, -1)` of a 4-D value, `api_pos_transpose_negative_pair_rank4`), and
+          on a 2-D tensor it is the identity permutation, so graph mode returns the tensor
+          unswapped where PyNative swaps (measured: `ops.matmul(k, k.transpose(-2, -1))` of an
+          (8, 4) `k` failed with `For 'MatMulExt' op, shape1[-1] must be equal to shape2[-2],
+          but got 4 and 8`, while `(-1, -2)` and `(1, 0)` compiled: `api_neg_transpose_negative_pair_rank2`).
+        * A keyword the target's signature of a MindSpore function does not have (and no
+          `**kwargs` takes), the PyTorch name most often: `ops.softmax(x, dim=-1)` fails with
+          `RuntimeError: Got an unexpected keyword argument 'dim'` at both syntax levels
+          (PyNative: a TypeError; `api_pos_softmax_dim_keyword`); `ops.softmax(x, axis=-1)`
+          and `mint.nn.functional.softmax(x, dim=-1)` compile. The signatures are the
+          catalog's (`params`, from `inspect.signature` of the release).
 
         Only receivers the value analysis knows as tensors are checked; a bare parameter
         with no tensor use in the body is not. Calls inside a `raise` are skipped: an error
@@ -321,11 +335,32 @@ class TorchTensorHabit(Rule):
                     return y.reshape(b, -1), x.dtype()
         """, line=[6, 7, 8]),
     ]
+    def _keyword(self, node: ast.Call, q: str, ctx) -> None:
+        """``ops.softmax(x, dim=-1)``: a keyword (PyTorch's, most often) that the target's
+        signature of the function lacks. Measured on 2.10 CPU: `RuntimeError: Got an unexpected
+        keyword argument 'dim'` at the default level and under STRICT (PyNative: a TypeError)."""
+        found = _keyword_habit(ctx.catalog, q, node.keywords)
+        if found is None:
+            return
+        kw, names, alt = found
+        short = q.replace("mindspore.", "", 1)
+        ctx.report(node, what=f"`{short}` has no parameter `{kw}` in MindSpore {ctx.catalog.version} "
+                              f"(it takes {', '.join('`' + n + '`' for n in names) or 'none by keyword'})",
+                   why="the call fails in graph mode and in PyNative alike (`Got an unexpected keyword argument "
+                       f"'{kw}'`)",
+                   advice=f"pass `{alt}=` (MindSpore's name for it)" if alt else
+                   f"use the function's own parameters (`{short}({', '.join(names)})`)")
+
     _FIX = {"shape": "read `x.shape` (a tuple): `x.shape[0]`", "size": "`x.shape` (or `x.shape[d]`) for the shape; "
             "`x.size` is the element count", "dtype": "read `x.dtype`", "ndim": "read `x.ndim`", "T": "read `x.T`"}
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         f = node.func
+        if node.keywords and isinstance(f, (ast.Attribute, ast.Name)):
+            q = ctx.qualname(f)
+            if q is not None and q.startswith("mindspore."):
+                self._keyword(node, q, ctx)
+                return
         if not isinstance(f, ast.Attribute) or ctx.qualname(f.value):
             return
         if not ctx.kind(f.value).tensor_like or _guessed(ctx, f.value):
@@ -340,13 +375,51 @@ class TorchTensorHabit(Rule):
             return
         if f.attr == "transpose" and len(node.args) == 2 and not node.keywords:
             axes = [_int_literal(a) for a in node.args]
-            if None not in axes and any(a >= 2 or a <= -3 for a in axes):
+            why = _transpose_pair_why(axes)
+            if why is not None:
                 a, b = axes
-                ctx.report(node, what=f"`{ctx.segment(node)}` swaps two axes the PyTorch way",
-                           why="PyNative swaps them, but in graph mode `Tensor.transpose` takes every axis and "
-                               "this tensor has at least 3: the graph fails to compile (`the number of axes must be "
-                               "equal to the dimension of Tensor`)",
+                ctx.report(node, what=f"`{ctx.segment(node)}` swaps two axes the PyTorch way", why=why,
                            advice=f"`x.swapaxes({a}, {b})` (or `mint.transpose(x, {a}, {b})`)")
+
+
+# PyTorch's keyword -> the name MindSpore's ops functions give the same parameter
+_TORCH_KEYWORDS = {"dim": "axis", "keepdim": "keep_dims", "input": "x", "other": "y", "dims": "axis"}
+
+
+def _keyword_habit(cat, q: str, keywords):
+    """(keyword, the parameters the function takes, the one PyTorch's name stands for or None)
+    for the first keyword of a call that the target release's signature of the MindSpore
+    function ``q`` lacks (and no ``**kwargs`` takes); None when every keyword is accepted or
+    the signature is not recorded."""
+    from .version_api import _keywords
+    if cat.function(q) is None:
+        return None
+    sig = _keywords(cat.params(q))
+    if sig is None or sig[1]:
+        return None
+    names, _ = sig
+    for kw in keywords:
+        if kw.arg is not None and kw.arg not in names:
+            alt = _TORCH_KEYWORDS.get(kw.arg)
+            return kw.arg, sorted(names), (alt if alt in names else None)
+    return None
+
+
+def _transpose_pair_why(axes) -> Optional[str]:
+    """What graph mode does with ``x.transpose(a, b)`` (two int axes, read as a permutation of
+    every axis), or None where it equals PyTorch's swap: ``(1, 0)``/``(-1, -2)`` of a 2-D tensor."""
+    if None in axes:
+        return None
+    a, b = axes
+    if any(v >= 2 or v <= -3 for v in axes):
+        return ("PyNative swaps them, but in graph mode `Tensor.transpose` takes every axis and this tensor has at "
+                "least 3: the graph fails to compile (`the number of axes must be equal to the dimension of Tensor`)")
+    if a % 2 == 0 and b % 2 == 1:  # (0, 1), (-2, -1), (0, -1), (-2, 1): the identity of a 2-D tensor
+        return ("PyNative swaps them, but in graph mode `Tensor.transpose` takes every axis: on a 2-D tensor "
+                f"`({a}, {b})` is the identity permutation (nothing is swapped: the result differs from PyNative), "
+                "on 3 or more dimensions the graph fails to compile (`the number of axes must be equal to the "
+                "dimension of Tensor`)")
+    return None
 
 
 def _guessed(ctx, node: ast.AST) -> bool:

@@ -28,6 +28,9 @@ _ERRORS = {
     "class": ("a class definition", "RuntimeError: Unsupported statement 'ClassDef'."),
     "setcomp": ("set comprehension", "RuntimeError: Unsupported expression 'SetComp'."),
     "set": ("set literal", "RuntimeError: Unsupported expression 'Set'."),
+    "multi-for": ("list comprehension or generator expression with two `for` clauses",
+                  "TypeError: The 'generators' supports 1 'comprehension' in ListComp/GeneratorExp, but got 2 "
+                  "comprehensions."),
     "walrus": ("assignment expression (`:=`)", "RuntimeError: Unsupported expression 'NamedExpr'."),
     "match": ("`match` statement", "RuntimeError: Unsupported statement 'Match'."),
     "import": ("an `import` statement", "RuntimeError: Unsupported statement 'Import'."),
@@ -51,6 +54,7 @@ _REPLACE = {
     "class": "define the class at module level (a `@ms.jit_class` if graph code must use its instances)",
     "setcomp": "use a tuple or list (`tuple(sorted(...))` on constants), or a mask tensor",
     "set": "use a tuple (`axes = (0, 1)`)",
+    "multi-for": "nest one comprehension per `for` (`[[f(i, j) for j in b] for i in a]`) or write the loops out",
     "walrus": "assign on its own line before the test",
     "match": "use `if`/`elif` on the value",
     "import": "import at module level",
@@ -92,6 +96,7 @@ class UnsupportedSyntax(Rule):
         | nested `class` | `RuntimeError: Unsupported statement 'ClassDef'.` |
         | set comprehension `{d for d in …}` | `RuntimeError: Unsupported expression 'SetComp'.` |
         | set literal `{0, 1}` | `RuntimeError: Unsupported expression 'Set'.` |
+        | `[t * i * j for i in range(2) for j in range(2)]` (two `for` clauses; generator expressions too) | `TypeError: The 'generators' supports 1 'comprehension' in ListComp/GeneratorExp, but got 2 comprehensions.` |
         | walrus `(n := …)` | `RuntimeError: Unsupported expression 'NamedExpr'.` |
         | `match` | `RuntimeError: Unsupported statement 'Match'.` |
         | `import` / `from … import` in the function | `RuntimeError: Unsupported statement 'Import'.` / `'ImportFrom'.` |
@@ -355,6 +360,12 @@ class UnsupportedSyntax(Rule):
 
     def visit_Set(self, node, ctx) -> None:
         self._report(node, "set", ctx)
+
+    def visit_ListComp(self, node, ctx) -> None:
+        if len(node.generators) > 1:  # one comprehension each: nested ones compile
+            self._report(node, "multi-for", ctx)
+
+    visit_GeneratorExp = visit_ListComp
 
     def visit_NamedExpr(self, node, ctx) -> None:
         self._report(node, "walrus", ctx)
