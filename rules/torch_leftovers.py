@@ -84,6 +84,12 @@ class TorchCallInGraph(Rule):
         ctx.report(node, name=q, where=ctx.scope.short_name if ctx.scope else "graph", advice=advice)
 
 
+# the device strings MindSpore's `Tensor.to(device)` accepts (its docstring: "Ascend", "npu",
+# "cpu", "CPU", "meta"); measured on 2.10 CPU: "cuda", "cuda:0", "gpu", "GPU", "mps", "cpu:0"
+# raise `ValueError: Failed to convert the value ... of input 'device' of 'to' to enum`
+_MS_DEVICES = ("Ascend", "npu", "cpu", "CPU", "meta")
+
+
 class TorchOnlyTensorMethod(Rule):
     code = "MSG503"
     name = "torch-tensor-method"
@@ -95,10 +101,26 @@ class TorchOnlyTensorMethod(Rule):
         MindSpore 2.10's `Tensor` has no `cuda`, `cpu` or `detach` methods (checked with
         `hasattr(mindspore.Tensor, ...)`), so these lines fail when the graph is
         compiled. Device placement is global (`mindspore.set_device("Ascend")`), and
-        `x.detach()` becomes `ops.stop_gradient(x)`. `Tensor.to` exists in 2.10 but only
-        converts the dtype: `x.to(device)` with a device string or `.device` object is a
-        leftover. `x.to(ms.float16)` is fine and not flagged, and so is a call guarded by
-        `if hasattr(x, "detach"):` (it runs only where the method exists).
+        `x.detach()` becomes `ops.stop_gradient(x)`. `x.to(ms.float16)` is fine and not
+        flagged, and so is a call guarded by `if hasattr(x, "detach"):` (it runs only where
+        the method exists).
+
+        `Tensor.to(device)` depends on the target (its catalog's `Tensor.to` overloads, from
+        the wheel): 2.7.x's `to` only converts the dtype (`x.to("cpu")` raises `TypeError:
+        _to(): argument 'dtype' (position 1) must be mstype, not str`, measured on 2.7.0), so
+        any device argument is a leftover there. From 2.8.0 on `to` has a `device` overload:
+        measured on 2.10 CPU, `x.to("CPU")`, `x.to("cpu")` and `x.to(y.device)` run in
+        PyNative. In graph mode a device string MindSpore refuses is reported (`"cuda"`,
+        `"cuda:0"`, `"gpu"`, `"mps"`: `ValueError: Failed to convert the value "cuda" of
+        input 'device' of 'ToDevice' to enum`, in both modes; labeled fixture
+        `api_pos_to_cuda_device`), and so is another tensor's `.device`
+        (`mask.to(logits.device, ms.int32)`, as mindone writes it): it compiles, but graph
+        mode reads `.device` through the interpreter fallback (7 PyExecute nodes, an
+        AttributeError under STRICT: labeled fixture `api_pos_to_tensor_device`). A
+        MindSpore device name is not reported: `x.to("CPU")` compiles to a device copy
+        (`CopyToHost`), which the CPU backend has no kernel for (kernel select fails on a
+        CPU target) and Ascend has; the device decides, not the code. A device held by a
+        variable is not reported either (its value is unknown).
     """
     VALID = [
         Valid("""
@@ -110,6 +132,14 @@ class TorchOnlyTensorMethod(Rule):
                     y = ops.stop_gradient(x)
                     return y.to(ms.float16)
         """),
+        Valid("""
+            import mindspore as ms
+            from mindspore import nn
+
+            class Net(nn.Cell):
+                def construct(self, x, device):
+                    return x.to(device, ms.int32) + x.to("Ascend")
+        """, note="MindSpore 2.8+ `Tensor.to` takes a device: a MindSpore device name, or one held by a variable"),
         Valid("""
             from mindspore import nn
 
@@ -136,10 +166,10 @@ class TorchOnlyTensorMethod(Rule):
             from mindspore import nn
 
             class Net(nn.Cell):
-                def construct(self, x, device):
+                def construct(self, x):
                     x = x.cuda()
                     y = x.detach()
-                    return y.to(device)
+                    return y.to("cuda")
         """, line=[5, 6, 7]),
     ]
     _WHY = {
@@ -160,8 +190,20 @@ class TorchOnlyTensorMethod(Rule):
                 return  # `if hasattr(loss, "detach"): loss = loss.detach()`: only runs where it exists
             ctx.report(node, method=f.attr, why=self._WHY[f.attr])
         elif f.attr == "to" and node.args and self._is_device(node.args[0], ctx):
-            ctx.report(node, method="to", why="in MindSpore `Tensor.to` only converts the dtype; devices are set "
-                                               "globally with `mindspore.set_device`")
+            if not self._to_takes_device(ctx):
+                ctx.report(node, message=f"`.to({ctx.segment(node.args[0])})` is a PyTorch habit: in MindSpore "
+                           f"{ctx.catalog.version} `Tensor.to` only converts the dtype; devices are set globally with "
+                           "`mindspore.set_device`")
+                return
+            arg = node.args[0]
+            if isinstance(arg, ast.Attribute) and arg.attr == "device" and ctx.is_tensor(arg.value):
+                ctx.report(node, message=f"`.to({ctx.segment(arg)})`: graph mode reads a tensor's `.device` through "
+                           "the interpreter fallback (PyExecute; an AttributeError under STRICT), and a graph's tensors "
+                           "are on the device already: drop the device")
+            elif isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value not in _MS_DEVICES:
+                ctx.report(node, message=f"`.to({arg.value!r})` is a PyTorch device: MindSpore {ctx.catalog.version}'s "
+                           f"`Tensor.to` takes a MindSpore device ({', '.join(map(repr, _MS_DEVICES))}) and refuses "
+                           f"{arg.value!r} (ValueError)")
 
     @staticmethod
     def _guarded(node: ast.Call, f: ast.Attribute, ctx) -> bool:
@@ -181,9 +223,15 @@ class TorchOnlyTensorMethod(Rule):
         return False
 
     @staticmethod
+    def _to_takes_device(ctx) -> bool:
+        """The target's `Tensor.to` has a `device` overload (its catalog, from the wheel)."""
+        return any(p.get("name") == "device" for o in (ctx.catalog.tensor_overloads("to") or ())
+                   for p in o.get("params", ()))
+
+    @staticmethod
     def _is_device(arg, ctx) -> bool:
         if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-            return arg.value.split(":")[0] in ("cuda", "cpu", "npu", "gpu", "mps")
+            return arg.value.split(":")[0].lower() in ("cuda", "cpu", "npu", "gpu", "mps", "ascend", "meta")
         if isinstance(arg, ast.Name):
             return "device" in arg.id.lower()
         if isinstance(arg, ast.Attribute):
