@@ -261,7 +261,11 @@ def _show_settings(path: str, resolver, fmt: str) -> None:
               help="Lint as MindSpore VERSION and report only what is new relative to the current target "
                    "(APIs removed or renamed, new deprecations), naming both versions.")
 @click.option("--stdin-filename", metavar="PATH", help="Read the source from stdin and report it as PATH.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True, help="Worker processes.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes (default: one per CPU when the run has enough source to profit, "
+                   "256 KB per worker; else 1). The output is the same for every value.")
+@click.option("--watch", is_flag=True, help="Lint, then lint again whenever a linted file, a file of its project "
+                                            "read for context or a configuration file changes (Ctrl-C stops).")
 @click.option("--force-exclude", is_flag=True, help="Apply `exclude` to paths given on the command line too.")
 @click.option("--color/--no-color", default=None,
               help="Colour the text output (default: when stdout is a terminal; NO_COLOR / FORCE_COLOR are honoured).")
@@ -287,7 +291,7 @@ def _show_settings(path: str, resolver, fmt: str) -> None:
 def check(paths, select, extend_select, ignore, fmt, output_file, outputs, statistics, exit_zero, config_values,
           target, stdin_filename, jobs, force_exclude, color, fix, unsafe_fixes, show_diff, show_fixes, add_noqa,
           baseline_file, write_baseline, no_cache, cache_dir, sarif_all_rules, quiet, verbose, show_files,
-          show_settings, upgrade_to=None) -> None:
+          show_settings, upgrade_to=None, watch=False) -> None:
     """Lint PATHS (files or directories; default: the current directory; `-` reads stdin).
 
     Each file uses the closest pyproject.toml with [tool.msgraphlint], msgraphlint.toml or
@@ -338,11 +342,19 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
             for p in plan.missing:
                 _warn(f"path does not exist: {p}")
             sys.exit(2 if plan.missing else 0)
+        if watch:
+            if overrides or fix or show_diff or add_noqa or write_baseline or upgrade_to:
+                _usage_error("--watch lints files as they change; it cannot be combined with stdin, --fix, --diff, "
+                             "--add-noqa, --write-baseline or --upgrade-to")
+            _watch(paths, resolver, jobs, force_exclude, no_cache, cache_dir, outs, statistics, color, quiet,
+                   baseline_file, unsafe_fixes, sarif_all_rules)
+            return
         progress = Progress(Progress.wanted(quiet) and overrides is None)
         if verbose:  # the cache logs unusable entries it dropped (msgraphlint.cache)
             _log_to_stderr("msgraphlint.cache")
         t0 = time.perf_counter()
         try:
+            jobs = 0 if jobs is None else jobs  # 0: the runner picks (workers.auto_jobs)
             result = run_paths(paths, resolver=resolver, jobs=jobs, force_exclude=force_exclude,
                                overrides=overrides, cache=not no_cache and overrides is None,
                                cache_dir=cache_dir, progress=progress)
@@ -438,6 +450,45 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
         sys.exit(2)
     failed = any(fr.findings or fr.unused_suppressions for fr in result.files)
     sys.exit(0 if exit_zero or not failed else 1)
+
+
+def _watch(paths, resolver, jobs, force_exclude, no_cache, cache_dir, outs, statistics, color, quiet,
+           baseline_file, unsafe_fixes, sarif_all_rules) -> None:
+    """``check --watch`` (msgraphlint.watch): each run's report as ``check`` writes it."""
+    from . import watch as watching
+    from .reporters import render
+    from .runner import run_paths
+
+    def run(context_cache):
+        return run_paths(paths, resolver=resolver, jobs=0 if jobs is None else jobs, force_exclude=force_exclude,
+                         cache=not no_cache, cache_dir=cache_dir, context_cache=context_cache)
+
+    def report(result) -> None:
+        for message in result.warnings:
+            _warn(message, quiet)
+        bl = baseline_file or result.settings.config.baseline
+        if bl:
+            from .baseline import BaselineError, apply as apply_bl
+            if not os.path.isabs(bl) and result.settings.config.path and not os.path.exists(bl):
+                bl = os.path.join(result.settings.config.root, bl)
+            try:
+                apply_bl(bl, result.files)
+            except BaselineError as exc:
+                _warn(str(exc))
+        for f, path in outs:
+            colored = path is None and f in ("text", "concise") and use_color(color, sys.stdout.isatty())
+            text = render(f, result.files, result.rules, statistics=statistics and f in ("text", "concise", "json"),
+                          color=colored, unsafe_fixes=unsafe_fixes, all_rules=sarif_all_rules)
+            if quiet and f in ("text", "concise") and not statistics:
+                text = _strip_summary(text)
+            _write(text, path, color=colored)
+        sys.stdout.flush()
+
+    note = (lambda m: None) if quiet else (lambda m: click.echo(f"msgraphlint: {m}", err=True))
+    try:
+        watching.loop(paths, run, report, lambda r: [fr.path for fr in r.files], note)
+    except KeyboardInterrupt:
+        sys.exit(0)
 
 
 def _strip_summary(text: str) -> str:

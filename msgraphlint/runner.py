@@ -414,6 +414,9 @@ def _run_files(files: List[str], settings: Union[Settings, PerFile], jobs: int, 
     yaml_files = [f for f in files if f.endswith(YAML_SUFFIXES)] if fs.yaml else []
     named = set(files)
     ctx_files = [f for f in context if not f.endswith(YAML_SUFFIXES) and f not in named]
+    if jobs == 0:  # the CLI's default: parallel when the run is large enough (workers.auto_jobs)
+        from .workers import auto_jobs
+        jobs = auto_jobs(py_files + ctx_files)
     jobs = max(1, min(jobs, len(files) or 1))
     parallel = jobs > 1 and len(py_files) + len(ctx_files) >= 2 * jobs and not overrides
 

@@ -193,6 +193,29 @@ class no_cyclic_gc:
         return False
 
 
+#: ``--jobs`` by default: one worker per this many bytes of Python source, up to one per CPU.
+#: A worker costs about 0.12 s of CPU to start and feed plus ~10 % of its work in merging
+#: (measured: ``check -j2`` over ``-j1`` is +0.15 s CPU on mindyolo's 0.45 MB, +0.16 s on
+#: mindcv's 1.2 MB, +0.65 s on mindformers' 6.6 MB), and a megabyte is ~1.5 s of work;
+#: 256 KB (~0.4 s of work each) is where a second process saves more wall time than it costs.
+AUTO_JOB_BYTES = 256 * 1024
+
+
+def cpu_count() -> int:
+    """The CPUs this process may run on (its affinity mask, as ``os.sched_getaffinity``)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def auto_jobs(files: Sequence[str]) -> int:
+    """The default ``--jobs``: one per CPU for a run large enough to profit
+    (:data:`AUTO_JOB_BYTES` of source per worker), else 1 (the output is the same)."""
+    total = sum(_size(f) for f in files)
+    return max(1, min(cpu_count(), total // AUTO_JOB_BYTES))
+
+
 def _size(path: str) -> int:
     try:
         return os.path.getsize(path)
