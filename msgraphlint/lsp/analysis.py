@@ -33,6 +33,70 @@ log = logging.getLogger("msgraphlint.lsp")
 #: seconds of the analysis thread; ``initializationOptions.budget_ms`` overrides it.
 TIME_BUDGET_S = FILE_CPU_BUDGET_S
 WATCH_EVERY_S = 0.1
+#: documents at least this big are analysed in a process of their own (``lsp/child.py``):
+#: ``ast.parse`` holds the GIL, a thread parsing 23 MB kept every request waiting for seconds;
+#: ``initializationOptions.process_min_bytes`` overrides it
+PROCESS_MIN_BYTES = 1_000_000
+
+
+def process_cpu_seconds(pid: Optional[int]) -> Optional[float]:
+    """CPU time used by another process (Linux /proc); None where unknown."""
+    if pid is None:
+        return None
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+class ChildWork:
+    """A job's work done by ``python -m msgraphlint.lsp.child``: ``request`` (text, path,
+    buffers, root) pickled to a temporary file, ``(findings, related)`` read back. The
+    thread waits in slices of 0.1 s, so an interrupt lands at once; the job kills the
+    process when interrupted (``Job.interrupt``), and the process dies with the server."""
+
+    def __init__(self, request: dict, finish: Callable[[tuple], tuple] = lambda got: got) -> None:
+        self.request = request
+        self.finish = finish  # (findings, related) -> what the job returns
+        self.proc = None
+
+    def __call__(self, _prepared) -> tuple:
+        import pickle
+        import subprocess
+        import sys
+        import tempfile
+
+        fd, payload = tempfile.mkstemp(prefix="msgraphlint-lsp-", suffix=".pickle")
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                pickle.dump(self.request, fh, protocol=pickle.HIGHEST_PROTOCOL)
+            self.proc = subprocess.Popen([sys.executable, "-m", "msgraphlint.lsp.child", str(os.getpid()), payload],
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+            try:
+                while True:
+                    try:
+                        out, _ = self.proc.communicate(timeout=0.1)
+                        break
+                    except subprocess.TimeoutExpired:
+                        continue
+            finally:
+                self.kill()
+        finally:
+            try:
+                os.unlink(payload)
+            except OSError:
+                pass
+        if self.proc.returncode != 0:
+            raise RuntimeError(f"the analysis process ended with status {self.proc.returncode}")
+        return self.finish(pickle.loads(out))
+
+    def kill(self) -> None:
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
 
 
 def thread_cpu_seconds(native_id: Optional[int]) -> Optional[float]:
@@ -105,6 +169,8 @@ class Job:
                     return True
                 return False
             ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(self.thread.ident), ctypes.py_object(kind))
+            if isinstance(self.work, ChildWork):  # after the exception is set: the thread wakes into it
+                self.work.kill()
             return True
         finally:
             self._lock.release()
@@ -189,8 +255,12 @@ class Scheduler:
         if not job._running:  # waiting for the older analysis, or in setup: not counted
             self.loop.call_later(WATCH_EVERY_S, self._watch, job)
             return
-        used = thread_cpu_seconds(job.thread.native_id if job.thread is not None else None)
-        used = time.monotonic() - job.started if used is None else used - job.cpu_base
+        if isinstance(job.work, ChildWork):  # the analysis process's CPU time, not the waiting thread's
+            used = process_cpu_seconds(job.work.proc.pid if job.work.proc is not None else None)
+            used = 0.0 if job.work.proc is None else time.monotonic() - job.started if used is None else used
+        else:
+            used = thread_cpu_seconds(job.thread.native_id if job.thread is not None else None)
+            used = time.monotonic() - job.started if used is None else used - job.cpu_base
         if used < self.budget_s:
             self.loop.call_later(WATCH_EVERY_S, self._watch, job)
         elif job.interrupt(BudgetExceeded):

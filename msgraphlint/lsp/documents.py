@@ -17,6 +17,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import List, Optional, Tuple
 
 UTF8, UTF16, UTF32 = "utf-8", "utf-16", "utf-32"
@@ -59,6 +60,11 @@ def char_index(line: str, count: int, encoding: str) -> int:
 
 def line_starts(text: str) -> List[int]:
     """Offsets where each LSP line starts (there is always at least one line)."""
+    if "\r" not in text:  # the common case, without a match object per line (a 23 MB text: 0.6 s, not 1 s)
+        out = [0]
+        out.extend(accumulate(len(line) + 1 for line in text.split("\n")))
+        out.pop()
+        return out
     return [0] + [m.end() for m in _NEWLINE.finditer(text)]
 
 
@@ -74,11 +80,19 @@ class Document:
     version: Optional[int] = None
     language_id: str = ""
     _starts: Optional[List[int]] = field(default=None, repr=False)
+    # (line, delta): the starts of the lines after ``line`` are ``delta`` behind (edits within
+    # one line, keystrokes, shift them once, when a position below is next asked for)
+    _shift: Optional[Tuple[int, int]] = field(default=None, repr=False)
 
     @property
     def starts(self) -> List[int]:
         if self._starts is None:
-            self._starts = line_starts(self.text)
+            self._starts, self._shift = line_starts(self.text), None
+        elif self._shift is not None:
+            line, delta = self._shift
+            self._shift = None
+            if delta:
+                self._starts[line + 1:] = [s + delta for s in self._starts[line + 1:]]
         return self._starts
 
     def line(self, index: int) -> str:
@@ -115,7 +129,10 @@ class Document:
         """Apply one content change (``rng`` None: the whole text). Returns a note when the
         range was out of the document and had to be clamped, else None."""
         if rng is None:
-            self.text, self._starts = new_text, None
+            self.text, self._starts, self._shift = new_text, None, None
+            return None
+        if rng.start.line == rng.end.line and self._in_line(rng.start.line, rng.start.character,
+                                                             rng.end.character, new_text, encoding):
             return None
         a, note_a = self.offset_at(rng.start.line, rng.start.character, encoding)
         b, note_b = self.offset_at(rng.end.line, rng.end.character, encoding)
@@ -123,8 +140,36 @@ class Document:
         if b < a:
             a, b = b, a
             notes.append("the range ends before it starts (swapped)")
-        self.text, self._starts = self.text[:a] + new_text + self.text[b:], None
+        old, starts = self.text, self.starts
+        self.text = old[:a] + new_text + old[b:]
+        if "\r" in old[a - 1:a] + old[b - 1:b] + new_text[-1:]:
+            self._starts = None  # a `\r\n` may be joined or split at the seams: counted again
+        else:  # the lines before the edit keep their starts, those after it shift
+            la, lb = bisect.bisect_right(starts, a) - 1, bisect.bisect_right(starts, b) - 1
+            delta = len(new_text) - (b - a)
+            self._starts = starts[:la + 1] + [a + m.end() for m in _NEWLINE.finditer(new_text)] \
+                + [s + delta for s in starts[lb + 1:]]
         return "; ".join(notes) or None
+
+    def _in_line(self, line: int, start: int, end: int, new_text: str, encoding: str) -> bool:
+        """An edit inside one line that adds no line break (a keystroke): applied, the starts
+        of the lines below left to shift later (``_shift``); False (nothing done) otherwise."""
+        if self._starts is None or "\n" in new_text or "\r" in new_text:
+            return False
+        if self._shift is not None and self._shift[0] != line:
+            self.starts  # noqa: B018 - apply the other line's shift first
+        starts, delta = self._starts, self._shift[1] if self._shift is not None else 0
+        if not 0 <= line < len(starts):
+            return False
+        begin = starts[line]
+        stop = starts[line + 1] + delta if line + 1 < len(starts) else len(self.text)
+        text = self.text[begin:stop].rstrip("\r\n")
+        if start > end or end > units(text, encoding):
+            return False  # clamped or swapped: the general path says so
+        a, b = begin + char_index(text, start, encoding), begin + char_index(text, end, encoding)
+        self.text = self.text[:a] + new_text + self.text[b:]
+        self._shift = (line, delta + len(new_text) - (b - a))
+        return True
 
     def lsp_position(self, line: int, char_col: int, encoding: str) -> Tuple[int, int]:
         """A finding's position (1-based line, 0-based character column) in client units."""

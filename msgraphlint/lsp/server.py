@@ -56,6 +56,8 @@ class MsGraphLintServer(LanguageServer):
         super().__init__("msgraphlint", __version__, protocol_cls=GuardedProtocol)
         self.debounce = 0.05
         self.budget_s = TIME_BUDGET_S
+        from .analysis import PROCESS_MIN_BYTES
+        self.process_min_bytes = PROCESS_MIN_BYTES  # bigger documents: analysed in a process (lsp/child.py)
         self.encoding = UTF16
         self.document_changes = False
         self.documents: Dict[str, Document] = {}
@@ -259,6 +261,10 @@ class MsGraphLintServer(LanguageServer):
             return (list(result.findings) + list(result.unused_suppressions),
                     actions.related_documents(related, opened.get))
 
+        if len(text) >= self.process_min_bytes:  # ast.parse holds the GIL: off the server's process
+            from .analysis import ChildWork
+            work = ChildWork({"text": text, "path": path, "buffers": buffers, "root": self.root_path()},
+                             lambda got: (got[0], actions.related_documents(got[1], opened.get)))
         return self.scheduler.start(uri, doc.version, text, work, setup)
 
     def _is_current(self, outcome: Optional[Outcome]) -> bool:
@@ -352,6 +358,12 @@ def create_server() -> MsGraphLintServer:
                     setattr(ls, attr, float(value) / 1000.0)
                 elif value is not None:
                     log.warning("msgraphlint lsp: initializationOptions.%s must be a number >= 0, not %r", key, value)
+            value = opts.get("process_min_bytes")
+            if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+                ls.process_min_bytes = value
+            elif value is not None:
+                log.warning("msgraphlint lsp: initializationOptions.process_min_bytes must be an integer >= 0, "
+                            "not %r", value)
             if ls._scheduler is not None:
                 ls._scheduler.budget_s = ls.budget_s
 
@@ -409,6 +421,16 @@ def create_server() -> MsGraphLintServer:
     @server.command("msgraphlint.timings")
     def timings(ls: MsGraphLintServer, *args):
         return [round(t * 1000, 3) for t in ls.scheduler.timings]
+
+    @server.command("msgraphlint.analyses")
+    def analyses(ls: MsGraphLintServer, *args):
+        """The analyses running now: uri, version, and the pid of the process of a huge document's."""
+        out = []
+        for uri, job in ls.scheduler.jobs.items():
+            if not job.future.done():
+                proc = getattr(job.work, "proc", None)
+                out.append({"uri": uri, "version": job.version, "pid": proc.pid if proc is not None else None})
+        return out
 
     return server
 
