@@ -98,12 +98,12 @@ def _classes() -> Dict[str, type]:
     if not _CLASSES:
         from .evidence import ArgSite
         from .phases import Phase2
-        from .findings import Edit, Finding, Fix, FixSafety, Severity
+        from .findings import Codemod, Edit, Finding, Fix, FixSafety, Severity
         from .imports import ImportMap
         from .project import CallEdge, ClassSummary, FuncSummary, ModuleSummary
         from .suppressions import Suppression, SuppressionMap
 
-        for cls in (ArgSite, Phase2, Edit, Finding, Fix, FixSafety, Severity, ImportMap, CallEdge, ClassSummary,
+        for cls in (ArgSite, Phase2, Codemod, Edit, Finding, Fix, FixSafety, Severity, ImportMap, CallEdge, ClassSummary,
                     FuncSummary, ModuleSummary, Suppression, SuppressionMap):
             _CLASSES[cls.__name__] = cls
     return _CLASSES

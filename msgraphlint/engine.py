@@ -678,4 +678,6 @@ def _shift_fix(fix, delta: int):
     if fix is None or delta == 0:
         return fix
     from dataclasses import replace
-    return replace(fix, edits=tuple(replace(e, line=e.line + delta, end_line=e.end_line + delta) for e in fix.edits))
+    cm = fix.codemod and replace(fix.codemod, line=fix.codemod.line + delta, end_line=fix.codemod.end_line + delta)
+    return replace(fix, edits=tuple(replace(e, line=e.line + delta, end_line=e.end_line + delta) for e in fix.edits),
+                   codemod=cm)

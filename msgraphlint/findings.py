@@ -38,6 +38,21 @@ class Edit:
 
 
 @dataclass(frozen=True)
+class Codemod:
+    """A structural fix whose edit is computed only when it is applied (``--fix``, ``--diff``,
+    an editor's code action): a libcst transform of ``msgraphlint.codemods`` (``name``), the
+    statement it rewrites (lines and character columns, as ``Edit``), and its arguments.
+    ``check`` never imports libcst; the edit it yields is held to the same contract."""
+
+    name: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    args: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Fix:
     """A rewrite offered with a finding. ``proof``: what the rule proved to mark it safe
     (required for ``SAFE``, else the fix is demoted to unsafe); ``drops``: tokens of the
@@ -49,6 +64,7 @@ class Fix:
     safety: FixSafety = FixSafety.SAFE
     proof: str = ""
     drops: Tuple[str, ...] = ()
+    codemod: Optional[Codemod] = None  # its edit is added to ``edits`` when applied (``fixes.resolve``)
 
 
 @dataclass(frozen=True)

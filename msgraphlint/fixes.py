@@ -159,8 +159,31 @@ class FileFix:
                                             fromfile=f"a/{self.path}", tofile=f"b/{self.path}"))
 
 
+def resolve(fix: Fix, text: str, path: str = "") -> Optional[Fix]:
+    """``fix`` with its codemod's edit computed for ``text`` (``msgraphlint.codemods``: libcst
+    is imported here, when a structural fix is applied, never by ``check``) and held to the
+    contract like any fix; None when the transform no longer applies or the contract
+    withholds its edit. A fix without a codemod is returned as it is."""
+    if fix.codemod is None:
+        return fix
+    from .codemods import apply_codemod
+    edit = apply_codemod(fix.codemod, text)
+    if edit is None:
+        return None
+    checked, why = check_fix(replace(fix, edits=tuple(fix.edits) + (edit,), codemod=None), text)
+    if why is not None:
+        from .context import CONTRACT_LOG
+        CONTRACT_LOG.append((fix.codemod.name, path, edit.line, why))
+    return checked
+
+
 def fix_text(source: SourceFile, findings: Iterable[Finding], unsafe: bool = False) -> FileFix:
-    groups = [f.fix.edits for f in sorted(findings, key=lambda f: f.sort_key) if eligible(f, unsafe)]
+    fixes = [f.fix for f in sorted(findings, key=lambda f: f.sort_key) if eligible(f, unsafe)]
+    if any(fx.codemod is not None for fx in fixes):
+        fixes = [r for r in (resolve(fx, source.text, source.path) for fx in fixes)
+                 if r is not None and (unsafe or r.safety is FixSafety.SAFE)]
+    groups = [fx.edits for fx in fixes]
+
     fixed, applied = apply_edits(source.text, groups)
     if fixed != source.text:
         check_parses(fixed, source.path)

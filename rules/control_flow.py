@@ -20,7 +20,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
+from msgraphlint.codemods import where_if_fix, where_ifexp_fix
 
 from ._params import SHARED_USES
 
@@ -174,6 +175,7 @@ class TensorIf(Rule):
     code = "MSG101"
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-if"
+    fix_safety = FixSafety.SAFE  # ops.where when proved (msgraphlint/codemods.py), else unsafe
     summary = "`if`/`elif` whose condition is a tensor value: compiled into a Switch with branch subgraphs."
     message = ("`{what} {cond}` branches on a tensor value in graph-mode code ({where}): MindSpore compiles it "
                "into a Switch with separate branch subgraphs (more kernel graphs, no fusion across the branch)")
@@ -360,8 +362,9 @@ class TensorIf(Rule):
             return  # MSG104
         cond = tensor_decider(ctx, node.test)
         if cond is not None:
-            ctx.report(node.test, what="elif" if _is_elif(ctx, node) else "if",
-                       cond=_cond_text(ctx, node.test), where=ctx.where)
+            elif_ = _is_elif(ctx, node)
+            ctx.report(node.test, what="elif" if elif_ else "if", cond=_cond_text(ctx, node.test), where=ctx.where,
+                       fix=None if elif_ else where_if_fix(ctx, node))
 
 
 class TensorWhile(Rule):
@@ -465,6 +468,7 @@ class TensorValueBranch(Rule):
     code = "MSG103"
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-value-branch"
+    fix_safety = FixSafety.SAFE  # ops.where when proved (msgraphlint/codemods.py), else unsafe
     summary = "Conditional expression or `and`/`or` that picks a value by a tensor's truth: a Switch."
     message = ("`{expr}` picks a value by a tensor's truth in graph-mode code ({where}): MindSpore compiles "
                "it into a Switch with branch subgraphs (more kernel graphs, no fusion across them)")
@@ -544,7 +548,7 @@ class TensorValueBranch(Rule):
 
     def visit_IfExp(self, node: ast.IfExp, ctx) -> None:
         if tensor_decider(ctx, node.test) is not None:
-            ctx.report(node.test, expr=_cond_text(ctx, node), where=ctx.where,
+            ctx.report(node.test, expr=_cond_text(ctx, node), where=ctx.where, fix=where_ifexp_fix(ctx, node),
                        hint="`ops.where(cond, a, b)` (or `ops.select`) computes both and selects without a branch")
 
     def visit_BoolOp(self, node: ast.BoolOp, ctx) -> None:

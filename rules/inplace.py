@@ -22,6 +22,7 @@ import re
 from typing import List, Optional
 
 from msgraphlint.astutil import per_tree, walk_no_ctx
+from msgraphlint.codemods import inplace_method_fix, rebind_fix
 from msgraphlint.findings import Edit, Fix
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.values import Kind
@@ -365,7 +366,7 @@ def _fresh(value: Optional[ast.AST], ctx) -> bool:
     return False
 
 
-def no_alias_proof(stmt: ast.AugAssign, ctx) -> Optional[str]:
+def no_alias_proof(stmt: ast.AugAssign, ctx, target: Optional[ast.Name] = None) -> Optional[str]:
     """Proof that no other reference sees the in-place write of ``y op= v`` (so rewriting
     it as ``y = y op v`` changes nothing in graph mode), or None when it cannot be proved.
 
@@ -385,7 +386,7 @@ def no_alias_proof(stmt: ast.AugAssign, ctx) -> Optional[str]:
     """
     from ._flow import scope_function
 
-    target = stmt.target
+    target = stmt.target if target is None else target  # (MSG205: the statement of `target.mul_(v)`)
     if not isinstance(target, ast.Name):
         return None
     func = scope_function(stmt, ctx)
@@ -800,7 +801,10 @@ class InplaceWriteDiverges(Rule):
             subject = f"`{recv.id}`, which is read afterwards" + (
                 "" if a.readers == [recv.id] else f" (as {', '.join(f'`{r}`' for r in a.readers)})")
             effect = "graph mode writes into the tensor, PyNative on CPU leaves it unchanged (it returns a new tensor)"
-        ctx.report(node, what=f"in-place `{f.attr}()` on {subject}", effect=effect)
+        plain = f.attr[:-1]
+        info = ctx.catalog.tensor_method(plain)
+        ctx.report(node, what=f"in-place `{f.attr}()` on {subject}", effect=effect,
+                   fix=rebind_fix(ctx, node, plain) if info is not None and not info.get("inplace") else None)
 
 
 # ------------------------------------------------------------------------------------ MSG203
@@ -1046,6 +1050,7 @@ class TensorAugmentedAssign(Rule):
 class TensorInplaceMethod(Rule):
     code = "MSG205"
     name = "tensor-inplace-method"
+    fix_safety = FixSafety.SAFE  # `.mul()` for `.mul_()`: safe with the no-alias proof
     summary = "In-place Tensor method (`add_`, `mul_`, …) on a local tensor: an Inplace* kernel instead of a fusable op."
     message = "in-place `{method}()` on tensor `{name}` compiles to an Inplace* kernel with Depend/UpdateState ordering"
     hint = "use the out-of-place form and rebind: `{name} = {name}.{plain}(…)`"
@@ -1105,7 +1110,14 @@ class TensorInplaceMethod(Rule):
         a = _analysis(node, ctx, f.value.id, include_self=True)
         if a.inputs or a.readers:
             return  # MSG202
-        ctx.report(node, method=f.attr, name=f.value.id, plain=f.attr[:-1])
+        plain = f.attr[:-1]
+        fix = None
+        if ctx.catalog.tensor_method(plain) is not None and not ctx.catalog.tensor_method(plain).get("inplace"):
+            stmt = next((s for s in ctx.ancestors(node) if isinstance(s, ast.stmt)), None)
+            once = stmt is not None and sum(isinstance(n, ast.Name) and n.id == f.value.id
+                                            for n in ast.walk(stmt)) == 1  # `y.mul_(2) + y` reads the write
+            fix = inplace_method_fix(node, plain, no_alias_proof(stmt, ctx, f.value) if once else None)
+        ctx.report(node, method=f.attr, name=f.value.id, plain=plain, fix=fix)
 
 
 # ------------------------------------------------------------------------------------ MSG206

@@ -6,8 +6,9 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from msgraphlint.codemods import keyword_fix
 from msgraphlint.kinds import Kind
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 
 from ._guards import maybe_not_compiled
 from ._provenance import surely_tensor
@@ -121,6 +122,7 @@ def _receiver_and_args(node: ast.Call, ctx) -> Optional[Tuple[ast.AST, str, List
 
 class TensorMethodSignature(Rule):
     code = "MSG506"
+    fix_safety = FixSafety.UNSAFE  # keyword renames (dim -> axis): the call fails to compile as written
     name = "tensor-method-signature"
     summary = ("A Tensor method called with arguments none of its MindSpore overloads accepts: a keyword name it "
                "does not have, too many positional arguments, a missing one, or a literal of a type it rejects.")
@@ -230,7 +232,8 @@ class TensorMethodSignature(Rule):
             if why is None:
                 return
             valid.append(f"{over['text']} ({why})")
-        ctx.report(node, call=_short(ctx.segment(node)), method=method, valid=" | ".join(valid))
+        ctx.report(node, call=_short(ctx.segment(node)), method=method, valid=" | ".join(valid),
+                   fix=keyword_fix(node, overloads, match_overload))
 
 
 def _short(text: str) -> str:

@@ -8,7 +8,8 @@ from functools import lru_cache
 from importlib import resources
 
 from msgraphlint.astutil import dump
-from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
+from msgraphlint.codemods import property_call_fix, swapaxes_fix
+from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 
 from ._guards import up_the_chain
 
@@ -311,6 +312,7 @@ def _int_literal(e: ast.AST):
 class TorchTensorHabit(Rule):
     code = "MSG505"
     name = "torch-tensor-habit"
+    fix_safety = FixSafety.SAFE  # swapaxes (safe); .size() -> .shape and other property calls (unsafe)
     summary = ("A PyTorch habit that means something else on a MindSpore Tensor: a property called as a method "
                "(`x.shape()`, `x.size()`), a two-axis `x.transpose(1, 2)`, or a keyword 2.10's signature lacks "
                "(`ops.softmax(x, dim=-1)`).")
@@ -419,7 +421,8 @@ class TorchTensorHabit(Rule):
         if info is not None and info.get("property"):
             ctx.report(node, what=f"`{ctx.segment(f)}()` calls `{f.attr}`, a property of MindSpore's Tensor",
                        why="the graph fails to compile (`ValueError: The object is not callable.`)",
-                       advice=self._FIX.get(f.attr, f"read `.{f.attr}` without calling it"))
+                       advice=self._FIX.get(f.attr, f"read `.{f.attr}` without calling it"),
+                       fix=property_call_fix(ctx, node, f.attr))
             return
         if f.attr == "transpose" and len(node.args) == 2 and not node.keywords:
             axes = [_int_literal(a) for a in node.args]
@@ -427,7 +430,8 @@ class TorchTensorHabit(Rule):
             if why is not None:
                 a, b = axes
                 ctx.report(node, what=f"`{ctx.segment(node)}` swaps two axes the PyTorch way", why=why,
-                           advice=f"`x.swapaxes({a}, {b})` (or `mint.transpose(x, {a}, {b})`)")
+                           advice=f"`x.swapaxes({a}, {b})` (or `mint.transpose(x, {a}, {b})`)",
+                           fix=swapaxes_fix(node))
 
 
 # PyTorch's keyword -> the name MindSpore's ops functions give the same parameter

@@ -9,9 +9,14 @@ Entry points found in a module (by its ast, then by value):
 * classes with a ``construct`` method that can be built without arguments;
 * module-level Cell instances (``drop = nn.Dropout(...)``);
 * module-level functions decorated with ``jit``;
-* module-level functions that, given 0.1 for every parameter, return a Cell.
+* module-level functions that, given 0.1 for every parameter, return a Cell;
+* in a module with ``make_inputs()`` (the labeled fixtures), its functions and callable
+  module-level values, called with those inputs.
 Inputs: float32 tensors, one per required parameter, shapes tried in turn until the
-*before* code runs. Each entry runs in evaluation and in training state, with the same
+*before* code runs. Where graph mode rejects the *before* code and PyNative runs it (a
+PyTorch spelling such as ``x.transpose(1, 2)``), the *after* code in graph mode is compared
+with the *before* code in PyNative: the fix must give graph mode PyNative's meaning. Each
+entry runs in evaluation and in training state, with the same
 seeds for before and after; a result that differs between two runs of the same code
 (random ops) is not compared.
 """
@@ -86,9 +91,13 @@ def _callable(mod, kind, name, train):
         return cell, cell.construct
     if kind == "instance":
         if not isinstance(obj, nn.Cell):
-            return None, None
+            # a module-level jit function (`fn = make_step()`): called with the module's inputs
+            return (None, obj) if callable(obj) and hasattr(mod, "make_inputs") else (None, None)
         obj.set_train(train)
         return obj, obj.construct
+    if kind == "factory" and hasattr(mod, "make_inputs"):
+        # a module with make_inputs(): its functions take those tensors (labeled fixtures)
+        return (None, None) if name.startswith("make_inputs") else (None, obj)
     if kind == "factory":
         params = [p for p in inspect.signature(obj).parameters.values() if p.default is inspect.Parameter.empty]
         cell = obj(*[0.1] * len(params))
@@ -114,7 +123,7 @@ def _run(mod, kind, name, train, shape):
     if fn is None:
         return None
     n = _required(fn)
-    xs = _inputs(shape, n)
+    xs = list(mod.make_inputs()) if cell is None and hasattr(mod, "make_inputs") else _inputs(shape, n)
     ms.set_seed(0)
     np.random.seed(0)
     out = cell(*xs) if cell is not None else fn(*xs)
@@ -162,6 +171,23 @@ def case(c):
                         break
                 if err is None and b1 is None:
                     break  # not an entry point (a module-level value that is not a Cell)
+                if err is not None and mode_name == "graph":
+                    # graph mode rejects the original (a PyTorch spelling PyNative accepts):
+                    # the fix must compute in graph mode what PyNative computed before
+                    ms.set_context(mode=ms.PYNATIVE_MODE)
+                    for shape in SHAPES:
+                        b1, perr = _attempt(before, kind, name, train, shape)
+                        if perr is None:
+                            break
+                    ms.set_context(mode=mode)
+                    if perr is None and b1 is not None:
+                        a, aerr = _attempt(after, kind, name, train, shape)
+                        report["compared"] += 1
+                        report["entries"].append(where + " (after) vs pynative (before)")
+                        if aerr is not None or not _same(b1, a):
+                            report["changes"].append(f"{where} vs pynative before, shape {shape}: "
+                                                     + (aerr or "outputs, inputs or parameters differ"))
+                        continue
                 if err is not None:
                     report["skipped"].append(f"{where}: before does not run ({err})")
                     continue

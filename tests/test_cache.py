@@ -435,7 +435,7 @@ def test_wrong_shape_entries_with_valid_checksums_are_misses(tmp_path, caplog):
     assert kinds == {"p1", "p2"} and len(entries) == 6
     trees = {p: json.loads(payload) for p, _, _, _, payload in entries}
     objects = _objects(trees.values())
-    assert len({o["c"] for o in objects}) == 11  # every data class the cache holds is in these entries
+    assert len({o["c"] for o in objects}) == 12  # every data class the cache holds is in these entries (Codemod: MSG101)
     by_kind = {k: [trees[p] for p, kk, _, _, _ in entries if kk == k] for k in kinds}
     rc = ResultCache(str(cache))
     rng = random.Random(20)

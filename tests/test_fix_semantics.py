@@ -33,6 +33,7 @@ def _safe_fix_cases(work: Path):
     """(id, original path, fixed text, fixes applied) for every file a safe fix changes."""
     out = []
     fixtures = sorted(glob.glob(str(ROOT / "fixtures" / "**" / "*.py"), recursive=True))
+    fixtures += sorted(glob.glob(str(ROOT / "tests" / "data" / "codemods" / "*.py")))  # the structural fixes
     _, changed, errors = fix_paths(run_paths(fixtures), write=False)
     assert not errors
     out += [(f"fixture-{Path(c.path).stem}", Path(c.path), c.fixed, c.applied) for c in changed]

@@ -111,9 +111,15 @@ def _edit(uri: str, version: Optional[int], edits: List[lsp.TextEdit], document_
 def fix_edits(f: Finding, doc: Document, encoding: str, fix: Optional[Fix] = None) -> List[lsp.TextEdit]:
     """A finding's fix (or ``fix``: one of its alternatives) as LSP edits (fix edits carry
     ast lines and character columns; positions clamped to the document)."""
+    fix = fix if fix is not None else f.fix
+    if fix.codemod is not None:  # a structural fix: its edit is computed now, for this text (libcst)
+        from ..fixes import resolve
+        fix = resolve(fix, doc.text)
+        if fix is None:
+            return []
     return [lsp.TextEdit(_range(doc, doc.lsp_edit_position(e.line, e.col, encoding),
                                 doc.lsp_edit_position(e.end_line, e.end_col, encoding)), e.text)
-            for e in (fix if fix is not None else f.fix).edits]
+            for e in fix.edits]
 
 
 def suppress_edit(f: Finding, doc: Document, encoding: str) -> lsp.TextEdit:
