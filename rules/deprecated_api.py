@@ -330,13 +330,17 @@ def _made_tensor(e: ast.AST, scope: ast.AST, ctx, memo: dict) -> bool:
     return inst._made_tensor(e, scope, ctx, memo, 0)
 
 
+_FIELDS: dict = {}
+
+
 def _walk(tree: ast.AST):
     """(node, enclosing function or module, kind) for: an Attribute in a Load context that is
     not the ``value`` of another ("attr"), a Name in a Load context ("name"), a call of an
     attribute ("method"), an Import, an ImportFrom."""
     stack = [(tree, tree, False)]
     pop, push = stack.pop, stack.append
-    Attr, Name, Call, Imp, ImpF, Load = ast.Attribute, ast.Name, ast.Call, ast.Import, ast.ImportFrom, ast.Load
+    Attr, Name, Call, Imp, ImpF, Load, AST = ast.Attribute, ast.Name, ast.Call, ast.Import, ast.ImportFrom, ast.Load, ast.AST
+    fields_of = _FIELDS
     while stack:
         node, scope, in_chain = pop()
         cls = node.__class__
@@ -357,6 +361,15 @@ def _walk(tree: ast.AST):
         elif cls is ImpF:
             yield node, scope, "importfrom"
             continue
-        inner = node if isinstance(node, _FUNC_TYPES) else scope
-        for child in ast.iter_child_nodes(node):
-            push((child, inner, False))
+        inner = node if cls in _FUNC_TYPES else scope
+        fields = fields_of.get(cls)
+        if fields is None:  # ast.iter_child_nodes' order; the ctx/operator leaves are never yielded
+            fields = fields_of[cls] = tuple(f for f in cls._fields if f not in ("ctx", "op", "ops"))
+        for name in fields:
+            v = getattr(node, name, None)
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, AST):
+                        push((x, inner, False))
+            elif isinstance(v, AST):
+                push((v, inner, False))
