@@ -56,8 +56,28 @@ class RuleContext:
         try:
             return self._qualnames[key]
         except KeyError:
-            q = self._qualnames[key] = self.imports.dotted(node)
+            q = self.imports.dotted(node)
+            if q is not None and q.startswith("mindspore") and q in self.patched_mindspore:
+                q = None  # the project rebinds it (`nn.Dropout = MyDropout`): not MindSpore's any more
+            self._qualnames[key] = q
             return q
+
+    @property
+    def patched_mindspore(self) -> frozenset:
+        """MindSpore names this file's project rebinds where its code runs
+        (``ProjectIndex.mindspore_patches_for``)."""
+        got = self.__dict__.get("_patched")
+        if got is None:
+            index = self._index
+            if index is None or not hasattr(index, "has_mindspore_patches") or not index.has_mindspore_patches():
+                got = frozenset()
+            else:
+                tree = self.source.tree
+                imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+                            if "." in a.name] if "import " in self.source.text else []
+                got = index.mindspore_patches_for(self.path, imported)
+            self._patched = got
+        return got
 
     def kind(self, node: ast.AST) -> Kind:
         if self.values is None:
@@ -207,10 +227,7 @@ class RuleContext:
         from .fixes import check_fix
         edits = tuple(replace(e, col=self.char_col(e.line, e.col), end_col=self.char_col(e.end_line, e.end_col))
                       for e in fix.edits)
-        cm = fix.codemod
-        if cm is not None:  # its span in character columns too (the edit is computed when applied)
-            cm = replace(cm, col=self.char_col(cm.line, cm.col), end_col=self.char_col(cm.end_line, cm.end_col))
-        checked, why = check_fix(replace(fix, edits=edits, codemod=cm), self.source.text)
+        checked, why = check_fix(replace(fix, edits=edits), self.source.text)
         if why is not None:
             CONTRACT_LOG.append((getattr(self.rule, "code", "?"), self.path, edits[0].line if edits else 0, why))
         return checked

@@ -69,6 +69,7 @@ class ModuleSummary:
     nested: bool = False      # holds definitions inside functions (keys "<outer>.<locals>.<name>")
     pynative_only: bool = False  # sets PYNATIVE_MODE and never GRAPH_MODE nor jit: not graph code
     evidence: List[ArgSite] = field(default_factory=list)  # what it passes to graph entries (evidence.py)
+    patches: Tuple[str, ...] = ()  # MindSpore names it rebinds (`nn.Dropout = MyDropout`): mindspore_patches
 
 
 _PYNATIVE_SET = re.compile(r"\bmode\s*=\s*(?:[\w.]*\.)?PYNATIVE_MODE\b"
@@ -86,6 +87,35 @@ def pynative_by_construction(text: str) -> bool:
     if "PYNATIVE_MODE" not in text or "GRAPH_MODE" in text or "jit" in text:
         return False
     return bool(_PYNATIVE_SET.search(text)) and not re.search(r"\bmode\s*=\s*0\b", text)
+
+
+def mindspore_patches(tree: ast.Module, imports: ImportMap, text: str) -> Tuple[str, ...]:
+    """The MindSpore names a module rebinds, monkey-patching MindSpore for the code that runs
+    after it: `nn.Dropout = MyDropout`, `mindspore.nn.Dropout = ...`, `setattr(nn, "Dropout",
+    MyDropout)`, anywhere in the module. Both spellings of each (as imported and normalised)."""
+    heads = sorted({k for k, v in imports.names.items() if v == "mindspore" or v.startswith("mindspore.")})
+    if not heads:
+        return ()
+    alt = "|".join(map(re.escape, heads))
+    if not re.search(r"^[ \t]*(?:%s)(?:\.\w+)*\.\w+[ \t]*=(?!=)|\bsetattr\([ \t]*(?:%s)\b" % (alt, alt), text, re.M):
+        return ()
+    out: List[str] = []
+
+    def add(base: ast.AST, attr: str) -> None:
+        for norm in (True, False):
+            q = imports.dotted(base, normalized=norm)
+            if q and (q == "mindspore" or q.startswith("mindspore.")):
+                out.append(f"{q}.{attr}")
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Attribute) and isinstance(t.value, (ast.Name, ast.Attribute)):
+                    add(t.value, t.attr)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and len(node.args) == 3 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            add(node.args[0], node.args[1].value)
+    return tuple(sorted(set(out)))
 
 
 def module_name_for(path: str) -> Tuple[str, str, bool]:
@@ -419,7 +449,8 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
     text = source.text
     summary = ModuleSummary(modname, source.path, is_package, imports,
                             graph_hint=("mindspore" in text or "construct" in text or "jit" in text),
-                            pynative_only=pynative_by_construction(text))
+                            pynative_only=pynative_by_construction(text),
+                            patches=mindspore_patches(tree, imports, text))
     # module-level definitions resolve to this module
     for node in tree.body:
         if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -718,6 +749,41 @@ class ProjectIndex:
 
     def module_of_path(self, path: str) -> Optional[ModuleSummary]:
         return self.by_path.get(os.path.abspath(path))
+
+    def has_mindspore_patches(self) -> bool:
+        """Whether any known module rebinds a MindSpore name (memoised per module count)."""
+        memo = self.__dict__.get("_patch_memo")
+        if memo is None or memo[0] != len(self.modules):
+            memo = self._patch_memo = (len(self.modules), any(m.patches for m in list(self.modules.values())))
+        return memo[1]
+
+    def mindspore_patches_for(self, path: str, imported: Iterable[str] = ()) -> FrozenSet[str]:
+        """The MindSpore names rebound (``ModuleSummary.patches``) by the file's module or a
+        project module it imports, transitively: the patches that have run when its code
+        runs. ``imported``: the dotted modules the file's ``import a.b`` statements name."""
+        start = self.module_of_path(path)
+        if start is None or not self.has_mindspore_patches():
+            return frozenset()
+        seen, stack, out = {start.name}, [start], set(start.patches)
+        for name in imported:  # `import pkg.patches` binds only `pkg` in the import map
+            dep = self.modules.get(name)
+            if dep is not None and dep.name not in seen:
+                seen.add(dep.name)
+                stack.append(dep)
+                out.update(dep.patches)
+        while stack:
+            mod = stack.pop()
+            for dotted in set(mod.imports.names.values()):
+                parts = dotted.split(".")
+                for cut in range(len(parts), 0, -1):
+                    dep = self.modules.get(".".join(parts[:cut]))
+                    if dep is not None:
+                        if dep.name not in seen:
+                            seen.add(dep.name)
+                            stack.append(dep)
+                            out.update(dep.patches)
+                        break
+        return frozenset(out)
 
     def iter_classes(self) -> Iterable[Tuple[ModuleSummary, ClassSummary]]:
         for mod in list(self.by_path.values()):

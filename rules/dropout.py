@@ -41,6 +41,9 @@ class DropoutKeepProb(Rule):
         does today, drops 90%; `p=k` (`p=0.1`) is what a PyTorch author meant, drops
         10%, and changes training. Applying the first silently would also silence the
         warning on what is almost always a bug.
+
+        A project that rebinds `nn.Dropout` to its own `p`-first class (`nn.Dropout =
+        MyDropout`, in the module or one it imports) calls its own class: not reported.
     """
     VALID = [
         Valid("""
