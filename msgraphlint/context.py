@@ -227,7 +227,10 @@ class RuleContext:
         from .fixes import check_fix
         edits = tuple(replace(e, col=self.char_col(e.line, e.col), end_col=self.char_col(e.end_line, e.end_col))
                       for e in fix.edits)
-        checked, why = check_fix(replace(fix, edits=edits), self.source.text)
+        cm = fix.codemod
+        if cm is not None:  # its span in character columns too (the edit is computed when applied)
+            cm = replace(cm, col=self.char_col(cm.line, cm.col), end_col=self.char_col(cm.end_line, cm.end_col))
+        checked, why = check_fix(replace(fix, edits=edits, codemod=cm), self.source.text)
         if why is not None:
             CONTRACT_LOG.append((getattr(self.rule, "code", "?"), self.path, edits[0].line if edits else 0, why))
         return checked
