@@ -10,12 +10,17 @@ _STR_METHODS = frozenset({"encode", "decode", "batch_encode", "batch_decode", "t
                           "convert_ids_to_tokens", "encode_plus", "batch_encode_plus"})
 
 
-def _names_tokenizer(node: ast.AST) -> bool:
+def _tokenizer_node(node: ast.AST):
+    """The part of a call's receiver chain whose name mentions `tokenizer`, or None."""
     while isinstance(node, ast.Attribute):
         if "tokenizer" in node.attr.lower():
-            return True
+            return node
         node = node.value
-    return isinstance(node, ast.Name) and "tokenizer" in node.id.lower()
+    return node if isinstance(node, ast.Name) and "tokenizer" in node.id.lower() else None
+
+
+def _names_tokenizer(node: ast.AST) -> bool:
+    return _tokenizer_node(node) is not None
 
 
 class TokenizerInGraph(Rule):
@@ -33,7 +38,11 @@ class TokenizerInGraph(Rule):
         the graph and runs Python on every step (see MSG401). Tokenize before the model:
         offline, or as a dataset `map` operation with parallel workers. A receiver whose
         name mentions `tokenizer` (a local, a parameter or `self.tokenizer`) is what is
-        recognised; calls in `__init__` and outside graph code are fine.
+        recognised; calls in `__init__` and outside graph code are fine, and so is a
+        receiver that is a Cell: vision transformers call their convolutional patch
+        embedding a "Tokenizer" (CCT's `self.tokenizer = Tokenizer(...)`, a Cell of
+        `Conv2d`/`MaxPool2d`), and calling it is a sub-Cell call that compiles into the
+        graph (labeled fixture `fallback_neg_conv_tokenizer_cell`: no fallback node).
     """
     VALID = [
         Valid("""
@@ -48,6 +57,26 @@ class TokenizerInGraph(Rule):
                 def construct(self, ids):
                     return ids * 2
         """),
+        Valid("""
+            from mindspore import nn
+
+            class Tokenizer(nn.Cell):
+                def __init__(self, channels, dim):
+                    super().__init__()
+                    self.conv = nn.Conv2d(channels, dim, 3)
+                    self.pool = nn.MaxPool2d(3, 2)
+
+                def construct(self, x):
+                    return self.pool(self.conv(x)).flatten(start_dim=2).swapaxes(1, 2)
+
+            class CCT(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.tokenizer = Tokenizer(3, 64)
+
+                def construct(self, x):
+                    return self.tokenizer(x)
+        """, note="a convolutional patch 'Tokenizer' Cell (Compact Convolutional Transformer): a sub-Cell"),
     ]
     INVALID = [
         Invalid("""
@@ -67,8 +96,11 @@ class TokenizerInGraph(Rule):
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         f = node.func
-        if _names_tokenizer(f) and (not isinstance(f, ast.Attribute) or f.attr in _STR_METHODS
-                                    or "tokenizer" in f.attr.lower()):
+        tok = _tokenizer_node(f)
+        if tok is not None and (not isinstance(f, ast.Attribute) or f.attr in _STR_METHODS
+                                or "tokenizer" in f.attr.lower()):
+            if ctx.is_cell(tok):
+                return  # a Cell named Tokenizer (a convolutional patch tokenizer): a sub-Cell call
             ctx.report(node, where=ctx.scope.short_name if ctx.scope else "graph code")
 
 
