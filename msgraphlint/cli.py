@@ -548,15 +548,17 @@ def _fix_stdin(result, overrides, fmt, unsafe_fixes, show_diff, exit_zero, quiet
     from .fixes import FileFix, FixError, encode_like
     from .reporters import render
     from .runner import fix_source
+    from .filework import in_memory_source
     from .source import SourceError, SourceFile
 
     (name, data), = overrides.items()
     settings = result.settings_for(result.files[0].path) if result.files else result.settings
     try:  # stdin is bytes, decoded like a file (BOM, coding cookie) and written back the same way
-        source = SourceFile.from_bytes(name, data) if isinstance(data, bytes) else SourceFile(name, data)
+        source = SourceFile.from_bytes(name, data) if isinstance(data, bytes) else in_memory_source(name, data)
     except SourceError:  # undecodable: nothing to fix; the MSG001 finding is the report
         source = None
-    text = source.text if source is not None else ""
+    # what the fixes change: a notebook's JSON text (its cells' sources are spliced back), else the source
+    text = (source.notebook.raw if source.notebook is not None else source.text) if source is not None else ""
     try:
         if source is None:
             raise FixError("")

@@ -30,19 +30,21 @@ DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__py
                    ".pytest_cache", ".ruff_cache", "build", "dist", "node_modules", "site-packages",
                    ".eggs", "*.egg-info", ".msgraphlint_cache")
 
+from .discovery import DEFAULT_INCLUDE  # noqa: E402 - what a directory walk lints, as ruff's default `include`
+
 # in one directory, the first of these that exists wins (pyproject.toml only with a [tool.msgraphlint] table)
 CONFIG_FILES = (".msgraphlint.toml", "msgraphlint.toml", "pyproject.toml")
 
 KNOWN_KEYS = {
     "extend": str,
     "select": list, "extend-select": list, "ignore": list, "extend-ignore": list,
-    "per-file-ignores": dict, "exclude": list, "extend-exclude": list,
+    "per-file-ignores": dict, "exclude": list, "extend-exclude": list, "include": list, "extend-include": list,
     "target-mindspore": str, "respect-gitignore": bool, "cell-bases": list,
     "rules": dict, "cache-dir": str, "baseline": str, "python": str,
 }
 SELECTOR_KEYS = ("select", "extend-select", "ignore", "extend-ignore")
 # keys whose list values accumulate across `extend` (the others: the extending file wins)
-ACCUMULATING_KEYS = ("extend-select", "extend-ignore", "extend-exclude")
+ACCUMULATING_KEYS = ("extend-select", "extend-ignore", "extend-exclude", "extend-include")
 # keys holding paths, resolved against the directory of the file that sets them
 PATH_KEYS = ("cache-dir", "baseline", "python")
 
@@ -61,6 +63,9 @@ class Config:
     per_file_ignores: Dict[str, List[str]] = field(default_factory=dict)
     exclude: List[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     extend_exclude: List[str] = field(default_factory=list)
+    # the files a directory walk lints (ruff's `include`/`extend-include`; YAML run configs apart)
+    include: List[str] = field(default_factory=lambda: list(DEFAULT_INCLUDE))
+    extend_include: List[str] = field(default_factory=list)
     target_mindspore: str = DEFAULT_TARGET
     target_source: str = "the default: the newest release msgraphlint knows (no pin found)"  # pins.py
     respect_gitignore: bool = True
@@ -77,6 +82,9 @@ class Config:
     def all_excludes(self) -> List[str]:
         return list(self.exclude) + list(self.extend_exclude)
 
+    def all_includes(self) -> List[str]:
+        return list(self.include) + list(self.extend_include)
+
     def describe(self) -> Dict[str, Any]:
         """The resolved settings as plain data (``--show-settings``)."""
         return {
@@ -85,6 +93,7 @@ class Config:
             "select": list(self.select), "extend-select": list(self.extend_select), "ignore": list(self.ignore),
             "per-file-ignores": {k: list(v) for k, v in self.per_file_ignores.items()},
             "exclude": list(self.exclude), "extend-exclude": list(self.extend_exclude),
+            "include": list(self.include), "extend-include": list(self.extend_include),
             "target-mindspore": self.target_mindspore, "target-mindspore-from": self.target_source,
             "respect-gitignore": self.respect_gitignore,
             "cell-bases": list(self.cell_bases), "rules": {k: dict(v) for k, v in self.rule_options.items()},
@@ -266,6 +275,9 @@ def parse_section(section: Dict[str, Any], path: Optional[str] = "<config>",
     if "exclude" in section:
         cfg.exclude = list(section["exclude"])
     cfg.extend_exclude = list(section.get("extend-exclude", []))
+    if "include" in section:
+        cfg.include = list(section["include"])
+    cfg.extend_include = list(section.get("extend-include", []))
     cfg.target_mindspore = section.get("target-mindspore", DEFAULT_TARGET)
     if "target-mindspore" in section:
         cfg.target_source = where

@@ -17,6 +17,8 @@ from .source import display_path
 
 PY_SUFFIXES = (".py", ".pyi")
 YAML_SUFFIXES = (".yaml", ".yml")
+NOTEBOOK_SUFFIX = ".ipynb"
+DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")  # ruff's default `include` (YAML run configs are found apart)
 
 
 class DiscoveryError(Exception):
@@ -103,18 +105,24 @@ def _special_warning(path: str) -> str:
 
 def discover(paths: Iterable[str], exclude: Sequence[str], root: str, respect_gitignore: bool = True,
              include_yaml: bool = True, warnings: Optional[List[str]] = None,
-             skipped: Optional[List[Tuple[str, str]]] = None) -> List[str]:
+             skipped: Optional[List[Tuple[str, str]]] = None,
+             include: Optional[Sequence[str]] = None) -> List[str]:
     """Files to lint, in a stable order. Raises DiscoveryError naming a missing path.
     Non-regular files and directories that cannot be listed are skipped; a message for
     each goes to ``warnings`` (and the directories to ``skipped`` too). Files and
     directories left out because a ``.gitignore`` ignores them go to ``skipped`` as
-    (path, reason) (a directory once, with a trailing ``/``)."""
+    (path, reason) (a directory once, with a trailing ``/``). ``include``: the globs a
+    walked file must match (its name, or its path relative to ``root``; ruff's
+    ``include``), default ``DEFAULT_INCLUDE``; YAML files are taken apart (``include_yaml``)."""
     if warnings is None:
         warnings = []
     out: List[str] = []
     seen = set()
     gi = _GitIgnores(warnings)
-    suffixes = PY_SUFFIXES + (YAML_SUFFIXES if include_yaml else ())
+    suffixes = YAML_SUFFIXES if include_yaml else ()
+    globs = list(DEFAULT_INCLUDE if include is None else include)
+    plain = tuple(g[1:] for g in globs if g.startswith("*.") and not _MAGIC.search(g[1:]))  # "*.py": a suffix
+    others = [g for g in globs if not (g.startswith("*.") and not _MAGIC.search(g[1:]))]
     for given in paths:
         if not os.path.exists(given):
             raise DiscoveryError(f"path does not exist: {given}")
@@ -161,11 +169,14 @@ def discover(paths: Iterable[str], exclude: Sequence[str], root: str, respect_gi
                 keep.append(d)
             dirnames[:] = keep
             for f in sorted(filenames):
-                if not f.endswith(suffixes):
+                if not f.endswith(plain) and not f.endswith(suffixes) and not others:
                     continue
                 full = os.path.join(dirpath, f)
                 ap = os.path.abspath(full)
                 rel = os.path.relpath(ap, root).replace(os.sep, "/")
+                if not f.endswith(plain) and not f.endswith(suffixes) and \
+                        not any(fnmatch.fnmatch(f, g) or fnmatch.fnmatch(rel, g) for g in others):
+                    continue
                 if _excluded(rel, f, exclude):
                     continue
                 if top is not None:

@@ -61,6 +61,9 @@ def in_memory_source(path: str, text: Union[str, bytes]) -> SourceFile:
     coding cookie, invalid bytes -> SourceError)."""
     if isinstance(text, bytes):
         return SourceFile.from_bytes(path, text)
+    if path.endswith(".ipynb"):  # a notebook's JSON text
+        from .notebook import source_from_text
+        return source_from_text(path, text)
     return SourceFile(path, text)
 
 

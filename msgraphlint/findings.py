@@ -35,6 +35,7 @@ class Edit:
     end_line: int
     end_col: int
     text: str
+    cell: Optional[int] = None  # a notebook's: the cell (1-based) whose lines these are (notebook.localize)
 
 
 @dataclass(frozen=True)
@@ -93,10 +94,13 @@ class Finding:
     # a call-site finding (MSG004 reached-from-call): the finding it repeats at a call that
     # reaches it from another file, as (code, path, line, col); None for every other finding
     origin: Optional[Tuple[str, str, int, int]] = None
+    # a notebook's finding: the cell (1-based among all its cells), ``line``/``end_line``
+    # counted within that cell (``notebook.localize``); None for every other file
+    cell: Optional[int] = None
 
     @property
     def sort_key(self):
-        return (self.path, self.line, self.col, self.code)
+        return (self.path, self.cell or 0, self.line, self.col, self.code)
 
     def with_(self, **changes) -> "Finding":
         from dataclasses import replace

@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass
 from typing import Dict, List, Set, Tuple
 
-from . import runner
+from . import notebook, runner
 from .filework import INTERNAL_ERROR_CODE
 from .findings import FileResult, Finding, Severity
 from .fixes import FileFix, FixError, eligible, encode_like, fix_text
@@ -47,6 +47,11 @@ class _Snapshot:
     path: str
     data: bytes
     source: SourceFile  # decoded from data: encoding, BOM and newline style to write back
+
+
+def _text_of(source: SourceFile) -> str:
+    """The text a file's fixes change: a notebook's JSON text, any other file's source."""
+    return source.notebook.raw if source.notebook is not None else source.text
 
 
 def _fixable(fr: FileResult, unsafe: bool) -> bool:
@@ -119,7 +124,7 @@ def _fix_round(paths: List[str], settings, snaps: Dict[str, _Snapshot], unsafe: 
     findings of the final texts and {path: (fixed text, fixes applied)} of changed files.
     ``links`` maps other names of a snapshot's file to the snapshot's path; a file whose
     result belongs to another file is recorded in ``foreign`` and left unchanged."""
-    current = {p: s.source.text for p, s in snaps.items()}
+    current = {p: _text_of(s.source) for p, s in snaps.items()}
     applied: Dict[str, int] = {p: 0 for p in snaps}
     stuck: Set[str] = set()
 
@@ -142,7 +147,12 @@ def _fix_round(paths: List[str], settings, snaps: Dict[str, _Snapshot], unsafe: 
                 foreign[p] = why
                 stuck.add(p)
                 continue
-            src = SourceFile(snap.source.path, current[p], snap.source.encoding, snap.source.bom, snap.source.newline)
+            if snap.source.notebook is not None:  # its JSON text: the cells are fixed and spliced back
+                src = notebook.source_from_text(snap.source.path, current[p])
+                src.bom = snap.source.bom
+            else:
+                src = SourceFile(snap.source.path, current[p], snap.source.encoding, snap.source.bom,
+                                 snap.source.newline)
             try:
                 ff = fix_text(src, fr.findings, unsafe)
             except FixError as exc:
@@ -157,7 +167,7 @@ def _fix_round(paths: List[str], settings, snaps: Dict[str, _Snapshot], unsafe: 
             break
         results = _lint(paths, settings, texts(), cache)
     changed = {p: (current[p], applied[p]) for p, s in snaps.items()
-               if current[p] != s.source.text and p not in foreign}
+               if current[p] != _text_of(s.source) and p not in foreign}
     return results, changed
 
 
@@ -226,7 +236,7 @@ def _fix_rounds(state: _FixState, paths: List[str], settings, todo: List[str], u
         retry: List[str] = []
         for p, (text, n) in changed.items():
             snap = snaps[p]
-            ff = FileFix(p, snap.source.text, text, n, snap.source)
+            ff = FileFix(p, _text_of(snap.source), text, n, snap.source)
             if not write:
                 fixes[p] = ff
                 continue

@@ -155,6 +155,9 @@ class FileFix:
         return self.fixed != self.original
 
     def diff(self) -> str:
+        if self.source is not None and self.source.notebook is not None:  # ruff's: one diff per changed cell
+            from .notebook import cell_diff
+            return cell_diff(self.path, self.original, self.fixed)
         return "".join(difflib.unified_diff(split_lines(self.original, keepends=True), split_lines(self.fixed, keepends=True),
                                             fromfile=f"a/{self.path}", tofile=f"b/{self.path}"))
 
@@ -178,6 +181,9 @@ def resolve(fix: Fix, text: str, path: str = "") -> Optional[Fix]:
 
 
 def fix_text(source: SourceFile, findings: Iterable[Finding], unsafe: bool = False) -> FileFix:
+    if source.notebook is not None:  # the fixed cells' sources spliced into the JSON text (msgraphlint.notebook)
+        from .notebook import fix_notebook
+        return fix_notebook(source, findings, unsafe)
     fixes = [f.fix for f in sorted(findings, key=lambda f: f.sort_key) if eligible(f, unsafe)]
     if any(fx.codemod is not None for fx in fixes):
         fixes = [r for r in (resolve(fx, source.text, source.path) for fx in fixes)

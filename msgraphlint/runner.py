@@ -155,7 +155,7 @@ def plan_paths(paths: Sequence[str], settings_of, *, force_exclude: bool = False
             cfg = s.config
             try:
                 found = discover([p], cfg.all_excludes(), cfg.root, cfg.respect_gitignore, warnings=warnings,
-                                 skipped=skipped)
+                                 skipped=skipped, include=cfg.all_includes())
             except DiscoveryError as exc:
                 raise UsageError(str(exc)) from None
             if os.path.isdir(p):
@@ -619,12 +619,20 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
         settings = fs(f)
         p1r = p1_of.get(f)
         fr = FileResult(display_path(f), lines=p1r.lines if p1r else 0)
+        nb = _notebook_of(f, overrides)
         if p1r is not None and p1r.error is not None:
             keep = p1r.error.code in settings.selected or p1r.error.code == INTERNAL_ERROR_CODE
-            fr.findings = [p1r.error] if keep else []
+            fr.findings = [_in_cells(p1r.error, nb)] if keep else []
             out.append(fr)
             continue
         r = results.get(f)
+        if nb is not None and not nb.is_python:  # ruff's rule too: only Python kernels are linted
+            fr.skipped = True
+            fr.skip_reason = f"a notebook whose kernel language is {nb.language!r}, not Python"
+            if f not in ctx_set:
+                warnings.append(f"{display_path(f)}: skipped: {fr.skip_reason}")
+            out.append(fr)
+            continue
         if r is None or r.skipped:
             fr.skipped = True
             fr.skip_reason = r.skipped if r is not None else "no graph code (pre-filter: no mindspore/jit/construct)"
@@ -633,6 +641,9 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
             out.append(fr)
             continue
         found = list(r.findings) + echoes.get(os.path.abspath(f), [])
+        if nb is not None and nb.errors:  # its code cells that are not Python (the others were checked)
+            from .notebook import cell_error_findings
+            found += cell_error_findings(nb, display_path(f))
         found = _dedupe(found)
         ignored = fs.ignored(f)  # per-file-ignores, compiled once per configuration
         if ignored:
@@ -644,8 +655,8 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
             fr.skip_reason = "`# msgraphlint: skip-file`"
         elif r.sups is not None:
             found, unused = suppressions.apply(found, r.sups, display_path(f), settings.selected)
-            fr.unused_suppressions = unused
-        fr.findings = sorted(found, key=lambda x: x.sort_key)
+            fr.unused_suppressions = [_in_cells(x, nb) for x in unused]
+        fr.findings = sorted((_in_cells(x, nb) for x in found), key=lambda x: x.sort_key)
         out.append(fr)
     hooks.phase(None)
     linted_out = out[:len(py_files) + len(yaml_files)]
@@ -653,6 +664,22 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
         for fr in out[len(py_files) + len(yaml_files):]:
             related[fr.path] = fr
     return RunResult(linted_out, fs.default, timings=dict(hooks.timings), warnings=warnings)
+
+
+def _notebook_of(path: str, overrides):
+    """The notebook at ``path`` (its in-memory text when there is one), None for any other file."""
+    if not path.endswith(".ipynb"):
+        return None
+    from . import notebook
+    return notebook.load(path, overrides.get(path))
+
+
+def _in_cells(finding: Finding, nb) -> Finding:
+    """A notebook's finding in its cell's numbering (``notebook.localize``)."""
+    if nb is None:
+        return finding
+    from . import notebook
+    return notebook.localize(finding, nb)
 
 
 class _LineTexts:
@@ -716,7 +743,7 @@ def fix_source(text: str, path: str, settings: Settings, *, unsafe: bool = False
     current, total = text, 0
     remaining = _run_one(path, text, settings, settings_of=settings_of, buffers=buffers, context_cache=cc)
     for _ in range(max_passes):
-        ff = fix_text(SourceFile(display_path(path), current), remaining.findings, unsafe)
+        ff = fix_text(in_memory_source(display_path(path), current), remaining.findings, unsafe)
         if not ff.changed:
             break
         current, total = ff.fixed, total + ff.applied

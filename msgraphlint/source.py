@@ -14,7 +14,7 @@ import sys
 import tokenize
 import warnings
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import Any, List, Optional
 
 _CODING_RE = re.compile(rb"^[ \t\f]*#.*?(coding[:=][ \t]*([-\w.]+))")  # (the cookie, the codec): ASCII
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -161,9 +161,13 @@ class SourceFile:
     _lines: Optional[List[str]] = field(default=None, repr=False)
     _tree: Optional[ast.Module] = field(default=None, repr=False)
     _keepends: Optional[List[str]] = field(default=None, repr=False)
+    notebook: Optional[Any] = field(default=None, repr=False)  # a .ipynb's notebook.Notebook; ``text`` its code
 
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> "SourceFile":
+        if path.endswith(".ipynb"):  # its code cells, joined (msgraphlint.notebook)
+            from .notebook import source_from_bytes
+            return source_from_bytes(path, data)
         bom = data.startswith(codecs.BOM_UTF8)
         if bom:
             data = data[len(codecs.BOM_UTF8):]

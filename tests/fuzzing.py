@@ -128,8 +128,9 @@ def outcome(text: str) -> str:
 # without safe fixes, MindFormers run configs, notebooks), in any folder order,
 # * `check --fix .` leaves every file exactly the bytes written here by hand as its fixed
 #   text (`TreeFile.fixed`), which is also what `check --fix FILE` gives each file alone;
-# * a file with no safe fix (YAML, notebooks, suppressed or unsafe-only findings, parse
-#   errors, skip-file, no graph code) is never changed;
+# * a file with no safe fix (YAML, suppressed or unsafe-only findings, parse errors,
+#   skip-file, no graph code) is never changed; a notebook's fixed bytes are its JSON with
+#   the fixed cell's `source` lines, everything else as it was;
 # * `check --diff .` changes nothing and announces the same count `--fix` reports fixed,
 #   and both equal the fixes written into the files here; a second `--fix` changes nothing;
 # * no run reports an internal error or a warning, or exits 2.
@@ -244,13 +245,16 @@ def fix_tree(draw) -> List[TreeFile]:
         elif kind == "yaml":
             data = _encode(draw(st.sampled_from(YAML_CONFIGS)), newline, False)
             files.append(TreeFile(rel, data, data, 0))
-        else:  # a notebook holding a fixable Cell: not walked (directory runs take .py/.pyi/.yaml/.yml)
-            text, _, _ = _cell_module(draw, k)
-            nb = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
-                             "source": text.splitlines(keepends=True)}],
-                  "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-            data = json.dumps(nb, indent=1).encode("utf-8") + b"\n"
-            files.append(TreeFile(rel, data, data, 0))
+        else:  # a notebook holding a fixable Cell (after a markdown cell): its code cell is fixed
+            text, fixed, n = _cell_module(draw, k)
+
+            def notebook(source: str) -> bytes:
+                nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# a Cell\n"]},
+                                {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                                 "source": source.splitlines(keepends=True)}],
+                      "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+                return json.dumps(nb, indent=1).encode("utf-8") + b"\n"
+            files.append(TreeFile(rel, notebook(text), notebook(fixed), n))
     return files
 
 

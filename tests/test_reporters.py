@@ -230,7 +230,7 @@ def test_json_document_matches_its_schema_and_content():
     doc = json.loads(render("json", sample_results(), RULES))
     jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(doc)
 
-    assert doc["schema_version"] == "2.2"
+    assert doc["schema_version"] == "2.3"
     assert doc["tool"] == {"name": "msgraphlint", "version": __version__}
     assert doc["summary"] == {"files": 3, "findings": 4, "fixable": 1, "hidden_fixes": 0,
                               "by_code": {"MSG002": 1, "MSG901": 1, "MSG902": 2}}

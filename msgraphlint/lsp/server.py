@@ -14,7 +14,7 @@ from lsprotocol import types as lsp
 from pygls.server import LanguageServer
 
 from .. import __version__
-from . import actions
+from . import actions, notebooks
 from .analysis import TIME_BUDGET_S, Job, Outcome, Related, Scheduler
 from .documents import UTF16, Document, negotiate_encoding
 from .guard import GuardedProtocol
@@ -157,7 +157,7 @@ class MsGraphLintServer(LanguageServer):
         path = uri_to_path(doc.uri)
         if path is not None and (not os.path.basename(path) or os.path.isdir(path)):
             path = None  # "file://" (Neovim's unnamed buffer) or a folder: untitled
-        if path is not None and path.endswith(PY_SUFFIXES + YAML_SUFFIXES):
+        if path is not None and path.endswith(PY_SUFFIXES + YAML_SUFFIXES + (".ipynb",)):
             return path
         if doc.language_id != "python":
             return None
@@ -286,6 +286,9 @@ class MsGraphLintServer(LanguageServer):
                 self.publish_diagnostics(outcome.uri, [actions.config_diagnostic(message)], version=outcome.version)
             return
         self.outcomes[outcome.uri] = outcome
+        if notebooks.is_notebook(self, outcome.uri) and not outcome.budget_hit:  # per cell (lsp/notebooks.py)
+            notebooks.publish(self, outcome, lambda f, d: actions.diagnostic(f, d, self.encoding))
+            return
         if outcome.budget_hit:
             self.log_line(f"{outcome.uri}: analysis stopped at the {self.budget_s:g} s budget", lsp.MessageType.Warning)
             diagnostics = [actions.budget_diagnostic(self.budget_s)]
@@ -342,6 +345,7 @@ class MsGraphLintServer(LanguageServer):
 
 def create_server() -> MsGraphLintServer:
     server = MsGraphLintServer()
+    notebooks.register(server)  # notebookDocument/* (lsp/notebooks.py)
 
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: MsGraphLintServer, params: lsp.InitializeParams):

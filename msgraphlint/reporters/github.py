@@ -13,6 +13,7 @@
   character, bidi control and undecodable byte of a file name is shown as
   ``\\x1b`` / ``\\u202e`` / ``\\xe9`` (``_common.safe_text``), as in the text format.
 
+A notebook's annotation has ``line`` within its cell and ``(cell N)`` in its title.
 No summary line: output is empty when there are no findings.
 """
 
@@ -42,7 +43,9 @@ def annotation(finding: Finding) -> str:
         props.append(("endLine", str(finding.end_line if finding.end_line is not None else finding.line)))
     if finding.end_col is not None:
         props.append(("endColumn", str(finding.end_col + 1)))
-    props.append(("title", escape_property(f"{finding.code} {finding.name}")))
+    # a notebook's: `line` counts within the cell, which the title names (ruff's `cell 3`)
+    cell = f" (cell {finding.cell})" if finding.cell is not None else ""
+    props.append(("title", escape_property(f"{finding.code} {finding.name}{cell}")))
     prop_text = ",".join(f"{key}={value}" for key, value in props)
     return f"::{COMMANDS[Severity(finding.severity)]} {prop_text}::{escape_data(finding.message)}"
 

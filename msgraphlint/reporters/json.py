@@ -19,8 +19,9 @@ from ..findings import FileResult, Finding, Fix
 from ._common import (all_findings, column1, count_by_code, fix_applicable, hidden_fixes, hint_for, json_text,
                       statistics_rows)
 
-# 2.0: summary.fixable counts what --fix applies; summary.hidden_fixes; 2.1: origin; 2.2: alternatives
-SCHEMA_VERSION = "2.2"
+# 2.0: summary.fixable counts what --fix applies; summary.hidden_fixes; 2.1: origin; 2.2: alternatives;
+# 2.3: `cell` (a notebook's findings and edits)
+SCHEMA_VERSION = "2.3"
 SCHEMA_RESOURCE = "findings.schema.json"  # in the msgraphlint.data package
 
 
@@ -31,14 +32,21 @@ def fix_dict(fix: Optional[Fix]) -> Optional[Dict[str, Any]]:
         "description": fix.description,
         "safety": getattr(fix.safety, "value", fix.safety),
         "edits": [
-            {"line": e.line, "column": e.col + 1, "end_line": e.end_line,
-             "end_column": e.end_col + 1, "text": e.text}
+            dict({"line": e.line, "column": e.col + 1, "end_line": e.end_line,
+                  "end_column": e.end_col + 1, "text": e.text}, **({"cell": e.cell} if e.cell is not None else {}))
             for e in fix.edits
         ],
     }
 
 
 def finding_dict(finding: Finding, rules: Mapping[str, type]) -> Dict[str, Any]:
+    out = _finding_dict(finding, rules)
+    if finding.cell is not None:  # a notebook's: the cell (1-based), `line`s within it
+        out["cell"] = finding.cell
+    return out
+
+
+def _finding_dict(finding: Finding, rules: Mapping[str, type]) -> Dict[str, Any]:
     return {
         "code": finding.code,
         "name": finding.name,

@@ -129,12 +129,16 @@ def _result(finding: Finding, rule_index: int, location: Dict[str, str], print_:
     if finding.source_line is not None:
         physical["contextRegion"] = {"startLine": finding.line, "endLine": finding.line,
                                      "snippet": {"text": finding.source_line.rstrip("\r\n")}}
+    where: Dict[str, Any] = {"physicalLocation": physical}
+    if finding.cell is not None:  # a notebook's: the region's lines count within this cell
+        where["logicalLocations"] = [{"name": f"cell {finding.cell}", "kind": "notebookCell"}]
+        where["properties"] = {"cell": finding.cell}
     result: Dict[str, Any] = {
         "ruleId": finding.code,
         "ruleIndex": rule_index,
         "level": _level(finding.severity),
         "message": {"text": finding.message},
-        "locations": [{"physicalLocation": physical}],
+        "locations": [where],
         "partialFingerprints": {FINGERPRINT_KEY: print_},
     }
     if finding.origin is not None:  # a call-site finding (MSG004): where the finding it repeats is
@@ -146,8 +150,9 @@ def _result(finding: Finding, rule_index: int, location: Dict[str, str], print_:
                                  "region": {"startLine": line, "startColumn": col + 1}},
             "message": {"text": f"{code}: the finding this call reaches"},
         }]
-    fixes = [] if finding.fix is None else [_fix(finding.fix, location)]
-    fixes += [_fix(alt, location, alternative=True) for alt in finding.alternatives]
+    # a notebook's edits are in its cells' lines, not the file's: no SARIF fix (it would edit the JSON)
+    fixes = [] if finding.fix is None or finding.cell is not None else [_fix(finding.fix, location)]
+    fixes += [_fix(alt, location, alternative=True) for alt in finding.alternatives if finding.cell is None]
     fixes = [fx for fx in fixes if fx is not None]
     if fixes:  # SARIF allows several: the fix, then every alternative
         result["fixes"] = fixes
@@ -157,6 +162,8 @@ def _result(finding: Finding, rule_index: int, location: Dict[str, str], print_:
         props["hint"] = hint
     if finding.chain:
         props["chain"] = list(finding.chain)
+    if finding.cell is not None:
+        props["cell"] = finding.cell
     result["properties"] = props
     return result
 

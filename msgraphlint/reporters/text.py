@@ -10,7 +10,8 @@
 
     Found 1 error (1 fixable).
 
-* the header is ``path:line:col: CODE [*] message`` with a 1-based column;
+* the header is ``path:line:col: CODE [*] message`` with a 1-based column (a notebook's
+  ``nb.ipynb:cell 3:4:5: ...``: the cell, then the line within it, as ruff prints it);
   ``[*]`` appears only when ``--fix`` would apply the finding's fix (a safe fix, or
   any fix with ``--unsafe-fixes``), as in ruff;
 * the snippet (only when ``Finding.source_line`` is known) has a line-number
@@ -63,7 +64,8 @@ def _width(text: str) -> int:
 def header(finding: Finding, *, color: bool = False, unsafe_fixes: bool = False) -> str:
     """``path:line:col: CODE [*] message`` (1-based column)."""
     sep = _style(":", color, fg="cyan")
-    loc = (_style(safe_path(finding.path), color, bold=True) + sep + str(finding.line) + sep
+    cell = f"cell {finding.cell}" + sep if finding.cell is not None else ""  # a notebook's: ruff's `nb.ipynb:cell 3:4:5:`
+    loc = (_style(safe_path(finding.path), color, bold=True) + sep + cell + str(finding.line) + sep
            + str(finding.col + 1) + sep)
     code = _style(finding.code, color, fg="red", bold=True)
     fix = " " + _style("[*]", color, fg="cyan") if fix_applicable(finding, unsafe_fixes) else ""
