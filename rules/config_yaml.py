@@ -120,6 +120,7 @@ class Spec:
     seq: Optional[F] = None
     offset: Optional[F] = None
     mla: bool = False
+    glm_separate_qkv: bool = False        # legacy ChatGLM with qkv_concat: False (K/V over min(kv, mp))
     pipeline_interleave: Optional[bool] = None  # None: unknown (Python literals)
     scheduler: Optional[str] = None
     run_mode: Optional[str] = None
@@ -283,6 +284,9 @@ def build_spec(get: Getter, fmt: str, doc=None, device_count_option: Optional[in
     s.kv = _first(get, model_base, KV_HEADS, not kw)
     if s.kv is None and _truthy(get(model_base + ("multi_query_attention",))):
         s.kv = _first(get, model_base, ("multi_query_group_num",), not kw)  # legacy ChatGLM
+        # ChatGLM2's attention (mindformers/models/glm2/glm2_transformer.py) with separate
+        # wq/wk/wv (`qkv_concat: False`) shards K and V by min(n_kv_head, mp)
+        s.glm_separate_qkv = s.kv is not None and get(model_base + ("qkv_concat",)) is False
     s.hidden = _first(get, model_base, ("hidden_size",), not kw)
     s.head_dim = _first(get, model_base, HEAD_DIM, not kw)
     s.layers = _first(get, model_base, LAYERS, not kw)
@@ -571,6 +575,10 @@ def analyse(s: Spec) -> List[Issue]:
     if not s.mla and heads and heads > 0 and tp > 1 and heads_ok:
         kv_n = kv if kv and kv > 0 else heads
         hd = head_dim if head_dim and head_dim > 0 else (hidden // heads if hidden and hidden_ok else None)
+        if s.glm_separate_qkv:
+            hd = None  # separate wk/wv split by kv_mp = min(n_kv_head, mp): whole heads when kv < mp
+            if kv_n >= tp and kv_n % tp:
+                hd = head_dim if head_dim and head_dim > 0 else (hidden // heads if hidden and hidden_ok else None)
         if hd:
             qkv = (heads + 2 * kv_n) * hd
             if kv_n % tp or qkv % tp:
@@ -909,6 +917,13 @@ class QkvTensorParallel(_ConfigRule):
         when the layer is built. Reported only when the query heads themselves divide
         (otherwise MSG601 fires), on the KV head key (`n_kv_heads` / `num_key_value_heads`
         / `num_query_groups`, legacy ChatGLM `multi_query_group_num`).
+
+        Legacy ChatGLM2/3/4 (`multi_query_attention: True`, `multi_query_group_num`) with
+        `qkv_concat: False` has separate `wq`/`wk`/`wv` projections, and MindSpore
+        Transformers 2.1.0 shards K and V by `kv_mp = min(n_kv_head, mp)`
+        (`glm2_transformer.py`: `kv_mp = self.n_kv_head if self.n_kv_head < mp else mp`,
+        `shard_wqkv_non_concat`): 2 KV groups over 8 ranks are replicated, not split. Only
+        a group count of at least `mp` that `mp` does not divide is reported there.
     """
     VALID = [
         Valid("""
@@ -928,6 +943,19 @@ class QkvTensorParallel(_ConfigRule):
             parallel_config:
               model_parallel: 8
         """, note="MHA: 3 × 4096 / 8 = 1536 (article 4.3)", filename="run.yaml"),
+        Valid("""
+            model:
+              model_config:
+                type: ChatGLM2Config
+                hidden_size: 4096
+                num_layers: 28
+                num_attention_heads: 32
+                multi_query_attention: True
+                multi_query_group_num: 2
+                qkv_concat: False
+            parallel_config:
+              model_parallel: 8
+        """, note="ChatGLM2 with separate wk/wv: K/V sharded by min(2, 8) = 2", filename="run.yaml"),
     ]
     INVALID = [
         Invalid("""
@@ -939,6 +967,18 @@ class QkvTensorParallel(_ConfigRule):
             parallel_config:
               model_parallel: 4
         """, line=5, filename="run.yaml"),
+        Invalid("""
+            model:
+              model_config:
+                type: ChatGLM2Config
+                hidden_size: 4096
+                num_attention_heads: 32
+                multi_query_attention: True
+                multi_query_group_num: 2
+            parallel_config:
+              model_parallel: 8
+        """, line=7, note="ChatGLM2 with the fused query_key_value (qkv_concat defaults to True)",
+                filename="run.yaml"),
     ]
 
 

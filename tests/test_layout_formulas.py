@@ -1,0 +1,43 @@
+"""The MindSpore Transformers layout formulas behind MSG603 (issue 22 item 3 false pattern).
+
+MindSpore Transformers 2.1.0, mindformers/models/glm2/glm2_transformer.py (ChatGLM2's
+attention, also GLM3/GLM4 legacy): `kv_mp = self.n_kv_head if self.n_kv_head < mp else mp`;
+with `qkv_concat: False` the separate `wk`/`wv` are sharded `((dp * cp, 1), (kv_mp, 1))`
+(`shard_wqkv_non_concat`), so fewer KV groups than `mp` are replicated, not split; with
+`qkv_concat: True` (the default) the fused `query_key_value` is sharded by `mp`.
+"""
+
+from __future__ import annotations
+
+from helpers import codes_at, lint, write_tree
+
+GLM2 = """
+    model:
+      model_config:
+        type: ChatGLM2Config
+        hidden_size: 4096
+        num_layers: 28
+        num_attention_heads: 32
+        multi_query_attention: True
+        multi_query_group_num: {kv}
+        {concat}
+    parallel_config:
+      model_parallel: {mp}
+"""
+
+
+def _msg603(tmp_path, **kw):
+    write_tree(tmp_path, {"run_glm2.yaml": GLM2.format(**kw)})
+    return codes_at(f for f in lint([tmp_path / "run_glm2.yaml"]) if f.code == "MSG603")
+
+
+def test_separate_kv_projections_are_sharded_by_min_groups_mp(tmp_path):
+    assert _msg603(tmp_path, kv=2, concat="qkv_concat: False", mp=8) == []
+    assert _msg603(tmp_path, kv=2, concat="qkv_concat: False", mp=2) == []
+
+
+def test_the_fused_projection_and_uneven_groups_are_still_reported(tmp_path):
+    assert _msg603(tmp_path, kv=2, concat="", mp=8) == [("run_glm2.yaml", 8, "MSG603")]
+    assert _msg603(tmp_path, kv=2, concat="qkv_concat: True", mp=8) == [("run_glm2.yaml", 8, "MSG603")]
+    # 6 groups over 4 ranks: kv_mp = 4 does not divide 6
+    assert _msg603(tmp_path, kv=6, concat="qkv_concat: False", mp=4) == [("run_glm2.yaml", 8, "MSG603")]
