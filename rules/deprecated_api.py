@@ -183,7 +183,7 @@ class DeprecatedApi(Rule):
         spans = [(fn.lineno, getattr(fn, "end_lineno", fn.lineno)) for _, fn in ctx.graph_scopes]
         names = ctx.imports.names
         memo: dict = {}
-        for node, scope, kind in _walk(ctx.source.tree):
+        for node, scope, kind in _walk(ctx.source.tree, lasts, names, methods):
             if kind == "attr":
                 if node.attr in lasts:
                     dotted = ctx.imports.dotted(node, normalized=False)
@@ -333,10 +333,12 @@ def _made_tensor(e: ast.AST, scope: ast.AST, ctx, memo: dict) -> bool:
 _FIELDS: dict = {}
 
 
-def _walk(tree: ast.AST):
+def _walk(tree: ast.AST, lasts=None, names=None, methods=None):
     """(node, enclosing function or module, kind) for: an Attribute in a Load context that is
     not the ``value`` of another ("attr"), a Name in a Load context ("name"), a call of an
-    attribute ("method"), an Import, an ImportFrom."""
+    attribute ("method"), an Import, an ImportFrom. Given ``lasts``/``names``/``methods``,
+    only an attribute named in ``lasts``, a name in ``names`` and a call of a method named in
+    ``methods`` (what :meth:`DeprecatedApi.check_module` looks at first)."""
     stack = [(tree, tree, False)]
     pop, push = stack.pop, stack.append
     Attr, Name, Call, Imp, ImpF, Load, AST = ast.Attribute, ast.Name, ast.Call, ast.Import, ast.ImportFrom, ast.Load, ast.AST
@@ -345,16 +347,17 @@ def _walk(tree: ast.AST):
         node, scope, in_chain = pop()
         cls = node.__class__
         if cls is Attr:
-            if not in_chain and node.ctx.__class__ is Load:
+            if not in_chain and node.ctx.__class__ is Load and (lasts is None or node.attr in lasts):
                 yield node, scope, "attr"
             push((node.value, scope, True))
             continue
         if cls is Name:
-            if not in_chain and node.ctx.__class__ is Load:
+            if not in_chain and node.ctx.__class__ is Load and (names is None or node.id in names):
                 yield node, scope, "name"
             continue
         if cls is Call and node.func.__class__ is Attr:
-            yield node, scope, "method"
+            if methods is None or node.func.attr in methods:
+                yield node, scope, "method"
         elif cls is Imp:
             yield node, scope, "import"
             continue
