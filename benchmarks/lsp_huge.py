@@ -3,11 +3,11 @@
     .venv/bin/python benchmarks/lsp_huge.py [--open-mb 23] [--edit-mb 5.7] [--edits 300]
 
 Through a real LSP client talking to ``msgraphlint lsp`` over stdio, prints three delays
-in seconds: (1) opening an ``--open-mb`` document, how long a hover on another document
-sent right after it waits for its answer; (2) after ``--edits`` one-character edits in an
+in seconds: (1) after opening an ``--open-mb`` document, the longest a hover on another
+document waits for its answer, hovers sent one after another for ``--window`` seconds; (2) after ``--edits`` one-character edits in an
 ``--edit-mb`` document, sent as fast as the client can, how long a hover sent after them
-waits; (3) how long the process takes to end after ``shutdown`` + ``exit`` sent while the
-``--open-mb`` document is still being analysed.
+waits; (3) how long the process takes to end after ``shutdown`` + ``exit`` sent
+``--exit-after`` seconds after opening the ``--open-mb`` document, while it is analysed.
 """
 
 from __future__ import annotations
@@ -65,9 +65,12 @@ async def main_async(a) -> None:
         did_open(client, small, SMALL)
         await hover_seconds(client, small)
         did_open(client, (root / "huge.py").as_uri(), huge)
-        await asyncio.sleep(0.5)  # the analysis of the huge document has started
-        print(f"(1) hover while a {len(huge) / 1e6:.1f} MB document is analysed: {await hover_seconds(client, small):.2f} s",
-              flush=True)
+        waits, t0 = [], time.perf_counter()
+        while time.perf_counter() - t0 < a.window:  # one hover after another while it is analysed
+            waits.append(await hover_seconds(client, small))
+            await asyncio.sleep(0.05)
+        print(f"(1) hovers during the first {a.window:g} s of the analysis of a {len(huge) / 1e6:.1f} MB document: "
+              f"{len(waits)}, the longest waited {max(waits):.2f} s", flush=True)
         await client.shutdown_session()
 
         client = await session(root)
@@ -90,7 +93,7 @@ async def main_async(a) -> None:
 
         client = await session(root)
         did_open(client, (root / "huge.py").as_uri(), huge)
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(a.exit_after)  # inside the analysis (its parse takes seconds)
         t0 = time.perf_counter()
         await client.shutdown_session()  # shutdown, then exit, then waits for the process to end
         print(f"(3) shutdown + exit while a {len(huge) / 1e6:.1f} MB document is analysed: "
@@ -102,6 +105,8 @@ def main() -> None:
     ap.add_argument("--open-mb", type=float, default=23.0)
     ap.add_argument("--edit-mb", type=float, default=5.7)
     ap.add_argument("--edits", type=int, default=300)
+    ap.add_argument("--window", type=float, default=20.0, help="seconds of hovers in (1)")
+    ap.add_argument("--exit-after", type=float, default=3.0, help="seconds after opening that (3) sends shutdown")
     asyncio.run(main_async(ap.parse_args()))
 
 

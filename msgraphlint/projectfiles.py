@@ -158,6 +158,7 @@ class ContextCache:
         self.mentions: Dict[str, Tuple[tuple, frozenset, bool]] = {}  # path -> (stat key, modules it imports, _)
         self.phase1: Dict[str, Tuple[tuple, object]] = {}
         self.lazy: Dict[Tuple[str, str], Tuple[tuple, object]] = {}  # (path, module) -> (stat key, summary)
+        self.scopes: Dict[str, dict] = {}  # path -> scope cache of a file checked, not reported (runner)
 
     def walk(self, root: str, compute: Callable[[], List[str]]) -> List[str]:
         got = self.walks.get(root)
@@ -178,6 +179,13 @@ class ContextCache:
         if key is not None:
             self.phase1[path] = (key, result)
 
+
+    def scopes_of(self, path: str) -> dict:
+        """The per-scope findings cache of a file checked but not reported (its keys hold the
+        scope's text and everything else its findings depend on)."""
+        if path not in self.scopes and len(self.scopes) >= 256:
+            self.scopes.clear()
+        return self.scopes.setdefault(path, {})
 
     def get_lazy(self, path: str, module: str):
         """The summary of a module the index loaded by name in an earlier run, if its file is unchanged."""

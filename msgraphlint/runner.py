@@ -435,6 +435,16 @@ def _run_files(files: List[str], settings: Union[Settings, PerFile], jobs: int, 
         return result
 
 
+def _kept_scopes(context_cache, index: ProjectIndex, path: str) -> Optional[dict]:
+    """The per-scope cache (``ModuleEngine.scope_cache``) of a file a run checks but does not
+    report, kept between the runs of one process (``ContextCache.scopes_of``: the language
+    server checks the helper modules an open document reaches at every edit); None without
+    a ``ContextCache`` or for an in-memory text."""
+    if context_cache is None or os.path.abspath(path) in index.buffers:
+        return None
+    return context_cache.scopes_of(os.path.abspath(path))
+
+
 def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cache=None,
                 hooks: Optional[RunHooks] = None, ctx_files: Sequence[str] = (), context_cache=None,
                 related: Optional[Dict[str, FileResult]] = None, buffers=None) -> RunResult:
@@ -569,7 +579,8 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
                 src = in_memory_source(display_path(f), overrides[f])
             s = fs(f)
             results[f] = lint_python(f, src, index, scopes.get(os.path.abspath(f), []), s, fs.dispatch(s), cells,
-                                      scope_cache if f in overrides and f not in ctx_set else None)
+                                      scope_cache if f in overrides and f not in ctx_set else
+                                      _kept_scopes(context_cache, index, f))
             c = fs.cache(f)
             if c is not None and f in keys and not any(is_internal_error(x) for x in results[f].findings):
                 c.put("p2", keys[f], results[f])
@@ -586,7 +597,7 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
         s = fs(p)
         text = index.buffers.get(p)
         results[p] = lint_python(p, in_memory_source(display_path(p), text) if text is not None else None, index,
-                                 scopes.get(p, []), s, fs.dispatch(s), cells)
+                                 scopes.get(p, []), s, fs.dispatch(s), cells, _kept_scopes(context_cache, index, p))
         p1_paths[p] = p
 
     # what each checked file reports of its own findings in graph scopes: the originals of the

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
@@ -146,10 +147,29 @@ def scan(source: SourceFile) -> SuppressionMap:
     return out
 
 
+_COMMENTS_MEMO: "OrderedDict[str, list]" = OrderedDict()  # text -> its marked comments (the last few texts)
+
+
 def _marked_comments(source: SourceFile):
-    """Comments on the lines that mention a marker. Tokenizes those lines alone (cheap);
-    a line that does not tokenize alone (inside a multi-line string or bracket)
-    falls back to tokenizing the whole file once."""
+    """Comments on the lines that mention a marker (a function of the text alone: the last
+    few texts' are remembered, as the language server checks the unchanged helper modules
+    an open document reaches at every edit, and a marker inside a bracket costs a
+    tokenization of the whole file)."""
+    text = source.text
+    got = _COMMENTS_MEMO.get(text)
+    if got is not None:
+        _COMMENTS_MEMO.move_to_end(text)
+        return list(got)
+    got = _tokenize_marked(source)
+    _COMMENTS_MEMO[text] = got
+    if len(_COMMENTS_MEMO) > 16:
+        _COMMENTS_MEMO.popitem(last=False)
+    return list(got)
+
+
+def _tokenize_marked(source: SourceFile) -> list:
+    """Tokenizes the marked lines alone (cheap); a line that does not tokenize alone (inside
+    a multi-line string or bracket) falls back to tokenizing the whole file once."""
     import io
     import tokenize
 

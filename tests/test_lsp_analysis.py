@@ -133,4 +133,5 @@ def test_the_readme_states_the_server_settings_defaults():
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     rows = dict(re.findall(r"^\s*\| `(\w+)` \| `(\d+)` \|", readme, re.M))
     server = MsGraphLintServer()
-    assert rows == {"debounce_ms": str(round(server.debounce * 1000)), "budget_ms": str(round(TIME_BUDGET_S * 1000))}
+    assert rows == {"debounce_ms": str(round(server.debounce * 1000)), "budget_ms": str(round(TIME_BUDGET_S * 1000)),
+                    "process_min_bytes": str(server.process_min_bytes)}

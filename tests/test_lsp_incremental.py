@@ -31,6 +31,8 @@ UTILS = '''import math
 
 
 def scale(x, factor):
+    while factor > 1:
+        factor = factor - 1
     return x * factor
 
 
@@ -79,8 +81,8 @@ DOC_EDITS = [
     ("\n\n\nimport mindspore.nn", "\nimport mindspore.nn"),
     ("        return x\n", "        if x.sum() > 0:\n            x = x + 1\n        return x\n"),
     ("        if x.sum() > 0:\n            x = x + 1\n", ""),
-    ("        y = scale(y, 2)\n", "        y = scale(y, y.shape[0])\n"),
-    ("scale(y, y.shape[0])", "scale(y, 2)"),
+    ("        y = scale(y, 2)\n", "        y = scale(y, y.sum())\n"),  # a tensor: MSG102 in the helper, MSG004 here
+    ("scale(y, y.sum())", "scale(y, 2)"),
     ("        net(x)\n", "        net(x)\n        net(ms.Tensor([1.0]))\n"),
     ("        net(ms.Tensor([1.0]))\n", ""),
     ("class Net(nn.Cell):", "class Net(Base):"),
@@ -91,8 +93,8 @@ DOC_EDITS = [
 DISK_EDITS = [
     ("pkg/utils.py", "def shout(x):\n    return x\n", "def shout(x):\n    print(x)\n    return x\n"),
     ("pkg/utils.py", "def shout(x):\n    print(x)\n    return x\n", "def shout(x):\n    return x\n"),
-    ("pkg/utils.py", "    return x * factor\n", "    if factor > 1:\n        x[0] = 1\n    return x * factor\n"),
-    ("pkg/utils.py", "    if factor > 1:\n        x[0] = 1\n", ""),
+    ("pkg/utils.py", "    return x * factor\n", "    x[0] = 1\n    return x * factor\n"),
+    ("pkg/utils.py", "    x[0] = 1\n", ""),
     ("pkg/layers.py", "        return x / 2\n", "        print(x)\n        return x / 2\n"),
     ("pkg/layers.py", "        print(x)\n", ""),
 ]
@@ -110,7 +112,7 @@ def _project(root) -> str:
 
 
 def _seen(findings) -> list:
-    return sorted((f.code, f.line, f.col, f.message) for f in findings)
+    return sorted((f.code, f.line, f.col, f.message, f.hint or "", repr(f.origin)) for f in findings)
 
 
 def _write(path: str, text: str) -> None:
@@ -147,7 +149,14 @@ def test_any_sequence_of_edits_reports_what_a_fresh_check_reports(tmp_path, seed
         _write(path, text)  # `check` reads the document from disk
         [fresh] = [r for r in check_paths([path]) if r.path.endswith("model.py")]
         assert _seen(got.findings) == _seen(fresh.findings), (seed, step, text)
-        seen_codes.update(f.code for f in got.findings)
+        # the files the document reaches, checked for its call-site findings and published as
+        # related diagnostics: what an analysis from scratch (no cache kept) finds there
+        scratch: dict = {}
+        run_source(text, path, settings=prepare([path], str(tmp_path / "pyproject.toml")), buffers={},
+                   related=scratch)
+        assert {p: _seen(r.findings) for p, r in related.items()} == \
+            {p: _seen(r.findings) for p, r in scratch.items()}, (seed, step, text)
+        seen_codes.update(f.code for r in [got] + list(related.values()) for f in r.findings)
     assert seen_codes, "the edits made findings to compare"
 
 
