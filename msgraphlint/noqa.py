@@ -93,6 +93,18 @@ def add_noqa(results: List[FileResult]) -> Tuple[int, List[str]]:
         except (OSError, SourceError) as exc:
             problems.append(f"{fr.path}: cannot add noqa: {exc}")
             continue
+        if source.notebook is not None:  # per cell line, spliced into the cells' sources (msgraphlint.notebook)
+            from .notebook import add_noqa as add_noqa_cells
+            n_file, text = add_noqa_cells(source.notebook, fr, SKIP_CODES, problems)
+            if n_file:
+                try:
+                    replace_if_unchanged(fr.path, data, encode_like(source, text))
+                    added += n_file
+                except Changed:
+                    problems.append(f"{fr.path}: changed on disk while noqa comments were added; left as it is")
+                except NotWritten as exc:
+                    problems.append(f"{fr.path}: noqa comments not written: {exc.reason}")
+            continue
         lines = source.text.split("\n")
         blocked = uncommentable_lines(source.text)
         n_file = 0

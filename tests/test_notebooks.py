@@ -119,6 +119,16 @@ def test_noqa_applies_per_cell_line(tmp_path):
     assert [(f.code, f.cell, f.line) for f in _findings(tmp_path) if f.code == "MSG101"] == [("MSG101", 2, 3)]
 
 
+def test_add_noqa_comments_the_cell_line_and_keeps_the_rest(tmp_path):
+    path = tmp_path / "nb.ipynb"
+    before = _write(path, [_cell(MODEL_CELL), _cell(CONSTRUCT_CELL), _cell(CALLER_CELL)]).decode("utf-8")
+    res = _cli("--add-noqa", "--select", "MSG101", "nb.ipynb", cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    after = path.read_text(encoding="utf-8")
+    assert after == before.replace('"        if flag:\\n"', '"        if flag:  # noqa: MSG101\\n"')
+    assert _cli("--select", "MSG101", "nb.ipynb", cwd=tmp_path).returncode == 0
+
+
 def test_fix_changes_only_that_cells_source(tmp_path):
     outputs = [{"name": "stdout", "output_type": "stream", "text": ["tenseur \u00e9\n"]}]
     cells = [_cell(["# Modèle\n"], "markdown"), _cell(MODEL_CELL, outputs=outputs),
