@@ -416,9 +416,11 @@ def stage_layers(s: Spec) -> Tuple[Optional[List[List[int]]], Optional[Dict[str,
             f"equal pp_interleave_num): use e.g. {_suggest_offset(rem, pp, vpp)}"))
     osum = sum(sum(r) for r in rows)
     mtp = _val(s.mtp) or 0
-    if osum != rem and mtp > 0 and osum == (layers + mtp) % total and off is not None:
+    if osum != rem and mtp > 0 and osum == (layers + mtp) % total:
         # the offset places num_layers + MTP layers: the MindFormers research models
-        # (research/deepseek3) count the MTP layers in the split; accept either count
+        # (research/deepseek3) count the MTP layers in the split; accept either count. An
+        # offset that is not set is MindFormers' default, 0 (TransformerConfig.offset),
+        # and is judged as `offset: 0` is
         layers = layers + mtp
         base, rem = divmod(layers, total)
     if osum != rem:
@@ -1001,7 +1003,10 @@ class PipelineLayerSplit(_ConfigRule):
         pipeline_interleave` is on. MTP layers are not part of `num_layers` in 2.1.0's
         own models (they go to the last stage); the research models (`research/deepseek3`)
         count them in the split, so an `offset` that sums to `(num_layers + mtp_depth) %
-        stages` is accepted too (it is what those configs write). PyNative
+        stages` is accepted too (it is what those configs write); an `offset` that is not
+        set is MindFormers' default 0 (`TransformerConfig.offset`) and is judged as
+        `offset: 0` is (`num_layers + mtp_depth` = 61 + 3 over `pp × pp_interleave_num` =
+        8 × 2 was reported without an offset key and accepted with `offset: 0`). PyNative
         configs: with `pipeline_parallel_layers_per_stage: auto` the layer count must
         divide `pipeline_parallel × pipeline_parallel_interleave_num`; explicit ranges
         need one entry per stage and existing layer ids. Article 4.4: pipeline problems
@@ -1020,6 +1025,20 @@ class PipelineLayerSplit(_ConfigRule):
               pipeline_stage: 4
               micro_batch_num: 8
         """, note="research/deepseek3 counts the MTP layer: 61 + 1 = 62 = 4 × 15 + 2, the offset sums to 2",
+              filename="run.yaml"),
+        Valid("""
+            model:
+              model_config:
+                num_layers: 61
+                mtp_depth: 3
+                pp_interleave_num: 2
+            parallel_config:
+              pipeline_stage: 8
+              micro_batch_num: 16
+            parallel:
+              pipeline_config:
+                pipeline_interleave: True
+        """, note="61 + 3 MTP layers = 64 over 8 × 2 chunks, no offset: MindFormers' default offset 0, as `offset: 0`",
               filename="run.yaml"),
         Valid("""
             model:
