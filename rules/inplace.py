@@ -155,7 +155,7 @@ def _is_mask(index: ast.AST, ctx, func: Optional[ast.AST], depth: int = 0) -> bo
 def _write_ops(sub: ast.Subscript, stmt: ast.stmt, mask: bool) -> str:
     """The kernels a subscript write compiles to (validate IR on MindSpore 2.10 CPU):
     ``y[1:3] = v`` and ``y[1, :3] = v`` (a contiguous block) TensorCopySlices; ``y[0] = v``
-    TensorScatterUpdate; ``y[:, 0] = v``, ``y[..., 0] = v``, ``y[1:, :3] = v`` and
+    TensorScatterUpdate; ``y[:, 0] = v``, ``y[..., 0] = v``, ``y[1:, :3] = v``, ``y[0, 1] = v`` and
     ``y[:, 0::2] = v`` TensorScatterUpdate with Concat/ExpandDims; ``y[idx] = v`` with an
     index tensor TensorScatterUpdate and Select; ``y[mask] = v`` Select (+BroadcastTo);
     ``y[0] += v`` StridedSlice, InplaceAddsExt and TensorScatterUpdate."""
@@ -171,8 +171,9 @@ def _write_ops(sub: ast.Subscript, stmt: ast.stmt, mask: bool) -> str:
             and all(isinstance(p, (ast.Name, ast.Constant)) and not (isinstance(p, ast.Constant) and p.value is Ellipsis)
                     for p in parts[:-1]):
         return "TensorCopySlices"
-    if any(isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and p.value is Ellipsis) for p in parts):
-        return "TensorScatterUpdate (with Concat/ExpandDims)"
+    if len(parts) > 1 or any(isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and p.value is Ellipsis)
+                             for p in parts):
+        return "TensorScatterUpdate (with Concat/ExpandDims)"   # also `y[0, 1] = v` (measured)
     return "TensorScatterUpdate"
 
 
@@ -825,7 +826,7 @@ class TensorSubscriptAssign(Rule):
         kernels; the result equals PyNative's when no other name holds the tensor. The
         kernel depends on the index (validate IR): a contiguous block (`y[1:3] = v`,
         `y[1, :3] = v`) is TensorCopySlices, `y[0] = v` TensorScatterUpdate, `y[:, 0] = v`,
-        `y[..., 0] = v`, `y[1:, :3] = v` and `y[:, 0::2] = v` TensorScatterUpdate with
+        `y[..., 0] = v`, `y[1:, :3] = v`, `y[0, 1] = v` and `y[:, 0::2] = v` TensorScatterUpdate with
         Concat/ExpandDims, `y[idx] = v` with an index tensor
         TensorScatterUpdate with Select; the message names the one that applies.
 

@@ -36,6 +36,15 @@ class PrintInGraph(Rule):
         `exit()`/`raise` is an error path, not per-step logging, and is not reported. Printing outside `construct` (in
         the training loop) is not affected and not flagged.
 
+        Measured on 2.10 CPU (a Cell's `construct`, Print and PyExecute nodes of the validate
+        IR, default syntax level / STRICT): `print(x)`, `print("x is", x)`, `print("hello")`
+        and `print(f"shape {x.shape}")` — 1 Print, 0 PyExecute at both levels;
+        `print(f"x={x}")` (an f-string of a tensor) — 0 Print and 3 PyExecute at the default
+        level, 1 Print under STRICT; `print(f"Tensor(x): {Tensor(x)}")` of a tuple literal `x`
+        — 1 Print, 0 PyExecute (folded). The message says which (no fix for the f-string: the
+        interpreter formats it either way). `tests/test_messages_mindspore.py`
+        re-measures the table.
+
         Printing a NumPy/host value is different: `print(arr[0:2])` of a NumPy array, `print(np.array(...) * 2)`
         or `print(x.asnumpy())` compile (2.10 CPU, validate IR) to PyExecute nodes and no Print op — the
         interpreter fallback runs the Python `print` at every call. The message says so for a printed
@@ -141,6 +150,14 @@ class PrintInGraph(Rule):
                 return helper(x)
         """, line=4, note="in a helper reached from a jit function"),
         Invalid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    print(f"x={x}")
+                    return x
+        """, line=5, note="an f-string of a tensor: PyExecute at the default level, no Print op (measured)"),
+        Invalid("""
             import numpy as np
             import mindspore as ms
 
@@ -154,6 +171,8 @@ class PrintInGraph(Rule):
 
     _PRINT_OP = "is compiled into a Print op with no source line that runs on every step"
     _PYEXECUTE = "runs through PyExecute (interpreter fallback), not a Print op, on every call"
+    _FSTRING = ("runs through PyExecute at the default syntax level (the f-string formats the tensor in the "
+                "interpreter: no Print op), on every call; under STRICT it is a Print op")
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         if isinstance(node.func, ast.Name) and node.func.id == "print" and "print" not in ctx.imports.names:
@@ -161,10 +180,21 @@ class PrintInGraph(Rule):
                 return
             scope = ctx.scope
             host = any(self._host_value(a, ctx) for a in node.args)
-            ctx.report(node, fix=None if host else self._fix(node, ctx),
-                       what=" of a NumPy/host value" if host else "",
-                       how=self._PYEXECUTE if host else self._PRINT_OP,
+            fstring = not host and any(self._formats_tensor(a, ctx) for a in node.args)
+            ctx.report(node, fix=None if host or fstring else self._fix(node, ctx),
+                       what=" of a NumPy/host value" if host else (" of an f-string of a tensor" if fstring else ""),
+                       how=self._PYEXECUTE if host else (self._FSTRING if fstring else self._PRINT_OP),
                        where=scope.short_name if scope else "graph")
+
+    @staticmethod
+    def _formats_tensor(e: ast.AST, ctx) -> bool:
+        """An f-string with a tensor value in it (``f"x={x}"``). A constant in it
+        (``{x.shape}``), or a tensor built right there (``{Tensor(x)}`` of a tuple literal),
+        folds to a string and prints through a Print op (measured: 1 Print, 0 PyExecute)."""
+        return isinstance(e, ast.JoinedStr) and any(
+            isinstance(v, ast.FormattedValue) and ctx.kind(v.value).tensor_like
+            and not (isinstance(v.value, ast.Call) and (ctx.qualname(v.value.func) or "").endswith(".Tensor"))
+            for v in e.values)
 
     @classmethod
     def _host_value(cls, e: ast.AST, ctx, depth: int = 0) -> bool:

@@ -611,7 +611,9 @@ class LoggingFileIO(Rule):
           log record on the first call (emitted while compiling), none afterwards, at
           the default level and under STRICT; PyNative logs on every call.
         * `open("trace.log", "a").write(...)`: the file was written once, during
-          compilation, at both levels; PyNative writes on every call.
+          compilation, at both levels; PyNative writes on every call. `with open(…) as f:`
+          does not compile at all (`TypeError: issubclass() arg 1 must be a class`, both
+          levels): MSG410 reports it, not this rule.
         * MindSpore's own logger (`from mindspore import log as logger;
           logger.warning(...)`): fails to compile at both levels: "the method or
           function 'mindspore.log.warning' is not supported in 'construct' or function
@@ -636,6 +638,15 @@ class LoggingFileIO(Rule):
                 def construct(self, x):
                     return self.dense(x)
         """, note="logging in __init__"),
+        Valid("""
+            import mindspore.nn as nn
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    with open("trace.log", "a") as f:
+                        f.write("forward")
+                    return x * 2
+        """, note="`with open(...)` does not compile (MSG410 reports it): nothing runs once"),
     ]
     INVALID = [
         Invalid("""
@@ -695,6 +706,9 @@ class LoggingFileIO(Rule):
         f = node.func
         q = ctx.qualname(f)
         if isinstance(f, ast.Name) and f.id == "open" and "open" not in ctx.imports.names:
+            parent = ctx.parent(node)
+            if isinstance(parent, ast.withitem) and parent.context_expr is node:
+                return  # `with open(...)`: it does not compile at all (MSG410), nothing runs once
             ctx.report(node, what="`open()`", effect=self._ONCE + " (measured: the file was written on the first call only)")
             return
         if q and q.startswith("mindspore.log.") and q.rsplit(".", 1)[1] in _LOG_METHODS:

@@ -21,6 +21,7 @@ _ERRORS = {
     "try": ("`try` statement", "RuntimeError: Unsupported statement 'Try'."),
     "with": ("`with` statement on an object that is not a `@jit_class` instance",
              "TypeError: Only support jit_class instance, but got PythonObject(…)"),
+    "with-open": ("`with open(…)` (a file as a context manager)", "TypeError: issubclass() arg 1 must be a class"),
     "yield": ("`yield` (a generator)", "RuntimeError: Unsupported expression 'Yield'."),
     "yield from": ("`yield from` (a generator)", "RuntimeError: Unsupported expression 'YieldFrom'."),
     "del": ("`del` statement", "RuntimeError: Unsupported statement 'Delete'."),
@@ -47,6 +48,7 @@ _ERRORS = {
 _REPLACE = {
     "try": "remove the try: errors cannot be caught in a graph; validate inputs before calling the Cell",
     "with": "move the context manager outside `construct` (around the Cell call), or make it a `@ms.jit_class`",
+    "with-open": "read or write the file outside `construct` (in the training loop or a callback)",
     "yield": "return a tuple (or stack the values into one tensor) instead of yielding",
     "yield from": "return a tuple (or stack the values into one tensor) instead of yielding",
     "del": "drop the `del`: rebind the name, or just stop using it",
@@ -89,6 +91,7 @@ class UnsupportedSyntax(Rule):
         |---|---|
         | `try`/`except`, `try`/`finally` (also in a helper) | `RuntimeError: Unsupported statement 'Try'.` |
         | `with` on a plain context manager, also `with ms._no_grad():` | `TypeError: Only support jit_class instance, but got PythonObject(type: <class '….CM'>, …)` |
+        | `with open(path, "a") as f:` | `TypeError: issubclass() arg 1 must be a class` |
         | `yield` (construct or helper generator) | `RuntimeError: Unsupported expression 'Yield'.` |
         | `yield from` | `RuntimeError: Unsupported expression 'YieldFrom'.` |
         | `del name`, `del d[k]`, `del self.attr` | `RuntimeError: Unsupported statement 'Delete'.` |
@@ -276,7 +279,9 @@ class UnsupportedSyntax(Rule):
         for item in node.items:
             if self._maybe_jit_class(item.context_expr, ctx) or self._graph_context_manager(item.context_expr, ctx):
                 return
-        self._report(node, "with", ctx)
+        opens = any(isinstance(i.context_expr, ast.Call) and isinstance(i.context_expr.func, ast.Name)
+                    and i.context_expr.func.id == "open" and "open" not in ctx.imports.names for i in node.items)
+        self._report(node, "with-open" if opens else "with", ctx)
 
     # MindSpore context managers the graph compiler accepts (measured on 2.10 CPU:
     # `with ms.runtime.StreamCtx(self.s):` in construct compiles and runs)

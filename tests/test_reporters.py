@@ -113,7 +113,7 @@ pkg/model.py:12:9: MSG901 [*] print() is not supported in graph mode
 b.py:1:1: MSG902 50% slower, see a:b
   = help: use ops.masked_select
 
-Found 4 errors (1 fixable).
+Found 2 errors and 2 info findings (1 fixable).
 """
 
 
@@ -127,8 +127,10 @@ def test_text_no_findings():
 
 
 def test_text_singular_summary():
-    out = render("text", [FileResult(path="b.py", findings=[F_BARE])], RULES)
+    out = render("text", [FileResult(path="b.py", findings=[F_BARE.with_(severity=Severity.WARNING)])], RULES)
     assert out.endswith("\nFound 1 error (0 fixable).\n")
+    out = render("text", [FileResult(path="b.py", findings=[F_BARE])], RULES)
+    assert out.endswith("\nFound 1 info finding (0 fixable).\n")   # an info finding is not an error
 
 
 def test_text_tabs_and_wide_characters_keep_the_caret_aligned():
@@ -164,7 +166,7 @@ def test_text_statistics():
         "2  MSG902      dynamic-shape\n"
         "1  MSG002      unused-suppression\n"
         "1  MSG901  [*] print-in-graph\n"
-        "Found 4 errors (1 fixable).\n"
+        "Found 2 errors and 2 info findings (1 fixable).\n"
     )
     assert render("text", sample_results(), RULES, statistics=True) == expected
     assert render("concise", sample_results(), RULES, statistics=True) == expected
@@ -175,7 +177,7 @@ def test_statistics_pads_columns():
     many = [F_BARE.with_(line=i) for i in range(1, 11)]
     out = render("text", [FileResult(path="b.py", findings=many + [F_PRINT.with_(path="b.py")])],
                  RULES, statistics=True)
-    assert out == "10  MSG902      dynamic-shape\n 1  MSG901  [*] print-in-graph\nFound 11 errors (1 fixable).\n"
+    assert out == "10  MSG902      dynamic-shape\n 1  MSG901  [*] print-in-graph\nFound 1 error and 10 info findings (1 fixable).\n"
 
 
 # ------------------------------------------------------------------------- concise
@@ -185,7 +187,7 @@ def test_concise():
         "pkg/model.py:7:12: MSG002 Unused `noqa` directive (MSG901)\n"
         "pkg/model.py:12:9: MSG901 [*] print() is not supported in graph mode\n"
         "b.py:1:1: MSG902 50% slower, see a:b\n"
-        "Found 4 errors (1 fixable).\n"
+        "Found 2 errors and 2 info findings (1 fixable).\n"
     )
     assert render("concise", [], RULES) == "All checks passed!\n"
 

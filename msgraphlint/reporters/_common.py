@@ -161,13 +161,19 @@ def statistics_rows(findings: List[Finding], unsafe_fixes: bool = False) -> List
 def summary_line(findings: List[Finding], unsafe_fixes: bool = False) -> str:
     """``Found N errors (M fixable).`` or ``All checks passed!`` (ruff's wording), and on
     a second line ``K hidden fixes can be enabled with the `--unsafe-fixes` option.``
-    when some findings have only an unsafe fix. M counts the fixes ``--fix`` applies."""
+    when some findings have only an unsafe fix. M counts the fixes ``--fix`` applies.
+    Like ruff, every finding of an error or warning rule is an "error"; findings of
+    severity info (advice, off by default) are not: they are counted apart,
+    ``Found 2 errors and 1 info finding (0 fixable).``, ``Found 1 info finding (0 fixable).``"""
     if not findings:
         return "All checks passed!"
-    n = len(findings)
+    info = sum(1 for f in findings if getattr(f.severity, "value", f.severity) == "info")
+    n = len(findings) - info
     fixable = sum(1 for f in findings if fix_applicable(f, unsafe_fixes))
-    noun = "error" if n == 1 else "errors"
-    line = f"Found {n} {noun} ({fixable} fixable)."
+    parts = [f"{n} {'error' if n == 1 else 'errors'}"] if n or not info else []
+    if info:
+        parts.append(f"{info} info {'finding' if info == 1 else 'findings'}")
+    line = f"Found {' and '.join(parts)} ({fixable} fixable)."
     hidden = hidden_fixes(findings, unsafe_fixes)
     if hidden:
         fixes = "fix" if hidden == 1 else "fixes"
