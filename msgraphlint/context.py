@@ -84,6 +84,15 @@ class RuleContext:
             return Kind.UNKNOWN
         return self.values.kind(node)
 
+    def tensor(self, node: ast.AST):
+        """Is ``node`` a tensor, how sure, and where does its value come from: an
+        ``infer.TensorAnswer`` (``.surely``/``.maybe``/``.surely_not``, ``.provenance``,
+        ``.folded``, ``.attr`` for a local bound to ``self.<attr>``). Ask this before
+        reporting on a tensor: ``kind`` also calls a bare parameter, a Cell output and a
+        folded constant a tensor (docs/RULE_AUTHORING.md, "Asking what a value is")."""
+        from .infer.facade import tensor
+        return tensor(self, node)
+
     def is_tensor(self, node: ast.AST) -> bool:
         return self.kind(node).tensor_like
 

@@ -17,7 +17,7 @@ from typing import Dict, List, Optional
 
 from msgraphlint.values import Kind
 
-from ._provenance import bindings_in
+from msgraphlint.infer.folding import folds
 
 SCALAR_BUILTINS = ("float", "int", "bool")
 NUMERIC_HOST = frozenset({"numpy", "math", "cmath", "scipy", "random", "statistics"})
@@ -39,45 +39,9 @@ def builtin(ctx, node: ast.Call, names) -> Optional[str]:
 
 
 def folded(ctx, e: ast.AST, depth: int = 0) -> bool:
-    """A value MindSpore computes at compile time: a constant, or a tensor expression built
-    from constants only (`ms.tensor(x.shape[-1])`, `ops.sqrt(Tensor(2.0))`). Measured:
-    `float(1 / mint.sqrt(ms.tensor(x.shape[-1])))` leaves no TensorToScalar in the IR."""
-    if depth > 12:
-        return False
-    if ctx.kind(e).constant:
-        return True
-    if isinstance(e, ast.Name):
-        # a local (not a tensor by kind) every plain assignment of which is folded in the
-        # scope's own body (`x = np.arange(15).reshape(3, 5)`)
-        if ctx.kind(e).tensor_like or ctx.values is None or e.id in ctx.values.params:
-            return False
-        flow = Flow.of(ctx)
-        if flow is None or e.id not in flow.assigns:
-            return False
-        p = flow.parent(e)
-        while p is not None and p is not flow.func:
-            if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                return False  # used inside a nested def or lambda: another scope's name
-            p = flow.parent(p)
-        values = bindings_in(flow.func, e.id) if p is not None else None
-        return bool(values) and all(folded(ctx, v, depth + 1) for v in values)
-    if isinstance(e, ast.Call):
-        args = [a.value if isinstance(a, ast.Starred) else a for a in e.args] + [k.value for k in e.keywords]
-        if not all(folded(ctx, a, depth + 1) for a in args):
-            return False
-        f = e.func
-        if ctx.is_mindspore(f) or ctx.is_mindspore(f, "numpy"):
-            return True  # (NumPy of compile-time values runs while the graph is compiled)
-        return isinstance(f, ast.Attribute) and ctx.qualname(f) is None and folded(ctx, f.value, depth + 1)
-    if isinstance(e, ast.BinOp):
-        return folded(ctx, e.left, depth + 1) and folded(ctx, e.right, depth + 1)
-    if isinstance(e, ast.UnaryOp):
-        return folded(ctx, e.operand, depth + 1)
-    if isinstance(e, ast.Subscript):
-        return folded(ctx, e.value, depth + 1) and folded(ctx, e.slice, depth + 1)
-    if isinstance(e, (ast.Tuple, ast.List)):
-        return all(folded(ctx, x, depth + 1) for x in e.elts)
-    return False
+    """A value MindSpore computes at compile time: ``ctx.tensor(e).folded`` for a tensor,
+    or a compile-time Python value (``msgraphlint/infer/folding.py`` says what folds)."""
+    return folds(ctx, e, depth)
 
 
 def conversion(ctx, node: ast.AST) -> Optional[ast.AST]:

@@ -23,7 +23,7 @@ from msgraphlint.dtypes import TENSOR_MAKERS, constructed_dtype, dtype_name
 from msgraphlint.kinds import Kind
 
 from ._params import SHARED_USES
-from .control_flow import tensor_decider
+from ._deciders import tensor_decider
 
 _USES = SHARED_USES
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Optional, Tuple
 
+from msgraphlint.infer.bindings import bindings_of as _bindings_of
 from msgraphlint.kinds import Kind
 
 
@@ -86,30 +87,6 @@ def bindings_in(func: ast.AST, name: str) -> Optional[list]:
     if entry is None or entry[1] is not func:
         entry = _CACHE[id(func)] = (_bindings_of(func), func)
     return entry[0].get(name)
-
-
-def _bindings_of(func: ast.AST) -> Dict[str, Optional[list]]:
-    """For every name bound in ``func`` (one walk): the values of its plain ``name = value``
-    statements, or None when it is also bound any other way."""
-    values: Dict[str, list] = {}
-    plain = set()
-    nodes = list(ast.walk(func))
-    for n in nodes:
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
-            values.setdefault(n.targets[0].id, []).append(n.value)
-            plain.add(id(n.targets[0]))
-    out: Dict[str, Optional[list]] = dict(values)
-    for n in nodes:
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and id(n) not in plain:
-            out[n.id] = None
-        elif isinstance(n, (ast.Global, ast.Nonlocal)):
-            for name in n.names:
-                out[name] = None
-        elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n is not func:
-            out[n.name] = None
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            out[n.name] = None
-    return out
 
 
 # id(function node) -> (name -> values, the node kept alive so its id is not reused); emptied per module

@@ -342,8 +342,8 @@ def _tensor_valued(ctx, expr: ast.AST) -> Optional[ast.AST]:
     elts = expr.elts if isinstance(expr, (ast.Tuple, ast.List)) else [expr]
     for e in elts:
         e = e.value if isinstance(e, ast.Starred) else e
-        if _constant_tensor(ctx, e):
-            continue
+        if _constant_tensor(ctx, e) or ctx.tensor(e).folded:
+            continue  # (measured: `ops.range(Tensor(0), Tensor(len(x)), Tensor(1))` has a static shape)
         k = ctx.kind(e)
         if (k.tensor_like or k is Kind.HOST) and not _USES.grounded(ctx, e):
             continue  # only guessed names: a Python int parameter (MSG304) or `x, H, W = self.embed(x)`

@@ -143,7 +143,8 @@ def _const_host_escape(ctx, node: ast.AST) -> Optional[str]:
     abs(Tensor([-1, 2]).asnumpy())` in construct 1 PyExecute node, `return max(Tensor([1, 2,
     3]).asnumpy())` in `@jit` 1, `return x, v` 1, a sum of its elements over `for i, j in
     enumerate(v)` returned 1 (the index sum alone: 0); `x * float(v.sum())`, `x * max(v)`, `x *
-    v[0]` 0 (folded)."""
+    v[0]` 0 (folded). Printed: `y = Tensor(np.array([1, 2])).asnumpy(); print(y)` in `@jit` 2
+    (`print(t)` of the constant tensor itself: 0)."""
     scope = ctx.scope
     flow = Flow.of(ctx)
     if scope is None or scope.kind not in ("construct", "jit") or flow is None:
@@ -153,6 +154,11 @@ def _const_host_escape(ctx, node: ast.AST) -> Optional[str]:
             continue
         if isinstance(stmt, ast.Return) and stmt.value is not None and _mentions(ctx, stmt.value, node, flow):
             return "is returned from the graph"
+    for stmt in ast.walk(flow.func):
+        if isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Name) and stmt.func.id == "print" \
+                and "print" not in ctx.imports.names \
+                and any(_mentions(ctx, a, node, flow) for a in list(stmt.args) + [k.value for k in stmt.keywords]):
+            return "is printed"
     return None
 
 

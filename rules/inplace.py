@@ -25,6 +25,7 @@ from msgraphlint.astutil import per_tree, walk_no_ctx
 from msgraphlint.codemods import inplace_method_fix, rebind_fix
 from msgraphlint.findings import Edit, Fix
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
+from msgraphlint.infer import Provenance
 from msgraphlint.values import Kind
 
 from ._flow import OriginsCache, class_node, self_attr_values, statement_of
@@ -538,6 +539,13 @@ class InplaceWriteDiverges(Rule):
         * An in-place method on a Parameter: `self.p.add_(1.0)` updates the Parameter in
           graph mode and leaves it unchanged in PyNative on CPU (measured: graph p = 1,
           PyNative p = 0 after one call).
+        * `loss = self.loss; loss += x` (a local bound to a Cell's tensor attribute or
+          Parameter): graph mode writes into the attribute, PyNative rebinds `loss` to a
+          new tensor. Measured (three calls with `x = ones(2)`, `self.loss` zeros): graph
+          mode returns 1, 2, 3 and leaves `self.loss` at 3, PyNative returns 1, 1, 1 and
+          leaves it at 0, for a `Tensor` attribute and a `Parameter` alike. A new tensor
+          made from a Parameter first (`loss = self.loss + 0`, `self.loss.copy()`) agrees
+          between the modes (MSG204). `tests/test_infer_mindspore.py` re-measures it.
 
         Not flagged: other writes to Parameters (`self.p += x`, `self.p[0] = v`,
         `ops.assign(self.p, v)`, `self.p.copy_(v)` all agree between the modes),
@@ -638,6 +646,21 @@ class InplaceWriteDiverges(Rule):
     ]
     INVALID = [
         Invalid("""
+            import numpy as np
+            import mindspore.nn as nn
+            from mindspore import Tensor
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.loss = Tensor(np.zeros(2, np.float32))
+
+                def construct(self, x):
+                    loss = self.loss
+                    loss += x
+                    return loss
+        """, line=12, note="graph mode writes the Cell attribute: 1, 2, 3 over calls; PyNative 1, 1, 1 (measured)"),
+        Invalid("""
             import mindspore.nn as nn
 
             class Net(nn.Cell):
@@ -723,6 +746,8 @@ class InplaceWriteDiverges(Rule):
         t = node.target
         if isinstance(t, ast.Subscript):
             self._subscripts(node, ctx)
+        elif isinstance(t, ast.Name) and ctx.kind(t).tensor_like and ctx.tensor(t).attr is not None:
+            self._attribute_alias(node, t, ctx)
         elif isinstance(t, ast.Name) and ctx.kind(t) is Kind.TENSOR:
             a = _analysis(node, ctx, t.id)
             fix = _aug_fix(node, ctx, FixSafety.UNSAFE)
@@ -738,6 +763,20 @@ class InplaceWriteDiverges(Rule):
                                       f"{', '.join(f'`{r}`' for r in a.readers)} also holds",
                            effect=f"graph mode changes {', '.join(f'`{r}`' for r in a.readers)} too, "
                                   "PyNative does not (results differ)", fix=fix)
+
+    def _attribute_alias(self, node: ast.AugAssign, t: ast.Name, ctx) -> None:
+        # measured on 2.10 CPU (tests/test_infer_mindspore.py): `loss = self.loss; loss += x`
+        # returns 1, 2, 3 over three calls in graph mode and leaves self.loss at 3; PyNative
+        # returns 1, 1, 1 and leaves it at 0 (a Tensor attribute and a Parameter alike)
+        answer = ctx.tensor(t)
+        held = "Parameter" if answer.provenance is Provenance.PARAMETER else "tensor attribute"
+        op = _OPS.get(type(node.op), "?")
+        ctx.report(node, what=f"`{t.id} {op}= …` on `{t.id}`, which is bound to the Cell's {held} `self.{answer.attr}`",
+                   effect=f"graph mode writes into `self.{answer.attr}` (its value changes from call to call), "
+                          f"PyNative rebinds `{t.id}` to a new tensor and leaves the attribute unchanged",
+                   hint=f"write `{t.id} = {t.id} {op} …` to compute a new tensor, or update the state explicitly "
+                        f"with `ops.assign(self.{answer.attr}, …)` on a Parameter",
+                   fix=_aug_fix(node, ctx, FixSafety.UNSAFE))
 
     def visit_Assign(self, node: ast.stmt, ctx) -> None:
         self._subscripts(node, ctx)
@@ -952,8 +991,9 @@ class TensorAugmentedAssign(Rule):
         always computes a new tensor, is not used in a closure, and every read of `y`
         that can run before the write (earlier, or in a loop around it) is an operand of
         arithmetic or a comparison, or `.shape`/`.dtype`/`.ndim`. On a `construct` input or a tensor another name still reads, `+=` is
-        silently different between the modes: that is MSG202. Parameters (`self.acc +=
-        x`) are state updates and not flagged.
+        silently different between the modes: that is MSG202, as is `acc = self.acc; acc
+        += x` (graph mode writes the Cell attribute). Parameters (`self.acc += x`) are
+        state updates and not flagged, nor is a tuple grown by `y += (out,)`.
     """
     VALID = [
         Valid("""
@@ -975,6 +1015,32 @@ class TensorAugmentedAssign(Rule):
                         n += 1
                     return x * n
         """, note="a Python counter"),
+        Valid("""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = ()
+                    y += ops.split(x, 2)
+                    y += (x * 2,)
+                    return ops.concat(y)
+        """, note="a tuple grown by `+=` (tuple concatenation), not a tensor write"),
+        Valid("""
+            import numpy as np
+            import mindspore.nn as nn
+            from mindspore import Parameter, Tensor
+
+            class Net(nn.Cell):
+                def __init__(self):
+                    super().__init__()
+                    self.acc = Parameter(Tensor(np.zeros(2, np.float32)), requires_grad=False)
+
+                def construct(self, x):
+                    acc = self.acc
+                    acc += x
+                    return acc
+        """, note="a write through a local bound to a Cell attribute diverges: MSG202"),
     ]
     INVALID = [
         Invalid("""
@@ -1036,6 +1102,9 @@ class TensorAugmentedAssign(Rule):
         t = node.target
         if not isinstance(t, ast.Name) or ctx.kind(t) is not Kind.TENSOR:
             return
+        answer = ctx.tensor(t)
+        if answer.attr is not None or answer.surely_not:
+            return  # bound to `self.<attr>` (MSG202), or a tuple grown by `y += (out,)`
         a = _analysis(node, ctx, t.id)
         if a.inputs or a.readers:
             return  # MSG202

@@ -317,11 +317,12 @@ def test_parameter_updates_through_aliases_and_primitives_are_fine(tmp_path):
 
             def construct(self, x):
                 p = self.w
-                p += x
                 self.assign_add(self.w, x)
                 ops.assign(p, x)
                 return x * 2
     """)
+    # (`p += x` through the alias is not fine: graph mode writes the Parameter, PyNative does
+    # not, measured in tests/test_infer_mindspore.py; MSG202 reports it, tests/test_infer.py)
     assert found == []
 
 
