@@ -42,7 +42,6 @@ _NOT_TENSOR_KINDS = {
 }
 # how strongly a provenance says "run-time data" when parts of an expression are joined
 _RANK = {Provenance.GRAPH_INPUT: 6, Provenance.PARAMETER: 5, Provenance.CELL_OUTPUT: 4, Provenance.COMPUTED: 3,
-        
          Provenance.GUESSED_INPUT: 2, Provenance.CELL_ATTRIBUTE: 1}
 
 
