@@ -63,7 +63,13 @@ def test_tensor_if_in_one_cell_called_from_another_is_reported_at_its_cell_and_l
     doc = json.loads(_cli("--output-format", "json", "--select", "MSG101", ".", cwd=tmp_path).stdout)
     [f] = doc["findings"]
     assert (f["path"], f["cell"], f["line"], f["column"]) == ("nb.ipynb", 3, 3, 12)
+    import jsonschema
+    from importlib import resources
+    schema = json.loads(resources.files("msgraphlint.data").joinpath("findings.schema.json").read_text("utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(doc)
     sarif = json.loads(_cli("--output-format", "sarif", "--select", "MSG101", ".", cwd=tmp_path).stdout)
+    official = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    assert list(jsonschema.Draft7Validator(official).iter_errors(sarif)) == []
     [res] = sarif["runs"][0]["results"]
     assert res["locations"][0]["properties"]["cell"] == 3
     assert res["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
