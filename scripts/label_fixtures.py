@@ -15,6 +15,10 @@ confirm the label (`confirmed`, `evidence`).  Labels are never hand-written.
 
 Usage:
   .venv/bin/python scripts/label_fixtures.py [--force] [--only PATTERN] [--summary-only]
+  .venv/bin/python scripts/label_fixtures.py --python /venvs/ms-2.7.0/bin/python --labels-dir DIR
+      compiles with another MindSpore release (the children run in that interpreter; the IR is
+      read here) and writes the labels into DIR instead of next to the snippets; compare two
+      label sets with scripts/label_diff.py.
 
 Run compiles one at a time (the machines are shared); the script never runs two children
 at once.  Resumable: a snippet whose label records the same source hash (snippet + _helpers/) and
@@ -40,6 +44,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 LABELED = ROOT / "fixtures" / "labeled"
 CHILD = Path(__file__).resolve().parent / "_label_child.py"
+CHILD_PYTHON = sys.executable  # --python: the interpreter (and so the MindSpore release) the children compile with
 FAMILIES = ("control_flow", "inplace", "side_effect", "fallback", "dynamic_shape", "syntax", "api", "mode")
 NAME_RE = re.compile(r"^(?P<family>%s)_(?P<polarity>pos|neg)_(?P<name>[a-z0-9_]+)\.py$" % "|".join(FAMILIES))
 IR_PASSES = "validate,graph_build,hwopt_common_final"
@@ -216,7 +221,7 @@ def run_child(path: Path, level: str, fusion: bool, pynative: bool, timeout: int
         env["MS_DEV_JIT_SYNTAX_LEVEL"] = "0"
     if fusion:
         env["MS_DEV_GRAPH_KERNEL_FLAGS"] = "--opt_level=2"
-    cmd = [sys.executable, str(CHILD), "--file", str(path), "--out", str(out_json)]
+    cmd = [CHILD_PYTHON, str(CHILD), "--file", str(path), "--out", str(out_json)]
     if not pynative:
         cmd.append("--no-pynative")
     t0 = time.time()
@@ -500,11 +505,11 @@ def up_to_date(src: Path, dst: Path) -> bool:
     return lab.get("schema") == SCHEMA_VERSION and lab.get("source_sha256") == source_hash(src)
 
 
-def summary(paths: list[Path]) -> str:
+def summary(paths: list[Path], label_path=lambda p: p.with_suffix(".json")) -> str:
     table: dict = collections.defaultdict(lambda: [0, 0])
     unconfirmed = []
     for p in paths:
-        j = p.with_suffix(".json")
+        j = label_path(p)
         if not j.exists():
             continue
         lab = json.loads(j.read_text())
@@ -537,11 +542,30 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=int, default=300, help="seconds per child process")
     ap.add_argument("--keep-ir", type=Path, default=None, help="copy the IR of each child into this folder")
     ap.add_argument("--summary-only", action="store_true")
+    ap.add_argument("--python", default=None, help="the interpreter whose MindSpore compiles the snippets (default: this one)")
+    ap.add_argument("--labels-dir", type=Path, default=None,
+                    help="write the labels here (one <snippet>.json each) instead of next to the snippets")
+    ap.add_argument("--list", type=Path, default=None, help="a file of snippet names to label, one per line")
     args = ap.parse_args(argv)
+    global CHILD_PYTHON
+    if args.python:
+        CHILD_PYTHON = args.python
+    if args.labels_dir:
+        args.labels_dir.mkdir(parents=True, exist_ok=True)
+
+    def label_path(p: Path) -> Path:
+        return (args.labels_dir / p.with_suffix(".json").name) if args.labels_dir else p.with_suffix(".json")
 
     paths = sorted(p for p in LABELED.glob("*.py") if NAME_RE.match(p.name))
     if args.only:
         paths = [p for p in paths if any(fnmatch.fnmatch(p.name, pat) or pat in p.name for pat in args.only)]
+    if args.list:
+        wanted = {ln.strip() for ln in args.list.read_text().splitlines() if ln.strip() and not ln.startswith("#")}
+        unknown = wanted - {p.name for p in paths}
+        if unknown:
+            print(f"error: {args.list}: no such snippet: {', '.join(sorted(unknown))}", file=sys.stderr)
+            return 2
+        paths = [p for p in paths if p.name in wanted]
     for p in LABELED.glob("*.py"):
         if not NAME_RE.match(p.name):
             print(f"warning: {p.name} does not match <family>_<pos|neg>_<name>.py, ignored", file=sys.stderr)
@@ -551,7 +575,7 @@ def main(argv=None) -> int:
     n_done = 0
     if not args.summary_only:
         for i, p in enumerate(paths, 1):
-            dst = p.with_suffix(".json")
+            dst = label_path(p)
             if not args.force and up_to_date(p, dst):
                 continue
             try:
@@ -566,7 +590,7 @@ def main(argv=None) -> int:
                   f"kg={lab['kernel_graphs']} rc={lab['recompiles']} eq={lab['pynative_equal']} "
                   f"({lab['label_seconds']}s) {lab['evidence'][:150]}", flush=True)
     print(f"labeled {n_done} snippet(s) in {time.time() - t_all:.0f}s")
-    print(summary(paths))
+    print(summary(paths, label_path))
     return 0
 
 
