@@ -94,7 +94,9 @@ FAMILY_MODULES = {
 FAMILY_PATTERNS: List[Tuple[str, Optional[str]]] = [
     (r"Unsupported statement|Unsupported expression|Unsupported syntax|statement is not supported now"
      r"|Only support jit_class|only attribute and name of class members can be assigned"
-     r"|In JIT strict mode|should be initialized as a 'Parameter'|must be of the Parameter type", "syntax"),
+     r"|In JIT strict mode|should be initialized as a 'Parameter'|must be of the Parameter type"
+     # decidable from the test's source (issue 22): two `for` clauses in a comprehension, a lambda
+     r"|'generators' supports 1 'comprehension'|Parse Lambda Function Fail", "syntax"),
     (r"compile and execute|jit_forbidden|is not supported in (?:graph mode|GRAPH_MODE|jit)"
      r"|Failed to compile in GRAPH_MODE because the API", "forbidden_api"),
     (r"Cannot join the return values of different branches|different branches|\bjoin\b", "control_flow"),
@@ -104,8 +106,17 @@ FAMILY_PATTERNS: List[Tuple[str, Optional[str]]] = [
     (r"dynamic shape|[Dd]ynamic[ -]shape|dynamic length|dyn_len|can not mutable|mutable", "dynamic_shape"),
     (r"side effect|Side effect", "side_effect"),
     (r"match failed because|The valid calling should be|Failed calling \w+ with|takes \d+ positional argument"
-     r"|missing \d+ required|unexpected keyword", "api_signature"),
+     r"|missing \d+ required|unexpected keyword"
+     # a literal argument of the wrong type for a Tensor method's overloads (issue 22: MindSpore
+     # prints the overloads, `Tensor.clamp(min=<number,None>, ...) | ...`, or names the argument)
+     r"|argument '\w+' (?:\(position \d+\) )?must be|^Tensor\.\w+\(", "api_signature"),
 ]
+
+# messages of errors Python raises in any mode (an operator or a builtin on the wrong Python
+# types): not graph-mode behaviour, so out of every family's reach whatever the values
+PYTHON_ERRORS = re.compile(r"unsupported operand type|not supported between|is not iterable|Slice indices must be"
+                           r"|can only assign an iterable|must assign iterable to extended slice"
+                           r"|tuple indices must be integers")
 
 FAILURE_CLAIM = re.compile(r"does not compile|fails to compile|is rejected|compile error")
 STRICT_ONLY = re.compile(r"under STRICT|STRICT only|at STRICT|in STRICT")
@@ -408,6 +419,8 @@ def analyse(corpus: str):
                        "findings": sorted({f"{f.code}:{f.line}" for f in found})}
                 if not targets:
                     rec["reach"] = "out of static reach: no graph scope invoked in the block"
+                elif fam is None and PYTHON_ERRORS.search(message):
+                    rec["reach"] = "out of static reach: a Python type error in any mode"
                 elif fam is None:
                     rec["reach"] = "out of static reach: the failure depends on run-time values"
                 elif not rec["graph_mode"]:

@@ -175,6 +175,9 @@ class _Outputs:
         if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "dict" \
                 and not self.is_local("dict"):
             return "a dict"
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "set" \
+                and not self.is_local("set"):
+            return "a set"  # measured: `return x * 2, set([1, 2, 1])` (fallback_pos_return_set_call)
         if self._host_list(e):
             return None if in_tuple else f"a Python list built while compiling (`{self.ctx.segment(e)}`)"
         if isinstance(e, ast.List):

@@ -29,7 +29,7 @@ _ERRORS = {
     "class": ("a class definition", "RuntimeError: Unsupported statement 'ClassDef'."),
     "setcomp": ("set comprehension", "RuntimeError: Unsupported expression 'SetComp'."),
     "set": ("set literal", "RuntimeError: Unsupported expression 'Set'."),
-    "multi-for": ("list comprehension or generator expression with two `for` clauses",
+    "multi-for": ("comprehension with two `for` clauses",
                   "TypeError: The 'generators' supports 1 'comprehension' in ListComp/GeneratorExp, but got 2 "
                   "comprehensions."),
     "walrus": ("assignment expression (`:=`)", "RuntimeError: Unsupported expression 'NamedExpr'."),
@@ -99,7 +99,7 @@ class UnsupportedSyntax(Rule):
         | nested `class` | `RuntimeError: Unsupported statement 'ClassDef'.` |
         | set comprehension `{d for d in …}` | `RuntimeError: Unsupported expression 'SetComp'.` |
         | set literal `{0, 1}` | `RuntimeError: Unsupported expression 'Set'.` |
-        | `[t * i * j for i in range(2) for j in range(2)]` (two `for` clauses; generator expressions too) | `TypeError: The 'generators' supports 1 'comprehension' in ListComp/GeneratorExp, but got 2 comprehensions.` |
+        | `[t * i * j for i in range(2) for j in range(2)]` (two `for` clauses; generator expressions too; a dict comprehension: `…in DictComp/GeneratorExp…`) | `TypeError: The 'generators' supports 1 'comprehension' in ListComp/GeneratorExp, but got 2 comprehensions.` |
         | walrus `(n := …)` | `RuntimeError: Unsupported expression 'NamedExpr'.` |
         | `match` | `RuntimeError: Unsupported statement 'Match'.` |
         | `import` / `from … import` in the function | `RuntimeError: Unsupported statement 'Import'.` / `'ImportFrom'.` |
@@ -370,7 +370,7 @@ class UnsupportedSyntax(Rule):
         if len(node.generators) > 1:  # one comprehension each: nested ones compile
             self._report(node, "multi-for", ctx)
 
-    visit_GeneratorExp = visit_ListComp
+    visit_GeneratorExp = visit_DictComp = visit_ListComp
 
     def visit_NamedExpr(self, node, ctx) -> None:
         self._report(node, "walrus", ctx)
