@@ -117,6 +117,31 @@ def _not_none_test(t: ast.AST):
     return None
 
 
+_TENSOR_ONLY: list = []
+
+
+def _tensor_method_use(body, name: str) -> bool:
+    """``body`` (nested defs excluded) calls ``name.<m>(...)`` with ``m`` a method of MindSpore's
+    Tensor that no Python builtin type has (``sum``, ``masked_fill``; not ``get``, ``index``, ``count``)."""
+    if not _TENSOR_ONLY:
+        cat = _catalog()
+        names = set(cat.tensor_methods()) if cat is not None else set()
+        for t in (int, float, complex, bool, str, bytes, tuple, list, dict, set, frozenset, type(None)):
+            names -= set(dir(t))
+        _TENSOR_ONLY.append(frozenset(n for n in names if not n.startswith("_")))
+    only = _TENSOR_ONLY[0]
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
+                and n.func.value.id == name and n.func.attr in only:
+            return True
+        stack.extend(ast.iter_child_nodes(n))
+    return False
+
+
 class ScopeValues:
     """Kinds for the expressions of one scope function."""
 
@@ -359,8 +384,11 @@ class ScopeValues:
                 # `if isinstance(t, np.ndarray):` / the else of `if is_tensor(t):`: not a tensor there
                 (else_env if narrow[1] else body_env)[narrow[0]] = Kind.UNKNOWN
             held = _not_none_test(stmt.test)
-            if held is not None and cur.get(held[0]) is Kind.OPTIONAL:
-                # `if mask is not None:` (the else of `is None`): the optional tensor input is passed there
+            if held is not None and cur.get(held[0]) is Kind.OPTIONAL \
+                    and _tensor_method_use(stmt.body if held[1] else stmt.orelse, held[0]):
+                # `if mask is not None:` (the else of `is None`) where the body calls a method only a
+                # Tensor has on it (`mask.sum()`): the optional input is a tensor there. Without
+                # such a use it stays optional (an int layer index, a cache dict or list, a mode string)
                 (body_env if held[1] else else_env)[held[0]] = Kind.TENSOR
             links.append((stmt, cur, narrow, self._block(stmt.body, body_env)))
             cur = else_env

@@ -436,38 +436,6 @@ def _narrowed_to_python(ctx, node: ast.Name) -> bool:
     return False
 
 
-def _none_test(t: ast.AST, name: str) -> Optional[bool]:
-    """True for ``name is not None``, False for ``name is None``, else None."""
-    if isinstance(t, ast.Compare) and len(t.ops) == 1 and isinstance(t.left, ast.Name) and t.left.id == name \
-            and isinstance(t.comparators[0], ast.Constant) and t.comparators[0].value is None:
-        return True if isinstance(t.ops[0], ast.IsNot) else (False if isinstance(t.ops[0], ast.Is) else None)
-    return None
-
-
-def _guarded_not_none(ctx, node: ast.Name) -> bool:
-    """``node`` is read where ``if name is not None:`` (or the ``else`` of ``is None``, or a
-    preceding ``name is not None and`` operand) says it holds a value: the code expects a
-    caller to pass one. Measured on 2.10 CPU (control_flow_pos_mask_sum_under_not_none): a parent
-    passing its mask tensor to `attention_mask=None` compiles `if attention_mask.sum() > 0` under
-    the guard to a Switch; passing None (the negative) folds the guard, no Switch."""
-    prev: ast.AST = node
-    for anc in ctx.ancestors(node):
-        if isinstance(anc, ast.If):
-            pol = _none_test(anc.test, node.id)
-            if pol is not None and any(prev is b for b in (anc.body if pol else anc.orelse)):
-                return True
-        elif isinstance(anc, ast.BoolOp) and isinstance(anc.op, ast.And):
-            for v in anc.values:
-                if v is prev:
-                    break
-                if _none_test(v, node.id) is True:
-                    return True
-        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            return False
-        prev = anc
-    return False
-
-
 class ScopeUses:
     """Per-scope cache: one analysis per ScopeValues object (i.e. per scope walk)."""
 
@@ -523,9 +491,7 @@ class ScopeUses:
             return False  # the project's call sites pass a tensor (msgraphlint/paramkinds.py)
         uses, weak = self.get(ctx)
         use = uses.get(node.id)
-        if node.id in weak and use is not None and use.tensor is None:
-            return not _guarded_not_none(ctx, node)  # an optional input the guard says is passed
-        return False
+        return node.id in weak and use is not None and use.tensor is None
 
     def grounded(self, ctx, node: ast.AST, depth: int = 0, names: bool = True) -> bool:
         """A tensor-kind expression whose value is known only at run time. Not grounded: one

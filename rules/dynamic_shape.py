@@ -577,6 +577,14 @@ def _referenced_as_component(tree: ast.AST, class_name: str) -> bool:
             in_cell = node.name if has_construct and node.name != class_name else (None if node.name == class_name else in_cell)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             in_func = node.name
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and any(
+                isinstance(t, ast.Name) and t.id == "__all__"
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])):
+            continue  # `__all__ = ["Net"]` exports the name: it builds nothing
+        elif isinstance(node, ast.Constant) and node.value == class_name:
+            # built by name in a module that defines or imports the class (`supported_necks = [...,
+            # "RPN"]` then `eval(neck_name)(**kwargs)` in mindocr's necks/builder.py)
+            return True
         elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
             name = node.id if isinstance(node, ast.Name) else node.attr
             if name == class_name:
@@ -630,10 +638,12 @@ class PythonScalarInput(Rule):
         Cell instantiated by another class of the same module is a sub-cell and is
         skipped, and so is a Cell the package assembles into other graph code: registered
         by a decorator (`@register_model`), or referred to inside another Cell or a factory
-        function (`build_*`, `create_*`, `parse_model`) of a file that imports it; losses,
-        necks and heads are built that way and fed by their parent graph (measured: one
-        compile for three calls). A string is no evidence: `__all__ = ["Net"]`, a registry
-        list or a same-named class of another file does not silence it. For other Cells the
+        function (`build_*`, `create_*`, `parse_model`), or named in a string (a registry
+        list, `eval(name)`: mindocr's `supported_necks`), in its own file or in one that
+        imports it; losses, necks and heads are built that way and fed by their parent
+        graph (measured: one compile for three calls). `__all__ = ["Net"]` exports a name
+        and builds nothing, and a file that does not import the class (a same-named class
+        of its own, a word in a string) says nothing about it. For other Cells the
         message says that it applies when the parameter is passed a Python value and the Cell
         is called from Python.
 
@@ -754,6 +764,8 @@ class PythonScalarInput(Rule):
                                f" (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:4]))})",
                            when="", tail=_TAIL[kind], hint=_HINTS[kind])
                 continue
+            if arg.annotation is not None and unparse(arg.annotation).split(".")[-1] in ("Tensor", "Parameter"):
+                continue  # `xs: ms.Tensor` iterated: a tensor's rows, not a Python tuple
             found = self._evidence(arg, default, uses.get(arg.arg))
             if found is None:
                 continue

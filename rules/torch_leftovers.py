@@ -452,9 +452,22 @@ def _keyword_habit(cat, q: str, keywords):
     names, _ = sig
     for kw in keywords:
         if kw.arg is not None and kw.arg not in names:
+            if _in_another_release(cat, q, kw.arg):
+                return None  # MSG514 reports a keyword another release's signature has
             alt = _TORCH_KEYWORDS.get(kw.arg)
             return kw.arg, sorted(names), (alt if alt in names else None)
     return None
+
+
+def _in_another_release(cat, q: str, kw: str) -> bool:
+    from msgraphlint.catalog import get_catalog, known_versions
+    from .version_api import _keywords
+    for v in known_versions():
+        if v != cat.version:
+            sig = _keywords(get_catalog(v).params(q))
+            if sig is not None and kw in sig[0]:
+                return True
+    return False
 
 
 def _transpose_pair_why(axes) -> Optional[str]:

@@ -143,9 +143,23 @@ def test_msg304_cells_the_project_assembles_into_other_graph_code(tmp_path):
                           "def build_loss(name):\n    return FactoryLoss() if name == 'f' else eval(name)()\n",
     })
     found = codes_at(lint([tmp_path], select=["MSG304"]))
-    # NamedLoss is only named in a string (`SUPPORTED`, `eval(name)`): a string is no evidence
-    # (issue 22: `__all__ = ["Net"]` silenced the rule); LooseLoss: nothing says it is fed by another graph
-    assert [(p, line, c) for p, line, c in found] == [("losses.py", 15, "MSG304"), ("losses.py", 29, "MSG304")]
+    assert [(p, c) for p, _, c in found] == [("losses.py", "MSG304")]
+    assert found[0][1] == 29  # LooseLoss.construct: nothing says it is fed by another graph
+
+
+def test_msg304_exports_and_unimported_names_are_no_evidence(tmp_path):
+    """Issue 22: `__all__ = ["Net"]`, or another file naming `Net` without importing it (a class
+    of its own, a string), silenced MSG304; neither builds the Cell."""
+    body = "    def construct(self, x, n):\n        return x[:, :n] * 2\n"
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/net.py": "import mindspore.nn as nn\n__all__ = ['Net']\n\nclass Net(nn.Cell):\n" + body,
+        "pkg/other.py": "import mindspore.nn as nn\nNAMES = ['Net']\n\nclass Net(nn.Cell):\n"
+                        "    def construct(self, x):\n        return x\n\nclass Parent(nn.Cell):\n"
+                        "    def __init__(self):\n        super().__init__()\n        self.net = Net()\n",
+    })
+    found = codes_at(lint([tmp_path / "pkg" / "net.py"], select=["MSG304"]))
+    assert [(p, line, c) for p, line, c in found] == [("net.py", 5, "MSG304")]
 
 
 def test_msg304_package_evidence_is_read_again_by_a_later_run(tmp_path):
