@@ -17,6 +17,9 @@ the run, the smaller; and with the cyclic GC off, as the server parses), and the
 client-observed median and p95 of ``didChange -> publishDiagnostics`` in ms and as a
 multiple of that parse; the last line is the table of ratios. Debounce is 0 ms.
 
+``--cpu``: no server either; the CPU time of that analysis per edit against the CPU time
+of one ``ast.parse`` (what to compare on a loaded machine).
+
 ``--profile``: no server; the analysis the server runs for one edit (``runner.run_source``
 with a warm per-document scope cache and context cache, as ``server.start_analysis`` calls
 it), under cProfile, sorted by cumulative and by own time.
@@ -176,6 +179,54 @@ def profile(path: Path, text: str, top: int) -> None:
     stats.sort_stats("tottime").print_stats(top)
 
 
+def cpu_ratios(name: str, path: Path, text: str, edits: int) -> tuple:
+    """``--cpu``: no server, no transport; the CPU time of the analysis the server runs for
+    each edit (as ``profile``), median and p95 over ``edits`` alternating edits, against the
+    CPU time of one ``ast.parse`` (GC on, and off as the analysis runs). Under load, CPU
+    seconds compare where wall time does not."""
+    import gc
+
+    from msgraphlint.projectfiles import ContextCache
+    from msgraphlint.runner import prepare, run_source
+
+    settings = prepare([str(path)], None)
+    cache: dict = {}
+    context = ContextCache()
+    line, indent = edit_point(text)
+    lines = text.splitlines(keepends=True)
+    edited = "".join(lines[:line] + [f"{indent}print('{MARK}')\n"] + lines[line:])
+
+    def once(t):
+        return run_source(t, str(path), settings=settings, scope_cache=cache, context_cache=context,
+                          buffers={}, related={})
+
+    once(text)  # didOpen
+    samples = []
+    for n in range(edits):
+        t0 = time.process_time()
+        once(edited if n % 2 == 0 else text)
+        samples.append(time.process_time() - t0)
+
+    def parse_cpu(gc_on: bool) -> float:
+        was = gc.isenabled()
+        (gc.enable if gc_on else gc.disable)()
+        try:
+            times = []
+            for _ in range(7):
+                t0 = time.process_time()
+                ast.parse(text, str(path))
+                times.append(time.process_time() - t0)
+        finally:
+            (gc.enable if was else gc.disable)()
+        return statistics.median(times)
+    parse, parse_nogc = parse_cpu(True), parse_cpu(False)
+    med, hi = statistics.median(samples), p95(samples)
+    print(f"{name}: {text.count(chr(10))} lines, ast.parse {parse * 1000:.1f} ms CPU (GC off {parse_nogc * 1000:.1f}); "
+          f"{edits} edits: median {med * 1000:.1f} ms CPU ({med / parse:.1f}x), p95 {hi * 1000:.1f} ms "
+          f"({hi / parse:.1f}x, {hi / parse_nogc:.1f}x GC off)", flush=True)
+    return (name, text.count("\n"), parse, parse_nogc, med, hi)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("paths", nargs="*", type=Path, help="real modules, opened where they lie")
@@ -184,6 +235,8 @@ def main() -> None:
     ap.add_argument("--edits", type=int, default=40, help="edits per module (default 40; 20 from 10,000 lines)")
     ap.add_argument("--profile", action="store_true", help="cProfile the analysis of one edit instead")
     ap.add_argument("--top", type=int, default=30)
+    ap.add_argument("--cpu", action="store_true",
+                    help="the server's analysis in this process, CPU time per edit (no client, no transport)")
     a = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -204,6 +257,9 @@ def main() -> None:
                 continue
             n_lines = text.count("\n")
             edits = a.edits if n_lines < 10_000 or a.edits != 40 else 20
+            if a.cpu:
+                rows.append(cpu_ratios(name, path, text, edits))
+                continue
             before = parse_seconds(text, str(path))
             got = asyncio.run(measure(path, text, root, edits))
             parse = min(before, parse_seconds(text, str(path)))  # the quieter of two measurements
@@ -216,7 +272,9 @@ def main() -> None:
                   + (f"; server analysis median {statistics.median(srv) * 1000:.1f} ms" if srv else ""), flush=True)
             rows.append((name, n_lines, parse, parse_nogc, med, hi))
     if rows:
-        print("\n| module | lines | ast.parse ms (GC off) | median ms (x parse) | p95 ms (x parse; x parse GC off) |")
+        unit = " CPU" if a.cpu else ""
+        print(f"\n| module | lines | ast.parse ms{unit} (GC off) | median ms{unit} (x parse) | "
+              f"p95 ms{unit} (x parse; x parse GC off) |")
         print("|---|---|---|---|---|")
         for name, n, parse, parse_nogc, med, hi in rows:
             short = name if name.startswith("synthetic") else os.path.relpath(name, os.getcwd())
