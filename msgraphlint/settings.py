@@ -10,7 +10,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Type
 
 from .budget import FILE_CPU_BUDGET_S, FILE_CPU_BUDGET_S_PER_MB
 from .config import Config, ConfigError, validate_against_rules, validate_version
-from .registry import default_codes, load_rules, resolve_selector, select_codes
+from .registry import default_codes, load_rules, resolve_selector, select_codes, unknown_selectors
 from .rule import Rule
 
 __all__ = ["Settings", "SettingsResolver", "UsageError", "make_settings", "prepare"]
@@ -47,15 +47,41 @@ def _version_applies(spec: str, target: str) -> bool:
         return True
 
 
+def _cli_layer(all_rules, prior: List[str], select: Optional[List[str]], extend_select: List[str],
+               ignore: List[str]) -> List[str]:
+    """ruff's rule selection with the command line as a layer on top of the configuration:
+    ``--select`` starts the selection afresh (the configuration's select and ignore no longer
+    apply); ``--extend-select`` and ``--ignore`` add to / remove from what the configuration
+    selected, so ``--extend-select MSG101`` re-enables a code the configuration ignores.
+    Within the layer the more specific selector wins, as in the configuration."""
+    if select is not None:
+        return select_codes(all_rules, list(select) + list(extend_select), ignore, default_codes(all_rules))
+    if not extend_select and not ignore:
+        return prior
+    defaults = default_codes(all_rules)
+    add = set(select_codes(all_rules, extend_select, [], defaults))
+    drop = set(select_codes(all_rules, ignore, [], defaults))
+    both = add & drop
+    if both:  # one code matched by both: the more specific selector decides (a tie: ignored)
+        wins = set(select_codes(sorted(both), extend_select, ignore, defaults))
+        add -= both - wins
+        drop -= wins
+    kept = set(prior) - drop | add
+    return [c for c in all_rules if c in kept]
+
+
 def make_settings(config: Config, select: Optional[Iterable[str]] = None, ignore: Optional[Iterable[str]] = None,
                   extend_select: Optional[Iterable[str]] = None, target: Optional[str] = None) -> Settings:
     all_rules = load_rules()
-    if select is not None:
-        config.select = [resolve_selector(s) for s in select]
-    if extend_select:
-        config.extend_select = list(config.extend_select) + [resolve_selector(s) for s in extend_select]
-    if ignore:
-        config.ignore = list(config.ignore) + [resolve_selector(s) for s in ignore]
+    cli_select = None if select is None else [resolve_selector(s) for s in select]
+    cli_extend = [resolve_selector(s) for s in extend_select or ()]
+    cli_ignore = [resolve_selector(s) for s in ignore or ()]
+    if cli_select is not None and not cli_select:
+        raise ConfigError("--select: empty selection: no rule would run (name codes, prefixes or `ALL`)")
+    for option, items in (("--select", cli_select or ()), ("--extend-select", cli_extend), ("--ignore", cli_ignore)):
+        bad = unknown_selectors(items, all_rules)
+        if bad:  # blamed on the option that said it, not on a configuration file
+            raise ConfigError(f"{option}: unknown rule code(s): {', '.join(bad)}")
     if target:
         validate_version(target, "--target-mindspore")
         config.target_mindspore = target
@@ -64,6 +90,7 @@ def make_settings(config: Config, select: Optional[Iterable[str]] = None, ignore
     sel = [resolve_selector(s) for s in config.select + config.extend_select]
     ign = [resolve_selector(s) for s in config.ignore]
     codes = select_codes(all_rules, sel, ign, default_codes(all_rules))
+    codes = _cli_layer(all_rules, codes, cli_select, cli_extend, cli_ignore)
     active = {c: all_rules[c] for c in codes if _version_applies(all_rules[c].mindspore, config.target_mindspore)}
     by_name = {r.name: r for r in all_rules.values()}
     options: Dict[str, Dict[str, Any]] = {}

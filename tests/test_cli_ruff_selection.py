@@ -1,0 +1,91 @@
+"""Rule selection on the command line as ruff has it (issue 26 item 2): the command line is a
+layer over the configuration, so ``--select``/``--extend-select`` re-enable a code the
+configuration ignores; an empty ``--select`` is a usage error; an unknown code on the
+command line is blamed on the option that named it, not on pyproject.toml."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from msgraphlint.cli import cli
+
+from helpers import write_tree
+
+NET = """
+import mindspore.nn as nn
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        print(x)
+        y = x * 2
+        y += 1
+        return y
+"""
+PYPROJECT = """
+[tool.msgraphlint]
+ignore = ["MSG201"]
+"""
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["check", "--no-cache", *args], catch_exceptions=False)
+
+
+def codes(result):
+    return sorted({f["code"] for f in json.loads(result.output)["findings"]})
+
+
+@pytest.fixture
+def proj(tmp_path, monkeypatch):
+    write_tree(tmp_path, {"net.py": NET, "pyproject.toml": PYPROJECT})
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_the_config_ignore_applies_without_command_line_selection(proj):
+    assert codes(run("--format", "json", "net.py")) == ["MSG204"]
+
+
+@pytest.mark.parametrize("option", ["--select", "--extend-select"])
+def test_command_line_selection_re_enables_a_code_the_config_ignores(proj, option):
+    r = run("--format", "json", option, "MSG201", "net.py")
+    assert r.exit_code == 1, r.output
+    assert "MSG201" in codes(r)
+
+
+def test_select_replaces_extend_select_adds(proj):
+    assert codes(run("--format", "json", "--select", "MSG201", "net.py")) == ["MSG201"]
+    assert codes(run("--format", "json", "--extend-select", "MSG201", "net.py")) == ["MSG201", "MSG204"]
+
+
+def test_command_line_ignore_still_removes_and_the_more_specific_selector_wins(proj):
+    assert codes(run("--format", "json", "--extend-select", "MSG201", "--ignore", "MSG204", "net.py")) == ["MSG201"]
+    # a tie at the same specificity: ignored, as in the configuration
+    assert codes(run("--format", "json", "--extend-select", "MSG201", "--ignore", "MSG201", "net.py")) == ["MSG204"]
+    # the more specific code beats the prefix
+    assert codes(run("--format", "json", "--extend-select", "MSG201", "--ignore", "MSG2", "net.py")) == ["MSG201"]
+
+
+@pytest.mark.parametrize("value", ["", " , "])
+def test_an_empty_select_is_a_usage_error(proj, value):
+    r = run("--select", value, "net.py")
+    assert r.exit_code == 2, r.output
+    assert "--select" in r.output and "empty" in r.output
+
+
+@pytest.mark.parametrize("option", ["--select", "--extend-select", "--ignore"])
+def test_an_unknown_code_on_the_command_line_is_blamed_on_the_option(proj, option):
+    r = run(option, "MSG999", "net.py")
+    assert r.exit_code == 2, r.output
+    assert f"{option}: " in r.output and "MSG999" in r.output
+    assert "pyproject.toml" not in r.output
+
+
+def test_an_unknown_code_in_the_config_is_still_blamed_on_the_config(proj):
+    (proj / "pyproject.toml").write_text('[tool.msgraphlint]\nignore = ["MSG998"]\n')
+    r = run("net.py")
+    assert r.exit_code == 2 and "pyproject.toml" in r.output and "MSG998" in r.output
