@@ -159,6 +159,7 @@ class ContextCache:
         self.phase1: Dict[str, Tuple[tuple, object]] = {}
         self.lazy: Dict[Tuple[str, str], Tuple[tuple, object]] = {}  # (path, module) -> (stat key, summary)
         self.scopes: Dict[str, dict] = {}  # path -> scope cache of a file checked, not reported (runner)
+        self.sources: Dict[str, Tuple[tuple, object]] = {}  # path -> (stat key, SourceFile) of such a file
 
     def walk(self, root: str, compute: Callable[[], List[str]]) -> List[str]:
         got = self.walks.get(root)
@@ -186,6 +187,30 @@ class ContextCache:
         if path not in self.scopes and len(self.scopes) >= 256:
             self.scopes.clear()
         return self.scopes.setdefault(path, {})
+
+    def source_of(self, path: str, shown: str):
+        """The SourceFile of a file checked but not reported, read once while its stat is
+        unchanged (its tree, parsed when it is first checked, is kept on it): the last 16
+        files of up to 2 MB; None when it cannot be read or decoded (the caller reads it then,
+        inside the file's isolation)."""
+        key = stat_key(path)
+        if key is None:
+            return None
+        got = self.sources.get(path)
+        if got is not None and got[0] == key:
+            return got[1]
+        if key[0] > 2_000_000:
+            return None
+        from .source import SourceError, SourceFile
+        try:
+            with open(path, "rb") as fh:
+                src = SourceFile.from_bytes(shown, fh.read())
+        except (OSError, SourceError, ValueError):
+            return None
+        self.sources[path] = (key, src)
+        if len(self.sources) > 16:
+            self.sources.pop(next(iter(self.sources)))
+        return src
 
     def get_lazy(self, path: str, module: str):
         """The summary of a module the index loaded by name in an earlier run, if its file is unchanged."""

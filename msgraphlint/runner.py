@@ -445,6 +445,15 @@ def _kept_scopes(context_cache, index: ProjectIndex, path: str) -> Optional[dict
     return context_cache.scopes_of(os.path.abspath(path))
 
 
+def _kept_source(context_cache, index: ProjectIndex, path: str):
+    """The source (and, once checked, the tree) of a file a run checks but does not report,
+    kept between the runs of one process while its stat is unchanged (``ContextCache.source_of``);
+    None (read and parsed as before) without a ``ContextCache`` or for an in-memory text."""
+    if context_cache is None or os.path.abspath(path) in index.buffers:
+        return None
+    return context_cache.source_of(path, display_path(path))
+
+
 def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cache=None,
                 hooks: Optional[RunHooks] = None, ctx_files: Sequence[str] = (), context_cache=None,
                 related: Optional[Dict[str, FileResult]] = None, buffers=None) -> RunResult:
@@ -577,6 +586,8 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
             src = by_path[f].source
             if src is None and f in overrides:
                 src = in_memory_source(display_path(f), overrides[f])
+            elif src is None and f in ctx_set:
+                src = _kept_source(context_cache, index, f)
             s = fs(f)
             results[f] = lint_python(f, src, index, scopes.get(os.path.abspath(f), []), s, fs.dispatch(s), cells,
                                       scope_cache if f in overrides and f not in ctx_set else
@@ -596,7 +607,8 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
     for p in lazy:  # read by the index only: checked here, with the settings of its own configuration
         s = fs(p)
         text = index.buffers.get(p)
-        results[p] = lint_python(p, in_memory_source(display_path(p), text) if text is not None else None, index,
+        results[p] = lint_python(p, in_memory_source(display_path(p), text) if text is not None else
+                                 _kept_source(context_cache, index, p), index,
                                  scopes.get(p, []), s, fs.dispatch(s), cells, _kept_scopes(context_cache, index, p))
         p1_paths[p] = p
 
