@@ -68,6 +68,7 @@ class ModuleSummary:
     graph_hint: bool = False  # mentions mindspore / construct / jit: can hold graph roots
     nested: bool = False      # holds definitions inside functions (keys "<outer>.<locals>.<name>")
     pynative_only: bool = False  # sets PYNATIVE_MODE and never GRAPH_MODE nor jit: not graph code
+    pynative_funcs: List[int] = field(default_factory=list)  # `def` lines of module-level functions PyNative by construction
     evidence: List[ArgSite] = field(default_factory=list)  # what it passes to graph entries (evidence.py)
     patches: Tuple[str, ...] = ()  # MindSpore names it rebinds (`nn.Dropout = MyDropout`): mindspore_patches
 
@@ -460,6 +461,11 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
     if summary.graph_hint and (jit_wrapped or _NESTED_HINT_RE.search(text)):
         nested = _NestedScan(summary, imports, jit_wrapped, modname)
     bytecode_methods = bytecode_wrapped_methods(text)
+    if nested is not None and not summary.pynative_only and "PYNATIVE_MODE" in text:
+        lines = text.splitlines()
+        summary.pynative_funcs = [node.lineno for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                  and pynative_by_construction("\n".join(lines[min([d.lineno for d in node.decorator_list]
+                                                                                   + [node.lineno]) - 1:node.end_lineno]))]
     if nested is not None:
         nested.bytecode_methods = bytecode_methods
     for node in tree.body:

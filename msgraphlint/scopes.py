@@ -218,15 +218,18 @@ def discover(index: ProjectIndex, extra_cell_bases: "ExtraBases" = frozenset(),
     for _, mod in sorted(index.by_path.items()):
         if not mod.graph_hint or getattr(mod, "pynative_only", False):
             continue  # no graph code, or PyNative by construction (project.pynative_by_construction)
+        pynative_funcs = set(getattr(mod, "pynative_funcs", ()) or ())
         for key, cls in mod.classes.items():
             is_cell = cells.is_cell(cls)
             for name, fs in cls.methods.items():
+                if fs.enclosing and fs.enclosing[0] in pynative_funcs:
+                    continue  # defined in a test or function that runs it in PyNative by construction
                 if (is_cell and name in ROOT_METHODS) or fs.is_jit:
                     kind = "jit" if fs.is_jit and name not in ROOT_METHODS else "construct"
                     add(GraphScope(fs.qualname, mod.path, fs.lineno, kind, cls.name, class_key=key,
                                    capture_mode=fs.capture_mode or "ast", enclosing=fs.enclosing), fs, mod, cls, 0)
         for fs in mod.functions.values():
-            if fs.is_jit:
+            if fs.is_jit and not (fs.enclosing and fs.enclosing[0] in pynative_funcs):
                 add(GraphScope(fs.qualname, mod.path, fs.lineno, "jit", capture_mode=fs.capture_mode or "ast",
                                enclosing=fs.enclosing), fs, mod, None, 0)
 

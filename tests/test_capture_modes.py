@@ -139,3 +139,38 @@ def test_tests_parametrised_only_with_pynative_are_not_graph_code(tmp_path):
     assert not [f for f in lint([tmp_path / "test_p.py"], config_file=None) if f.code == "MSG410"]
     write_tree(tmp_path, {"test_g.py": PARAMETRISED.replace("{modes}", "ms.GRAPH_MODE, ms.PYNATIVE_MODE")})
     assert [f for f in lint([tmp_path / "test_g.py"], config_file=None) if f.code == "MSG410"]
+
+
+PER_TEST = """
+    import pytest
+    import mindspore as ms
+    from mindspore import context, nn
+
+
+    @pytest.mark.parametrize("mode", [context.PYNATIVE_MODE])
+    def test_pynative(mode):
+        class Net(nn.Cell):
+            def construct(self, x):
+                y = x * 2
+                del y
+                return x
+        context.set_context(mode=mode)
+        Net()(ms.Tensor([1.0]))
+
+
+    def test_graph():
+        class Net(nn.Cell):
+            def construct(self, x):
+                y = x * 2
+                del y
+                return x
+        context.set_context(mode=context.GRAPH_MODE)
+        Net()(ms.Tensor([1.0]))
+"""
+
+
+def test_a_test_that_runs_its_cells_in_pynative_is_not_graph_code(tmp_path):
+    # the module switches modes, so it is graph code; the test that sets only PYNATIVE_MODE is not
+    write_tree(tmp_path, {"test_t.py": PER_TEST})
+    found = [f.line for f in lint([tmp_path / "test_t.py"], config_file=None) if f.code == "MSG410"]
+    assert found == [21], found   # not line 11, the PyNative test's `del`
