@@ -136,6 +136,14 @@ BYTECODE_CHILD = textwrap.dedent(r"""
             return x * 2
         return x - 100
 
+    def mask(x):
+        return x[x > 0] * 2
+
+    def subscript(x):
+        y = x * 1
+        y[0] = 0.0
+        return y * 2
+
     def helper(x):
         try:
             return x * 2
@@ -147,7 +155,7 @@ BYTECODE_CHILD = textwrap.dedent(r"""
 
     out = {}
     inputs = (Tensor(np.ones(3, np.float32)), Tensor(-np.ones(3, np.float32)))
-    for f in (try_, with_, with_break, del_, walrus, set_, import_, asnumpy, branch, calls_helper):
+    for f in (try_, with_, with_break, del_, walrus, set_, import_, asnumpy, branch, calls_helper, mask, subscript):
         g = ms.jit(f, capture_mode="bytecode")
         same = all(np.allclose(g(i).asnumpy(), f(i).asnumpy()) for i in inputs)
         j = get_code_extra(f)
@@ -184,6 +192,8 @@ def test_bytecode_capture_break_counts(tmp_path, require_mindspore):
         assert out[name] == ["GRAPH_CALLABLE", 0, True, True], name
     for name in ("set_", "import_", "asnumpy", "branch"):             # MSG110 / MSG106: one break
         assert out[name] == ["GRAPH_CALLABLE", 1, True, True], name
+    assert out["mask"] == ["NEVER_COMPILE", 0, False, True]           # MSG301 is ast capture's claim
+    assert out["subscript"] == ["GRAPH_CALLABLE", 0, True, True]      # MSG203's write compiles, no break
     assert "Unsupported bytecode" in out["fullgraph_set_"]
     assert "Cannot infer the execution result" in out["fullgraph_import_"]
     assert "Data-dependent conditional control flow is not supported" in out["fullgraph_branch"]
