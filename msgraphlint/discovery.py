@@ -4,7 +4,7 @@ pre-filter that tells which files can hold graph-mode code."""
 
 from __future__ import annotations
 
-import fnmatch
+import functools
 import io
 import os
 import re
@@ -25,10 +25,77 @@ class DiscoveryError(Exception):
     pass
 
 
+@functools.lru_cache(maxsize=4096)
+def glob_regex(pattern: str) -> "re.Pattern[str]":
+    """A glob as ruff reads `exclude`, `include` and `per-file-ignores` (Rust's globset, as
+    ruff builds it): ``*`` and ``?`` match any character, ``/`` included; ``**/`` matches zero
+    or more directories (``tests/**/*.py`` matches ``tests/x.py`` and ``tests/a/b/x.py``,
+    ``**/x.py`` matches ``x.py``); a trailing ``/**`` matches everything below; ``[...]`` and
+    ``[!...]`` are character classes, ``{a,b}`` alternatives, ``\\`` escapes the next character."""
+    out, i, n, depth = [], 0, len(pattern), 0
+    while i < n:
+        c = pattern[i]
+        if c == "*":
+            j = i
+            while j < n and pattern[j] == "*":
+                j += 1
+            at_start = i == 0 or pattern[i - 1] == "/"
+            if j - i >= 2 and at_start and j < n and pattern[j] == "/":
+                out.append("(?:.*/)?")          # **/ : zero or more directories
+                i = j + 1
+                continue
+            out.append(".*")
+            i = j
+        elif c == "?":
+            out.append(".")
+            i += 1
+        elif c == "[":
+            j = i + 1
+            if j < n and pattern[j] in "!^":
+                j += 1
+            if j < n and pattern[j] == "]":
+                j += 1
+            while j < n and pattern[j] != "]":
+                j += 1
+            if j >= n:
+                out.append(re.escape(c))
+                i += 1
+                continue
+            body = pattern[i + 1:j]
+            neg = body[:1] in ("!", "^")
+            body = body[1:] if neg else body
+            out.append("[" + ("^" if neg else "") + body.replace("\\", "\\\\").replace("^", "\\^") + "]")
+            i = j + 1
+        elif c == "{":
+            depth += 1
+            out.append("(?:")
+            i += 1
+        elif c == "}" and depth:
+            depth -= 1
+            out.append(")")
+            i += 1
+        elif c == "," and depth:
+            out.append("|")
+            i += 1
+        elif c == "\\" and i + 1 < n:
+            out.append(re.escape(pattern[i + 1]))
+            i += 2
+        else:
+            out.append(re.escape(c))
+            i += 1
+    if depth:  # an unclosed {: literal, as fnmatch would read it
+        return re.compile(re.escape(pattern) + r"\Z", re.DOTALL)
+    return re.compile("".join(out) + r"\Z", re.DOTALL)
+
+
+def glob_match(text: str, pattern: str) -> bool:
+    return glob_regex(pattern).match(text) is not None
+
+
 def _excluded(rel: str, name: str, patterns: Sequence[str]) -> bool:
     for pat in patterns:
         p = pat.rstrip("/")
-        if fnmatch.fnmatch(name, p) or fnmatch.fnmatch(rel, p) or rel == p or rel.startswith(p + "/"):
+        if glob_match(name, p) or glob_match(rel, p) or rel == p or rel.startswith(p + "/"):
             return True
     return False
 
@@ -175,7 +242,7 @@ def discover(paths: Iterable[str], exclude: Sequence[str], root: str, respect_gi
                 ap = os.path.abspath(full)
                 rel = os.path.relpath(ap, root).replace(os.sep, "/")
                 if not f.endswith(plain) and not f.endswith(suffixes) and \
-                        not any(fnmatch.fnmatch(f, g) or fnmatch.fnmatch(rel, g) for g in others):
+                        not any(glob_match(f, g) or glob_match(rel, g) for g in others):
                     continue
                 if _excluded(rel, f, exclude):
                     continue
@@ -205,18 +272,18 @@ def matches_any(path: str, globs: Iterable[str], root: str) -> bool:
     rel = os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
     name = os.path.basename(path)
     for g in globs:
-        if fnmatch.fnmatch(rel, g) or fnmatch.fnmatch(name, g) or rel.startswith(g.rstrip("/") + "/"):
+        if glob_match(rel, g) or glob_match(name, g) or rel.startswith(g.rstrip("/") + "/"):
             return True
     return False
 
 
-_MAGIC = re.compile(r"[*?[]")
+_MAGIC = re.compile(r"[*?[{\\]")
 
 
 class GlobCodes:
     """``per-file-ignores`` compiled once per configuration: ``codes_for(path)`` is the
     codes of every glob that :func:`matches_any` matches ``path`` against (the same
-    semantics: fnmatch on the path relative to ``root`` or on the file name, or the glob
+    semantics: :func:`glob_regex` on the path relative to ``root`` or on the file name, or the glob
     names one of the path's parent directories), without trying each glob on each file.
     A glob without wildcards is a dictionary lookup (the path, the name, each parent
     prefix); a wildcard glob is indexed by its literal head (the text before its first
@@ -246,7 +313,9 @@ class GlobCodes:
             elif m.start() > 0:
                 self._head.setdefault(pat[:m.start()], []).append(i)
             else:
-                tail = "" if "[" in pat else re.split(r"[*?]", pat)[-1]
+                tail = "" if any(ch in pat for ch in "[{\\") else re.split(r"[*?]", pat)[-1]
+                if tail.startswith("/") and pat.endswith("**" + tail):
+                    tail = tail[1:]  # "**/x.py" matches "x.py": zero directories
                 (self._tail.setdefault(tail, []) if tail else self._always).append(i)
         self._head_lens = sorted({len(h) for h in self._head})
         self._tail_lens = sorted({len(t) for t in self._tail})
@@ -266,7 +335,7 @@ class GlobCodes:
                 continue
             regex = self._regex[i]
             if regex is None:
-                regex = self._regex[i] = re.compile(fnmatch.translate(self._pattern[i]))
+                regex = self._regex[i] = glob_regex(self._pattern[i])
             if regex.match(text):
                 hits.add(i)
 
