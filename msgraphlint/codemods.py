@@ -563,10 +563,17 @@ def swapaxes_fix(node: ast.Call) -> Optional[Fix]:
     if f.end_lineno is None:
         return None
     col = f.end_col_offset - len("transpose")
-    return Fix("`swapaxes(a, b)`: swap the two axes as PyTorch's `transpose(a, b)` does",
-               (Edit(f.end_lineno, col, f.end_lineno, f.end_col_offset, "swapaxes"),), FixSafety.SAFE,
-               proof="PyNative's Tensor.transpose(a, b) swaps the two axes, as Tensor.swapaxes(a, b) does in both "
-                     "modes (graph mode fails to compile the original)", drops=("transpose",))
+    edits = (Edit(f.end_lineno, col, f.end_lineno, f.end_col_offset, "swapaxes"),)
+    axes = [ast.literal_eval(a) if _number(a) else None for a in node.args]
+    if any(isinstance(a, int) and (a >= 2 or a <= -3) for a in axes):
+        return Fix("`swapaxes(a, b)`: swap the two axes as PyTorch's `transpose(a, b)` does", edits, FixSafety.SAFE,
+                   proof="PyNative's Tensor.transpose(a, b) swaps the two axes, as Tensor.swapaxes(a, b) does in both "
+                         "modes (an axis beyond the second: graph mode fails to compile the original)",
+                   drops=("transpose",))
+    # (0, 1), (-2, -1): on a 2-D tensor graph mode compiles the original as the identity permutation
+    return Fix("`swapaxes(a, b)`: swap the two axes as PyTorch's `transpose(a, b)` does (unsafe: the same only "
+               "when the code runs in PyNative or the tensor has 3+ dimensions; on a 2-D tensor graph mode's "
+               "`transpose(a, b)` leaves it unswapped)", edits, FixSafety.UNSAFE, drops=("transpose",))
 
 
 def inplace_method_fix(node: ast.Call, plain: str, proof: Optional[str]) -> Optional[Fix]:

@@ -252,3 +252,11 @@ def test_inplace_method_on_an_input_rebinds_unsafely(tmp_path):
                                   "x = x * 2\nreturn x.shape[0]\n"])
 def test_correct_spellings_get_nothing(tmp_path, body):
     assert _fixed(tmp_path, body, select=["MSG505"]) is None
+
+
+def test_a_pair_graph_mode_compiles_as_the_identity_gets_an_unsafe_swapaxes(tmp_path):
+    """`x.transpose(0, 1)` of a 2-D tensor compiles in graph mode as the identity (MSG505's
+    rationale, api_neg_transpose_negative_pair_rank2): swapaxes changes graph mode's result."""
+    assert _fixed(tmp_path, "x = x * 2\nreturn x.transpose(0, 1)\n", unsafe=False, select=["MSG505"]) is None
+    assert _fixed(tmp_path, "x = x * 2\nreturn x.transpose(0, 1)\n", select=["MSG505"]) == \
+        "        x = x * 2\n        return x.swapaxes(0, 1)\n"
