@@ -392,6 +392,10 @@ class TorchTensorHabit(Rule):
         found = _keyword_habit(ctx.catalog, q, node.keywords)
         if found is None:
             return
+        for anc in ctx.ancestors(node):
+            if isinstance(anc, (ast.If, ast.IfExp)) and ctx.kind(anc.test).constant:
+                return  # under a branch decided at compile time (`if self.size_name == "sizes":`, a
+                # signature probe in mindcv's compatibility.py): the other release's spelling may be dead code
         kw, names, alt = found
         short = q.replace("mindspore.", "", 1)
         ctx.report(node, what=f"`{short}` has no parameter `{kw}` in MindSpore {ctx.catalog.version} "

@@ -103,3 +103,17 @@ def test_helper_chain_has_no_depth_cap_and_survives_cycles(tmp_path):
     p.write_text("\n".join(lines))
     found = [(f.line, f.code) for fr in run_paths([str(p)], select=["MSG410"]).files for f in fr.findings]
     assert found == [(lines.index("    del x") + 1, "MSG410")]
+
+
+def test_keyword_habit_under_a_compile_time_branch_is_not_reported(tmp_path):
+    """`ops.interpolate(x, sizes=...)` of a signature probe (mindcv's compatibility.py) sits under
+    a branch graph mode folds on a constant attribute; the same call on the straight path is reported."""
+    p = tmp_path / "m.py"
+    p.write_text("import mindspore.nn as nn\nfrom mindspore import ops\n\n"
+                 "class Up(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+                 "        self.size_name = 'size'\n\n"
+                 "    def construct(self, x):\n        if self.size_name == 'sizes':\n"
+                 "            return ops.interpolate(x, sizes=(4, 4))\n"
+                 "        return ops.softmax(x, dim=-1)\n")
+    found = [(f.line, f.code) for fr in run_paths([str(p)], select=["MSG505"]).files for f in fr.findings]
+    assert found == [(12, "MSG505")]
