@@ -17,7 +17,7 @@ import click
 
 from . import __version__
 
-FORMATS = ("text", "concise", "json", "sarif", "github")
+FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab", "junit", "pylint", "json-lines")
 
 
 def _split(values: Sequence[str]) -> List[str]:

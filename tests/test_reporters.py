@@ -431,7 +431,7 @@ def test_sarif_describes_only_reported_rules(sarif_validator):
 
 # ------------------------------------------------------------------ registry/render
 def test_registry_and_unknown_format():
-    assert set(REPORTERS) == {"text", "concise", "json", "sarif", "github"}
+    assert set(REPORTERS) == {"text", "concise", "json", "sarif", "github", "gitlab", "junit", "pylint", "json-lines"}
     for fmt, reporter in REPORTERS.items():
         assert reporter(sample_results(), RULES) == render(fmt, sample_results(), RULES)
     with pytest.raises(ValueError, match="unknown output format 'xml'"):

@@ -26,7 +26,7 @@ from __future__ import annotations
 from typing import Callable, Dict, List, Mapping, Optional
 
 from ..findings import FileResult
-from . import concise, github, sarif, text
+from . import concise, github, gitlab, json_lines, junit, pylint, sarif, text
 from . import json as json_reporter
 
 Reporter = Callable[..., str]
@@ -37,6 +37,10 @@ REPORTERS: Dict[str, Reporter] = {
     "json": json_reporter.render,
     "sarif": sarif.render,
     "github": github.render,
+    "gitlab": gitlab.render,
+    "junit": junit.render,
+    "pylint": pylint.render,
+    "json-lines": json_lines.render,
 }
 
 
