@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Optional, Sequence
 
+from .astutil import per_tree
 from .findings import Finding, Fix
 from .imports import ImportMap
 from .scopes import GraphScope
@@ -16,6 +17,24 @@ from .values import Kind, ScopeValues
 # process: a rule that relies on it has a bug (tests/test_fix_contract.py keeps it empty
 # over every rule example and fixture)
 CONTRACT_LOG: list = []
+
+
+def _dotted_imports(tree: ast.AST) -> list:
+    """The dotted modules (``a.b``) the ``import`` statements anywhere in ``tree`` name: a walk
+    of the statement lists only (an ``import`` is never inside an expression)."""
+    out: list = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            block = getattr(node, field, None)
+            if type(block) is list:
+                for stmt in block:
+                    if type(stmt) is ast.Import:
+                        out.extend(a.name for a in stmt.names if "." in a.name)
+                    else:
+                        stack.append(stmt)
+    return out
 
 
 class RuleContext:
@@ -72,9 +91,8 @@ class RuleContext:
             if index is None or not hasattr(index, "has_mindspore_patches") or not index.has_mindspore_patches():
                 got = frozenset()
             else:
-                tree = self.source.tree
-                imported = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
-                            if "." in a.name] if "import " in self.source.text else []
+                imported = per_tree(self.source.tree, "dotted_imports", _dotted_imports) \
+                    if "import " in self.source.text else []
                 got = index.mindspore_patches_for(self.path, imported)
             self._patched = got
         return got
