@@ -26,6 +26,7 @@ from msgraphlint.codemods import inplace_method_fix, rebind_fix
 from msgraphlint.findings import Edit, Fix
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.infer import Provenance
+from msgraphlint.infer.bindings import facts as name_facts
 from msgraphlint.values import Kind
 
 from ._flow import OriginsCache, class_node, self_attr_values, statement_of
@@ -243,6 +244,27 @@ def _keeps_dtype(stmt: ast.AugAssign) -> bool:
         v = v.operand
     return (isinstance(v, ast.Constant) and type(v.value) is int
             and isinstance(stmt.op, (ast.Add, ast.Sub, ast.Mult)))
+
+
+def constant_tensor_write(node: ast.AugAssign, ctx) -> bool:
+    """``total = Tensor(0.0); total += v`` in a Cell's ``construct``: every plain assignment of
+    the name is a ``Tensor(...)``/``ms.tensor(...)`` of compile-time values (a constant the graph
+    holds, ``ctx.tensor(...).folded``), and it is bound otherwise only by augmented writes.
+    Measured on 2.10 CPU (tests/test_infer_mindspore.py): graph mode writes into the constant, so
+    `total = Tensor(0.0); for i in range(3): total += x[i].sum()` returns 6, 12, 18 over three
+    calls where PyNative returns 6 each time; `y = ops.zeros((2,)); y += x` agrees (an op's
+    output, made at each call)."""
+    t = node.target
+    scope, values = ctx.scope, ctx.values
+    if not isinstance(t, ast.Name) or scope is None or scope.kind != "construct" or values is None \
+            or t.id in values.params or not ctx.kind(node.value).tensor_like:
+        return False  # (a tensor added, as measured; `x -= None` fails to compile anyway)
+    f = name_facts(ctx, values.func)
+    vals = f.plain.get(t.id)
+    if not vals or t.id in f.other or any(isinstance(v, (ast.Tuple, ast.List)) for v in f.augmented.get(t.id, ())):
+        return False
+    return all(isinstance(v, ast.Call) and ctx.qualname(v.func) in ("mindspore.Tensor", "mindspore.tensor")
+               and ctx.tensor(v).folded for v in vals)
 
 
 def _graph_keeps_input(node: ast.AST, ctx, name: str) -> bool:
@@ -546,6 +568,12 @@ class InplaceWriteDiverges(Rule):
           leaves it at 0, for a `Tensor` attribute and a `Parameter` alike. A new tensor
           made from a Parameter first (`loss = self.loss + 0`, `self.loss.copy()`) agrees
           between the modes (MSG204). `tests/test_infer_mindspore.py` re-measures it.
+        * `total = Tensor(0.0); total += x[i].sum()` in `construct` (a name still holding a
+          `Tensor(...)` of constants, a constant of the compiled graph): graph mode writes
+          into the constant, so each call starts from what the previous one left. Measured:
+          with `for i in range(3)` over `ones((3, 2))`, graph mode returns 6, 12, 18 over
+          three calls, PyNative 6, 6, 6. `y = ops.zeros((2,)); y += x` agrees (an op's
+          output is made at each call: MSG204).
 
         Not flagged: other writes to Parameters (`self.p += x`, `self.p[0] = v`,
         `ops.assign(self.p, v)`, `self.p.copy_(v)` all agree between the modes),
@@ -748,6 +776,13 @@ class InplaceWriteDiverges(Rule):
             self._subscripts(node, ctx)
         elif isinstance(t, ast.Name) and ctx.kind(t).tensor_like and ctx.tensor(t).attr is not None:
             self._attribute_alias(node, t, ctx)
+        elif isinstance(t, ast.Name) and ctx.kind(t) is Kind.TENSOR and constant_tensor_write(node, ctx):
+            op = _OPS.get(type(node.op), "?")
+            ctx.report(node, what=f"`{t.id} {op}= …` on `{t.id}`, a constant tensor of the compiled graph",
+                       effect="graph mode writes into the constant, so each call starts from the value the "
+                              "previous call left; PyNative starts from the constructed value every call",
+                       hint=f"write `{t.id} = {t.id} {op} …` (a new tensor each call)",
+                       fix=_aug_fix(node, ctx, FixSafety.UNSAFE))
         elif isinstance(t, ast.Name) and ctx.kind(t) is Kind.TENSOR:
             a = _analysis(node, ctx, t.id)
             fix = _aug_fix(node, ctx, FixSafety.UNSAFE)
@@ -991,8 +1026,9 @@ class TensorAugmentedAssign(Rule):
         always computes a new tensor, is not used in a closure, and every read of `y`
         that can run before the write (earlier, or in a loop around it) is an operand of
         arithmetic or a comparison, or `.shape`/`.dtype`/`.ndim`. On a `construct` input or a tensor another name still reads, `+=` is
-        silently different between the modes: that is MSG202, as is `acc = self.acc; acc
-        += x` (graph mode writes the Cell attribute). Parameters (`self.acc += x`) are
+        silently different between the modes: that is MSG202, as are `acc = self.acc; acc
+        += x` (graph mode writes the Cell attribute) and `total = Tensor(0.0); total += v`
+        (graph mode writes the graph's constant: the sum carries over calls). Parameters (`self.acc += x`) are
         state updates and not flagged, nor is a tuple grown by `y += (out,)`.
     """
     VALID = [
@@ -1103,8 +1139,8 @@ class TensorAugmentedAssign(Rule):
         if not isinstance(t, ast.Name) or ctx.kind(t) is not Kind.TENSOR:
             return
         answer = ctx.tensor(t)
-        if answer.attr is not None or answer.surely_not:
-            return  # bound to `self.<attr>` (MSG202), or a tuple grown by `y += (out,)`
+        if answer.attr is not None or answer.surely_not or constant_tensor_write(node, ctx):
+            return  # bound to `self.<attr>` or a constant `Tensor(...)` (MSG202), or a tuple grown by `y += (out,)`
         a = _analysis(node, ctx, t.id)
         if a.inputs or a.readers:
             return  # MSG202

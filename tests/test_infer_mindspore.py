@@ -93,6 +93,19 @@ CHILD = textwrap.dedent(r"""
             loss += x
             return loss
 
+    class ConstantSum(nn.Cell):
+        def construct(self, x):
+            total = Tensor(0.0, ms.float32)
+            for i in range(3):
+                total += x[i].sum()
+            return total
+
+    class ZerosOp(nn.Cell):
+        def construct(self, x):
+            y = ops.zeros((2,), ms.float32)
+            y += x[0]
+            return y
+
     def calls(cls, kind, mode):
         ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
         net = cls(kind)
@@ -108,6 +121,12 @@ CHILD = textwrap.dedent(r"""
         for cls in (Alias, Plus0, Copy):
             for kind in ("tensor", "param"):
                 out[f"{mode}_{cls.__name__}_{kind}"] = calls(cls, kind, mode)
+    for mode in ("graph", "pynative"):
+        ms.set_context(mode=ms.GRAPH_MODE if mode == "graph" else ms.PYNATIVE_MODE)
+        for cls in (ConstantSum, ZerosOp):
+            net = cls()
+            x3 = Tensor(np.ones((3, 2), np.float32))
+            out[f"{mode}_{cls.__name__}"] = [float(net(x3).asnumpy().ravel()[0]) for _ in range(3)]
     print(json.dumps(out))
 """)
 
@@ -142,3 +161,11 @@ def test_write_through_a_local_bound_to_a_cell_attribute_diverges(require_mindsp
     # a new tensor from a Parameter (`self.loss + 0`, `.copy()`): both modes agree (MSG204 only)
     for cls in ("Plus0", "Copy"):
         assert facts[f"graph_{cls}_param"] == facts[f"pynative_{cls}_param"] == [1.0, 1.0, 1.0, 0.0]
+
+
+def test_write_into_a_constant_tensor_carries_over_calls(require_mindspore, facts):
+    # `total = Tensor(0.0); total += x[i].sum()`: graph mode writes into the graph's constant
+    assert facts["graph_ConstantSum"] == [6.0, 12.0, 18.0]
+    assert facts["pynative_ConstantSum"] == [6.0, 6.0, 6.0]
+    # an op's output is made at each call: both modes agree (MSG204 only)
+    assert facts["graph_ZerosOp"] == facts["pynative_ZerosOp"] == [1.0, 1.0, 1.0]
