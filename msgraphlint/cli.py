@@ -46,7 +46,7 @@ class _Group(click.Group):
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="msgraphlint")
+@click.version_option(__version__, "-V", "--version", prog_name="msgraphlint")
 def cli() -> None:
     """Static analysis for MindSpore graph-mode code."""
 
@@ -756,8 +756,28 @@ def _register_optional() -> None:
             return
         lsp_main()
 
+    @cli.command("server")
+    @click.pass_context
+    def server(ctx) -> None:
+        """Same as `lsp` (ruff's spelling)."""
+        ctx.invoke(lsp)
+
 
 _register_optional()
+
+
+@cli.command("rule")
+@click.argument("code")
+@click.pass_context
+def rule(ctx, code: str) -> None:
+    """Same as `explain` (ruff's spelling)."""
+    ctx.invoke(explain, code=code)
+
+
+@cli.command("version")
+def version() -> None:
+    """Print the version (as --version and -V)."""
+    click.echo(f"msgraphlint, version {__version__}")
 
 
 def _closed_pipe() -> None:
