@@ -5,6 +5,8 @@
   ``# msgraphlint: ignore`` or ``# noqa`` silences every code on the line;
 * ``# msgraphlint: skip-file`` anywhere in the file skips the file;
   ``# msgraphlint: skip-file[MSG201]`` silences those codes in the whole file;
+  ruff's spellings of both (``# ruff: noqa`` / ``# ruff: noqa: F401``) are
+  ``# msgraphlint: noqa`` and ``# msgraphlint: noqa: MSG201, MSG203``;
 * a suppression that names one of our (selected) codes but silenced nothing is
   reported as MSG002, so stale suppressions do not pile up.
 
@@ -35,6 +37,8 @@ from .source import SourceFile
 _NOQA = re.compile(r"#\s*noqa", re.IGNORECASE)
 _OURS = re.compile(r"#\s*msgraphlint:\s*(?P<what>ignore|skip-file)(?P<codes>\s*\[[^\]]*\])?(?P<bad>\s*[:=])?")
 _COLON = re.compile(r"\s*:")
+# ruff's file-level `# ruff: noqa: CODE` spelled for us (a bare `# msgraphlint: noqa` skips the file)
+_FILE_NOQA = re.compile(r"#\s*msgraphlint:\s*noqa\b", re.IGNORECASE)
 # one entry of a code list: letters then a digit, and whatever letters and digits follow
 # (``MSG201``, ``msg201``, ``MSG2O1``); a word without a digit ends the list (a reason)
 _TOKEN = re.compile(r"[\s,]*(?P<tok>[A-Za-z]+[0-9][A-Za-z0-9]*)")
@@ -127,6 +131,21 @@ def scan(source: SourceFile) -> SuppressionMap:
     for line, col, comment in _marked_comments(source):
         if "noqa" in comment.lower() or "msgraphlint" in comment:
             out.texts[line] = source.line(line)
+        fm = _FILE_NOQA.search(comment)
+        if fm:
+            colon = _COLON.match(comment, fm.end())
+            if colon is None:
+                out.skip_file = True
+                continue
+            end, codes_list = colon.end(), []
+            while True:
+                t = _TOKEN.match(comment, end)
+                if t is None:
+                    break
+                codes_list.append(t.group("tok"))
+                end = t.end()
+            out.file_wide.append(Suppression(line, col + fm.start(), tuple(codes_list), "skip-file"))
+            continue
         m = _OURS.search(comment)
         if m:
             bracket = m.group("codes")
