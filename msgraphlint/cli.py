@@ -752,7 +752,9 @@ def _register_optional() -> None:
         try:
             from .lsp import main as lsp_main
         except ImportError as exc:
-            _usage_error(f"the language server needs pygls: pip install 'msgraphlint[lsp]' ({exc})")
+            # msgraphlint is not on the package index: name what pip can install from anywhere
+            _usage_error(f"the language server needs pygls: pip install 'pygls>=1.3,<2' lsprotocol "
+                         f"(in a checkout: pip install '.[lsp]') ({exc})")
             return
         lsp_main()
 

@@ -59,3 +59,22 @@ def test_bash_completion_offers_the_aliases_and_the_formats():
 def test_readme_documents_completion():
     readme = open(os.path.join(os.path.dirname(os.path.dirname(__file__)), "README.md"), encoding="utf-8").read()
     assert '_MSGRAPHLINT_COMPLETE=bash_source msgraphlint' in readme
+
+
+def test_without_pygls_the_hint_is_installable(monkeypatch):
+    """`pip install 'msgraphlint[lsp]'` cannot work (msgraphlint is not on the package index):
+    the hint names pygls itself, and the extra only for a checkout."""
+    import builtins
+    real_import = builtins.__import__
+
+    def no_lsp(name, globals=None, locals=None, fromlist=(), level=0):
+        if name == "lsp" and level == 1 or name.startswith("msgraphlint.lsp"):
+            raise ImportError("No module named 'pygls'")
+        return real_import(name, globals, locals, fromlist, level)
+
+    monkeypatch.setattr(builtins, "__import__", no_lsp)
+    for command in ("lsp", "server"):
+        r = CliRunner().invoke(cli, [command])
+        assert r.exit_code == 2, r.output
+        assert "msgraphlint[lsp]" not in r.output
+        assert "pip install 'pygls>=1.3,<2' lsprotocol" in r.output and "pip install '.[lsp]'" in r.output
