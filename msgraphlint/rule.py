@@ -195,9 +195,16 @@ class Rule:
         return "\n".join(out).rstrip() + "\n"
 
     @classmethod
-    def help_uri(cls) -> str:
+    def help_uri(cls) -> Optional[str]:
         """The rule's page (docs/rules/CODE.md, generated from this metadata): the
         ``Documentation`` URL declared in pyproject.toml's ``[project.urls]``, or
-        ``MSGRAPHLINT_DOCS_URL`` when set, so a fork can point code scanning at its own host."""
+        ``MSGRAPHLINT_DOCS_URL`` when set, so a fork can point code scanning at its own host.
+        A plugin rule (not in msgraphlint_rules) has no page there: its own ``help_url``
+        when it sets one, else None (SARIF and the editor then link nothing)."""
+        own = getattr(cls, "help_url", None)
+        if own:
+            return own
+        if cls.__module__.split(".")[0] != "msgraphlint_rules":
+            return None
         from .urls import docs_base_url
         return f"{docs_base_url()}{cls.code}.md"

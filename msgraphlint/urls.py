@@ -47,3 +47,24 @@ def _pyproject_docs_url() -> str:
     path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyproject.toml")
     with open(path, "rb") as fh:
         return tomllib.load(fh)["project"]["urls"]["Documentation"]
+
+
+def repository_url() -> str:
+    """The ``Repository`` URL of ``[project.urls]`` (SARIF's ``informationUri``): an address
+    the project declares, not a documentation site it has none of."""
+    try:
+        from importlib.metadata import PackageNotFoundError, metadata
+        for entry in metadata("msgraphlint").get_all("Project-URL") or []:
+            label, _, value = entry.partition(",")
+            if label.strip().lower() == "repository":
+                return value.strip()
+    except (ImportError, PackageNotFoundError):  # pragma: no cover - running from a bare checkout
+        pass
+    import sys
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyproject.toml")
+    with open(path, "rb") as fh:
+        return tomllib.load(fh)["project"]["urls"]["Repository"]

@@ -42,7 +42,7 @@ def diagnostic(f: Finding, doc: Document, encoding: str) -> lsp.Diagnostic:
         range=_range(doc, doc.lsp_position(f.line, f.col, encoding), doc.lsp_position(end_line, end_col, encoding)),
         message=message, severity=_SEVERITY.get(f.severity, lsp.DiagnosticSeverity.Warning),
         code=f.code, source="msgraphlint",
-        code_description=lsp.CodeDescription(href=rule.help_uri()) if rule else None,
+        code_description=lsp.CodeDescription(href=rule.help_uri()) if rule and rule.help_uri() else None,
         data={"code": f.code, "line": f.line, "col": f.col},
         related_information=_origin(f),
     )

@@ -37,12 +37,12 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from .. import __version__
 from ..findings import FileResult, Finding, Fix, Severity
+from ..urls import repository_url
 from ._common import (SRCROOT, artifact_uri, file_findings, hint_for, json_text, normalise_line_text,
                       root_uri)
 
 SARIF_VERSION = "2.1.0"
 SARIF_SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://msgraphlint.readthedocs.io/"
 FINGERPRINT_KEY = "msgraphlintFingerprint/v1"
 
 
@@ -65,6 +65,8 @@ def rule_descriptor(rule: type) -> Dict[str, Any]:
         "defaultConfiguration": {"level": _level(rule.severity)},
         "properties": {"tags": [rule.family()], "fixable": bool(rule.fixable())},
     }
+    if descriptor["helpUri"] is None:  # a plugin rule without a page: no link to one that does not exist
+        del descriptor["helpUri"]
     return descriptor
 
 
@@ -198,7 +200,7 @@ def log(results: List[FileResult], rules: Mapping[str, type], *, root: Optional[
             "name": "msgraphlint",
             "version": __version__,
             "semanticVersion": __version__,
-            "informationUri": INFORMATION_URI,
+            "informationUri": repository_url(),
             "rules": descriptors,
         }},
         "columnKind": "unicodeCodePoints",
