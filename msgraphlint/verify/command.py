@@ -343,6 +343,26 @@ def _lower_thread_priority(niceness: int = 19) -> None:
         pass
 
 
+def project_python(path: str) -> Optional[str]:
+    """The interpreter the ``python`` setting of ``path``'s configuration names (an
+    interpreter, or an environment folder: its ``bin/python``), or None. The project's
+    interpreter compiles, as it runs the project; ``--python`` and
+    ``$MSGRAPHLINT_MINDSPORE_PYTHON`` take precedence."""
+    from ..config import ConfigError, ConfigResolver
+    try:
+        setting = ConfigResolver().resolve(path).python
+    except ConfigError as exc:
+        raise VerifyError(str(exc)) from None
+    if not setting:
+        return None
+    if os.path.isdir(setting):
+        for candidate in (os.path.join(setting, "bin", "python"), os.path.join(setting, "Scripts", "python.exe")):
+            if os.path.isfile(candidate):
+                return candidate
+        raise VerifyError(f"the python setting names {setting}, which holds no bin/python")
+    return setting
+
+
 def _resolve_python(python: Optional[str]) -> Optional[str]:
     if not python:
         return None
@@ -393,6 +413,8 @@ def verify(target: Optional[str] = None, *, inputs: Sequence[str] = (), shapes: 
     """Run a verify and return its result dict (what ``--format json`` prints). Usage
     errors raise :class:`VerifyError` (exit 2) and are never cached."""
     path, name = parse_target(target, train)
+    if not python and not os.environ.get("MSGRAPHLINT_MINDSPORE_PYTHON"):
+        python = project_python(path)
     python = _resolve_python(python)
     shape_map = parse_shapes(shapes)
     spec = build_spec(path, name, inputs, shape_map, train, strict, fusion, pynative, device, python)
@@ -716,7 +738,7 @@ def _error_result(target, message: str) -> dict:
 @click.option("--strict", is_flag=True, help="Compile with jit_syntax_level STRICT (MS_DEV_JIT_SYNTAX_LEVEL=0).")
 @click.option("--python", "python", default=None, metavar="PATH",
               help="Compile with this interpreter (its own sys.path and MindSpore). Default: "
-                   "$MSGRAPHLINT_MINDSPORE_PYTHON, else the one running msgraphlint.")
+                   "$MSGRAPHLINT_MINDSPORE_PYTHON, else the project's `python` setting, else the one running msgraphlint.")
 @click.option("--device", type=click.Choice(["CPU", "GPU", "Ascend"]), default="CPU", show_default=True,
               help="The device target to compile for (its fusion facts judge unfused ops).")
 @click.option("--no-fusion", is_flag=True, help="Compile without graph-kernel fusion (e.g. when the kernel "
