@@ -8,7 +8,8 @@ comment goes there. An existing ``# noqa: A`` on the line gets the new codes add
 multi-line string or after a backslash continuation cannot hold a comment: those
 findings are counted as not suppressed and listed. The result must still parse, and
 is written atomically in the file's own encoding and line endings, and only if the
-file still holds the bytes that were linted.
+file still holds the bytes that were linted. A YAML run config gets the comment at the
+end of the flagged line, written only if the document still parses to the same events.
 """
 
 from __future__ import annotations
@@ -105,6 +106,17 @@ def add_noqa(results: List[FileResult]) -> Tuple[int, List[str]]:
                 except NotWritten as exc:
                     problems.append(f"{fr.path}: noqa comments not written: {exc.reason}")
             continue
+        if fr.path.endswith((".yaml", ".yml")):  # a run config: YAML comments, the data unchanged
+            n_file, text = _add_noqa_yaml(fr.path, source.text, wanted, problems)
+            if n_file:
+                try:
+                    replace_if_unchanged(fr.path, data, encode_like(source, text))
+                    added += n_file
+                except Changed:
+                    problems.append(f"{fr.path}: changed on disk while noqa comments were added; left as it is")
+                except NotWritten as exc:
+                    problems.append(f"{fr.path}: noqa comments not written: {exc.reason}")
+            continue
         lines = source.text.split("\n")
         blocked = uncommentable_lines(source.text)
         n_file = 0
@@ -137,3 +149,65 @@ def add_noqa(results: List[FileResult]) -> Tuple[int, List[str]]:
             continue
         added += n_file
     return added, problems
+
+
+def _yaml_comment_start(line: str):
+    """Where a YAML comment starts on ``line``: a ``#`` at the start or after whitespace,
+    outside single and double quotes; None when there is none."""
+    quote = None
+    for i, ch in enumerate(line):
+        if quote:
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "'\"" and (i == 0 or line[i - 1] in " \t:-[{,"):
+            quote = ch
+        elif ch == "#" and (i == 0 or line[i - 1] in " \t"):
+            return i
+    return None
+
+
+def _add_noqa_yaml(path: str, text: str, wanted: Dict[int, List[str]], problems: List[str]) -> Tuple[int, str]:
+    """``# noqa: CODE`` at the end of each YAML line that holds a finding (merged into a
+    ``# noqa`` already there). Written only when the document still parses to the same events
+    (a ``#`` inside a block scalar would be text, not a comment): else nothing, and a problem."""
+    import yaml
+
+    lines = text.split("\n")
+    n = 0
+    for line_no, codes in sorted(wanted.items()):
+        if not 1 <= line_no <= len(lines):
+            continue
+        old = lines[line_no - 1]
+        cr = "\r" if old.endswith("\r") else ""
+        body = (old[:-1] if cr else old).rstrip()
+        at = _yaml_comment_start(body)
+        d = parse_noqa(body, at) if at is not None else None
+        if d is not None:
+            if d.codes is None:
+                continue
+            have = [c for c in d.codes if c in codes or c.upper() not in codes]
+            merged = have + [c for c in codes if c not in have]
+            rest = body[d.end:]
+            new = body[:d.start] + "# noqa: " + ", ".join(merged) + (" " + rest if rest and not rest[0].isspace() else rest)
+        else:
+            new = f"{body}  # noqa: {', '.join(codes)}"
+        if new + cr != old:
+            lines[line_no - 1] = new + cr
+            n += 1
+    if not n:
+        return 0, text
+    new_text = "\n".join(lines)
+    def events(t: str) -> list:  # the parse events, not the data: linear in the text (aliases unexpanded)
+        return [(type(e).__name__, getattr(e, "anchor", None), getattr(e, "tag", None), getattr(e, "value", None),
+                 getattr(e, "style", None) if isinstance(e, yaml.ScalarEvent) else None)
+                for e in yaml.parse(t, Loader=yaml.SafeLoader)]
+
+    try:
+        same = events(new_text) == events(text)
+    except yaml.YAMLError:
+        same = False
+    if not same:
+        problems.append(f"{path}: noqa comments not written: they would change the YAML document's data")
+        return 0, text
+    return n, new_text
