@@ -75,12 +75,20 @@ def add_noqa(results: List[FileResult]) -> Tuple[int, List[str]]:
     from .safe_write import Changed, NotWritten, replace_if_unchanged
     from .source import SourceError, SourceFile
 
+    import os
+
     added = 0
     problems: List[str] = []
+    # a call-site finding (MSG004) repeats a finding of another file; once that one has its
+    # noqa, the call site reports nothing, and a comment there would be stale (MSG002)
+    silenced = {(os.path.abspath(f.path), f.line, f.code) for fr in results for f in fr.findings
+                if f.code not in SKIP_CODES and f.origin is None}
     for fr in results:
         wanted: Dict[int, List[str]] = {}
         for f in fr.findings:
             if f.code in SKIP_CODES:
+                continue
+            if f.origin is not None and (os.path.abspath(f.origin[1]), f.origin[2], f.origin[0]) in silenced:
                 continue
             codes = wanted.setdefault(f.line, [])
             if f.code not in codes:
