@@ -145,6 +145,31 @@ sys.stdout.write("\n@@MSGRAPHLINT_DOCTOR@@" + json.dumps(out) + "\n")
 sys.stdout.flush()
 '''
 
+# --device X: the device asked about, asked of MindSpore itself (set_device, one op on it)
+DEVICE_PROBE = _CHAIN + r'''
+import importlib, json, os, sys
+out = {"stage": "import"}
+try:
+    np = importlib.import_module("numpy")
+    ms = importlib.import_module("mindspore")
+    out["stage"] = "set_device"
+    target = os.environ["MSGRAPHLINT_DOCTOR_DEVICE"]
+    if hasattr(ms, "set_device"):
+        ms.set_device(target)
+    else:  # before 2.5
+        ms.set_context(device_target=target)
+    out["stage"] = "op"
+    r = (ms.Tensor(np.ones((2, 2), np.float32)) + 1).asnumpy()
+    out["result_ok"] = bool(float(r.sum()) == 8.0)
+    out["stage"] = "done"
+except BaseException as e:
+    out["error"] = _chain(e)
+sys.stdout.write("\n@@MSGRAPHLINT_DOCTOR@@" + json.dumps(out) + "\n")
+sys.stdout.flush()
+'''
+
+DEVICE_TARGETS = {"cpu": "CPU", "gpu": "GPU", "ascend": "Ascend"}
+
 AKG_PROBE = _CHAIN + r'''
 import glob, importlib, importlib.util, json, os, sys
 out = {}
@@ -312,6 +337,22 @@ def built_for(facts: Dict[str, Any]) -> Tuple[List[str], List[str], str]:
     if devices:
         return devices, list(pkg.get("cuda") or []), "backend libraries in mindspore/lib"
     return [], [], "no backend library found"
+
+
+def check_device_runtime(device: Optional[str], probe: Optional[Dict[str, Any]]) -> Optional[Check]:
+    """``--device X`` without ``--quick``: what MindSpore says when asked to run one op on X
+    (the libraries a build ships are not a device that works: a GPU build without libcuda)."""
+    if not device or probe is None:
+        return None
+    target = DEVICE_TARGETS[device]
+    if probe.get("stage") == "done" and probe.get("result_ok"):
+        return Check("device-runtime", PASS, f"set_device({target!r}) and one op (t + 1) on it work")
+    err = probe.get("error") or "wrong result"
+    where = {"import": "import mindspore", "set_device": f"set_device({target!r})",
+             "op": f"the first op on {target}", "done": "the op's result"}.get(probe.get("stage"), "the probe")
+    return Check("device-runtime", FAIL, f"{where} fails: {err}",
+                 f"install the {target} driver and libraries this MindSpore needs (`python -c \"import mindspore; "
+                 f"mindspore.run_check()\"` names what is missing), or run without --device {device}")
 
 
 def check_device(facts: Dict[str, Any], device: Optional[str]) -> Check:
@@ -870,16 +911,23 @@ def run_doctor(python: Optional[str] = None, root: str = os.sep, project: str = 
     runtime = akg = fusion = None
     if has_ms and not quick:
         probes = {"runtime": _Probe(python, RUNTIME_PROBE)}
+        if device:
+            probes["device"] = _Probe(python, DEVICE_PROBE, {"MSGRAPHLINT_DOCTOR_DEVICE": DEVICE_TARGETS[device]})
         if (facts.get("mindspore_package") or {}).get("akg"):
             probes["akg"] = _Probe(python, AKG_PROBE)
             if compile_check:
                 probes["fusion"] = _Probe(python, FUSION_PROBE)
         results = {k: p.result(timeout) for k, p in probes.items()}
         runtime, akg, fusion = results.get("runtime"), results.get("akg"), results.get("fusion")
+        device_probe = results.get("device")
+    else:
+        device_probe = None
+    device_runtime = check_device_runtime(device, device_probe)
     return [
         check_python(facts, compat),
         check_mindspore(facts),
         check_device(facts, device),
+        *([device_runtime] if device_runtime is not None else []),
         check_cann(facts, compat, root, device),
         check_numpy(facts, compat, runtime),
         check_runtime(facts, runtime),
