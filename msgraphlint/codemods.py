@@ -242,10 +242,18 @@ def _where_return_fix(ctx, node: ast.If, a: ast.expr) -> Optional[Fix]:
                 ("if", "else", "return") if node.orelse else ("if", "return"))
 
 
+def _guards(test: ast.AST) -> bool:
+    """The condition may guard the values' evaluation (`m is not None and ...`, `a or b`):
+    ``ops.where`` evaluates both values, so `m.unsqueeze(1)` would run on None (found in
+    mindone's zamba: `if mask is not None and not mint.all(mask == 1): h = h * mask...`)."""
+    return any(isinstance(n, ast.BoolOp) or isinstance(n, ast.Compare) and
+               any(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops) for n in ast.walk(test))
+
+
 def where_if_fix(ctx, node: ast.If) -> Optional[Fix]:
     """MSG101: ``if c: y = a [else: y = b]`` → ``y = ops.where(c, a, b)``; ``if c: return a``
     then ``return b`` → ``return ops.where(c, a, b)``."""
-    if not _starts_line(ctx, node):
+    if not _starts_line(ctx, node) or _guards(node.test):
         return None
     ret = _single_return(node.body)
     if ret is not None:
@@ -278,7 +286,7 @@ def where_if_fix(ctx, node: ast.If) -> Optional[Fix]:
 def where_ifexp_fix(ctx, node: ast.IfExp) -> Optional[Fix]:
     """MSG103: ``a if c else b`` → ``ops.where(c, a, b)``."""
     stmt = _statement_of(ctx, node)
-    if stmt is None or isinstance(stmt, (ast.If, ast.While, ast.For, ast.With, ast.Try, ast.FunctionDef,
+    if _guards(node.test) or stmt is None or isinstance(stmt, (ast.If, ast.While, ast.For, ast.With, ast.Try, ast.FunctionDef,
                                          ast.AsyncFunctionDef, ast.ClassDef)) or not _starts_line(ctx, stmt):
         return None
     if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Lambda)) for n in ast.walk(node)):

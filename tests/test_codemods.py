@@ -260,3 +260,13 @@ def test_a_pair_graph_mode_compiles_as_the_identity_gets_an_unsafe_swapaxes(tmp_
     assert _fixed(tmp_path, "x = x * 2\nreturn x.transpose(0, 1)\n", unsafe=False, select=["MSG505"]) is None
     assert _fixed(tmp_path, "x = x * 2\nreturn x.transpose(0, 1)\n", select=["MSG505"]) == \
         "        x = x * 2\n        return x.swapaxes(0, 1)\n"
+
+
+@pytest.mark.parametrize("test", ["mask is not None and not mint.all(mask == 1)", "x.sum() > 0 or flag"])
+def test_a_condition_that_guards_the_values_gets_no_select(tmp_path, test):
+    """ops.where evaluates both values: `mask.unsqueeze(1)` would run on None (mindone's zamba)."""
+    p = tmp_path / "m.py"
+    p.write_text("import mindspore.nn as nn\nfrom mindspore import mint\n\n\nclass Net(nn.Cell):\n"
+                 "    def construct(self, x, mask=None, flag=False):\n        h = x * 2\n"
+                 f"        if {test}:\n            h = h * mask.unsqueeze(1)\n        return h\n", encoding="utf-8")
+    assert [(f.code, f.fix) for f in _findings(p, ["MSG101"])] == [("MSG101", None)]
