@@ -379,24 +379,36 @@ def validate_against_rules(cfg: Config, rules: Dict[str, Any]) -> None:
     errors that name themselves."""
     from .registry import resolve_selector, unknown_selectors
 
-    where = f"{_where(cfg.path) if cfg.path else 'command line'}"
+    file_where = f"{_where(cfg.path) if cfg.path else 'command line'}"
+    ov = cfg.overrides or {}
+
+    def blame(said_by_override: bool) -> str:  # the place that said it: --config KEY=VALUE or the file
+        return "--config" if said_by_override else file_where
+
     for key, items in (("select", cfg.select), ("extend-select", cfg.extend_select), ("ignore", cfg.ignore)):
+        mine = list(ov.get(key) or []) + (list(ov.get("extend-ignore") or []) if key == "ignore" else [])
         if any(not i.strip() for i in items):
-            raise ConfigError(f"{where}: `{key}` holds an empty rule selector")
+            raise ConfigError(f"{blame(any(not str(i).strip() for i in mine))}: `{key}` holds an empty rule selector")
         bad = unknown_selectors([resolve_selector(i) for i in items], rules)
         if bad:
-            raise ConfigError(f"{where}: `{key}` names unknown rule code(s): {', '.join(bad)}")
+            by_ov = set(unknown_selectors([resolve_selector(str(i)) for i in mine], rules)) >= set(bad)
+            raise ConfigError(f"{blame(by_ov)}: `{key}` names unknown rule code(s): {', '.join(bad)}")
+    ov_pfi = ov.get("per-file-ignores") if isinstance(ov.get("per-file-ignores"), dict) else {}
     for glob, codes in cfg.per_file_ignores.items():
         bad = unknown_selectors([resolve_selector(c) for c in codes], rules)
         if bad:
-            raise ConfigError(f"{where}: `per-file-ignores` entry {glob!r} names unknown rule code(s): {', '.join(bad)}")
+            raise ConfigError(f"{blame(glob in ov_pfi)}: `per-file-ignores` entry {glob!r} names unknown rule "
+                              f"code(s): {', '.join(bad)}")
     by_name = {r.name: r for r in rules.values()}
+    ov_rules = ov.get("rules") if isinstance(ov.get("rules"), dict) else {}
     for key, opts in cfg.rule_options.items():
         rule = rules.get(key.upper()) or by_name.get(key)
+        ov_opts = ov_rules.get(key) if isinstance(ov_rules.get(key), dict) else {}
         if rule is None:
-            raise ConfigError(f"{where}: `rules.{key}` is not a known rule code or name")
+            raise ConfigError(f"{blame(key in ov_rules)}: `rules.{key}` is not a known rule code or name")
         types = getattr(rule, "option_types", {}) or {}
         for opt, value in opts.items():
+            where = blame(opt in ov_opts)
             if opt not in rule.options:
                 known = ", ".join(sorted(rule.options)) or "none"
                 raise ConfigError(f"{where}: `rules.{key}.{opt}` is not an option of {rule.code} ({rule.name}); known options: {known}")

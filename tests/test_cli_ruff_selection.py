@@ -89,3 +89,24 @@ def test_an_unknown_code_in_the_config_is_still_blamed_on_the_config(proj):
     (proj / "pyproject.toml").write_text('[tool.msgraphlint]\nignore = ["MSG998"]\n')
     r = run("net.py")
     assert r.exit_code == 2 and "pyproject.toml" in r.output and "MSG998" in r.output
+
+
+@pytest.mark.parametrize("override,needle", [
+    ('ignore=["MSG999"]', "`ignore` names unknown rule code(s): MSG999"),
+    ('extend-ignore=["MSG999"]', "`ignore` names unknown rule code(s): MSG999"),
+    ('per-file-ignores={"a.py"=["MSG999"]}', "`per-file-ignores` entry 'a.py' names unknown rule code(s): MSG999"),
+    ('rules.MSG608.device_count="eight"', "`rules.MSG608.device_count` must be an integer"),
+    ('rules.MSG608.nope=1', "`rules.MSG608.nope` is not an option of MSG608"),
+    ('rules.MSG9999.x=1', "`rules.MSG9999` is not a known rule code or name"),
+])
+def test_a_config_override_is_blamed_on_the_override_not_on_pyproject(proj, override, needle):
+    r = run("--config", override, "net.py")
+    assert r.exit_code == 2, r.output
+    assert r.output.startswith("msgraphlint: error: --config: ") and needle in r.output
+    assert "pyproject.toml" not in r.output
+
+
+def test_the_files_own_mistake_stays_the_files_with_an_unrelated_override(proj):
+    (proj / "pyproject.toml").write_text('[tool.msgraphlint]\nignore = ["MSG997"]\n')
+    r = run("--config", 'select=["MSG2"]', "net.py")
+    assert r.exit_code == 2 and "pyproject.toml" in r.output and "MSG997" in r.output
