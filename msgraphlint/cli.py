@@ -337,8 +337,9 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
             return
         if show_files:
             plan = plan_paths(paths, resolver.for_path, force_exclude=force_exclude, overrides=overrides)
-            for f in plan.files:
-                click.echo(_safe_path(f))
+            from .source import display_path
+            for f in plan.files:  # as findings show them (`src/net.py`, not `./src/net.py`)
+                click.echo(_safe_path(display_path(f)))
             for p in plan.missing:
                 _warn(f"path does not exist: {p}")
             sys.exit(2 if plan.missing else 0)

@@ -315,7 +315,8 @@ def test_verbose_lists_what_gitignore_leaves_out(proj):
 def test_show_files(proj):
     write_tree(proj, {"a/b.py": NET, "build/x.py": NET, "notes.txt": "x"})
     r = run("check", "--show-files", ".")
-    assert sorted(r.stdout.split()) == ["./a/b.py", "./net.py"] and r.exit_code == 0
+    # one path style: as findings show them, no `./` (issue 26)
+    assert sorted(r.stdout.split()) == ["a/b.py", "net.py"] and r.exit_code == 0
 
 
 def test_no_progress_bar_in_pipes_or_ci(proj, monkeypatch):

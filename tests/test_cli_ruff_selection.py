@@ -110,3 +110,15 @@ def test_the_files_own_mistake_stays_the_files_with_an_unrelated_override(proj):
     (proj / "pyproject.toml").write_text('[tool.msgraphlint]\nignore = ["MSG997"]\n')
     r = run("--config", 'select=["MSG2"]', "net.py")
     assert r.exit_code == 2 and "pyproject.toml" in r.output and "MSG997" in r.output
+
+
+def test_show_files_and_findings_use_one_path_style(proj):
+    """One path style (issue 26 item 2): --show-files listed `./net.py` and `./configs/run.yaml`
+    where findings say `net.py` and `configs/run.yaml`."""
+    (proj / "configs").mkdir()
+    (proj / "configs" / "run.yaml").write_text(
+        "parallel_config:\n  data_parallel: 2\n  model_parallel: 4\n  pipeline_stage: 2\nuse_parallel: True\n")
+    shown = run("--show-files", ".").output.split()
+    found = {f["path"] for f in json.loads(run("--format", "json", ".").output)["findings"]}
+    assert sorted(shown) == ["configs/run.yaml", "net.py"]
+    assert found == {"configs/run.yaml", "net.py"}, found

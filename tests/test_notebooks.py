@@ -185,9 +185,9 @@ def test_include_and_extend_include(tmp_path):
     (tmp_path / "m.py").write_text("import mindspore\n")
     (tmp_path / "s.ipy").write_text("import mindspore\n")
     (tmp_path / "pyproject.toml").write_text('[tool.msgraphlint]\ninclude = ["*.py"]\n')
-    assert _cli("--show-files", ".", cwd=tmp_path).stdout.split() == ["./m.py"]
+    assert _cli("--show-files", ".", cwd=tmp_path).stdout.split() == ["m.py"]
     (tmp_path / "pyproject.toml").write_text('[tool.msgraphlint]\nextend-include = ["*.ipy"]\n')
-    assert sorted(_cli("--show-files", ".", cwd=tmp_path).stdout.split()) == ["./m.py", "./nb.ipynb", "./s.ipy"]
+    assert sorted(_cli("--show-files", ".", cwd=tmp_path).stdout.split()) == ["m.py", "nb.ipynb", "s.ipy"]
 
 
 # the language server --------------------------------------------------------------------
