@@ -155,3 +155,20 @@ def test_the_command_line_writes_each_format(tmp_path, monkeypatch, fmt):
         assert json.loads(r.output)[0]["location"]["path"] == "net.py"
     else:
         assert ET.fromstring(r.output.encode()).find("testsuite").get("name") == "net.py"
+
+
+def test_an_all_ascii_json_document_with_del_is_escaped_too():
+    # DEL is ASCII: json_text's all-ASCII shortcut let it through raw (json and json-lines)
+    f = Finding(code="MSG902", name="dynamic-shape", message="m", path="del\x7f.py", line=1)
+    for fmt in ("json", "json-lines"):
+        out = render(fmt, [FileResult(path=f.path, findings=[f])], {})
+        assert "\x7f" not in out and "\\u007f" in out, fmt
+
+
+def test_junit_element_text_has_no_raw_line_breaks():
+    f = Finding(code="MSG902", name="n", message="a\r\n::stop-commands::tok", path="p.py", line=1)
+    out = render("junit", [FileResult(path=f.path, findings=[f])], {})
+    assert not any(line.startswith("::") for line in out.splitlines())
+    failure = ET.fromstring(out.encode()).find("testsuite/testcase/failure")
+    assert failure.get("message") == "a\r\n::stop-commands::tok"  # character references: kept exactly
+    assert failure.text == "line 1, col 1, a\\x0d\\x0a::stop-commands::tok"

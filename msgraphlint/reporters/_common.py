@@ -92,7 +92,8 @@ def json_text(obj, **kw) -> str:
     undecodable byte of a file name) as the text ``\\xe9`` (see :func:`unsurrogate`)."""
     text = _json.dumps(obj, ensure_ascii=False, **kw)
     # every non-ASCII character of the output is inside a string literal: an escape is valid there
-    return text if text.isascii() else _JSON_UNSAFE.sub(_json_escape, text)
+    # (DEL is ASCII: an all-ASCII text can still hold one)
+    return text if text.isascii() and "\x7f" not in text else _JSON_UNSAFE.sub(_json_escape, text)
 
 
 def file_findings(result: FileResult) -> List[Finding]:

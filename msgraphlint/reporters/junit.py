@@ -12,7 +12,8 @@ One ``testsuite`` per file with findings, one ``testcase`` with a ``failure`` pe
 (a notebook's: ``cell`` attribute, lines within the cell). A run without findings is one
 passing testcase, "No errors found". Always well-formed XML 1.0: text and attributes are
 escaped, control characters, bidi controls and undecodable bytes are shown as ``\\x1b``
-(``_common.safe_text``) and characters XML cannot hold at all (U+FFFE, U+FFFF) dropped.
+(``_common.safe_text``; in element text line breaks too, so no output line starts with what
+a message holds), and characters XML cannot hold at all (U+FFFE, U+FFFF) dropped.
 """
 
 from __future__ import annotations
@@ -29,12 +30,13 @@ from ._common import all_findings, safe_text
 _XML_INVALID = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-def _clean(text: Optional[str]) -> str:
-    return _XML_INVALID.sub("", safe_text(text or "", keep_newlines=True))
+def _clean(text: Optional[str], keep_newlines: bool = False) -> str:
+    return _XML_INVALID.sub("", safe_text(text or "", keep_newlines=keep_newlines))
 
 
 def _attr(text: str) -> str:
-    return quoteattr(_clean(text), {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
+    # an attribute keeps a message's line breaks as character references: still one line of XML
+    return quoteattr(_clean(text, keep_newlines=True), {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
 
 
 def _case(f: Finding) -> List[str]:
