@@ -165,7 +165,8 @@ STATEMENTS = [
 # MSG204's safe fix (the tensor might be seen through an alias: the rule's no-alias proof)
 TAIL = [
     (["print(y)"], ["print(y)"], 0),                                              # MSG201: an unsafe fix only
-    (["if y.sum() > 0:", "    y = y + 1"], ["if y.sum() > 0:", "    y = y + 1"], 0),  # MSG101, no fix
+    # MSG101 without a fix: a condition with `and` gets no ops.where rewrite (both operands would run)
+    (["if y.sum() > 0 and y.max() > 1:", "    y = y + 1"], ["if y.sum() > 0 and y.max() > 1:", "    y = y + 1"], 0),
 ]
 
 YAML_CONFIGS = [
