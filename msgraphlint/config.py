@@ -30,7 +30,7 @@ DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__py
                    ".pytest_cache", ".ruff_cache", "build", "dist", "node_modules", "site-packages",
                    ".eggs", "*.egg-info", ".msgraphlint_cache")
 
-from .discovery import DEFAULT_INCLUDE  # noqa: E402 - what a directory walk lints, as ruff's default `include`
+DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")  # ruff's default `include` (YAML run configs are found apart)
 
 # in one directory, the first of these that exists wins (pyproject.toml only with a [tool.msgraphlint] table)
 CONFIG_FILES = (".msgraphlint.toml", "msgraphlint.toml", "pyproject.toml")

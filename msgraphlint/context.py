@@ -7,6 +7,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from .astutil import per_tree
 from .findings import Finding, Fix
+from .fixes import CONTRACT_LOG  # noqa: F401  (the contract's refusals; rules' fixes are checked here)
 from .imports import ImportMap
 from .scopes import GraphScope
 from .source import SourceError, SourceFile
@@ -16,7 +17,6 @@ from .values import Kind, ScopeValues
 # (rule code, path, line, reason) of every fix the contract withheld or demoted in this
 # process: a rule that relies on it has a bug (tests/test_fix_contract.py keeps it empty
 # over every rule example and fixture)
-CONTRACT_LOG: list = []
 
 
 def _dotted_imports(tree: ast.AST) -> list:

@@ -18,7 +18,7 @@ from .source import display_path
 PY_SUFFIXES = (".py", ".pyi")
 YAML_SUFFIXES = (".yaml", ".yml")
 NOTEBOOK_SUFFIX = ".ipynb"
-DEFAULT_INCLUDE = ("*.py", "*.pyi", "*.ipynb")  # ruff's default `include` (YAML run configs are found apart)
+from .config import DEFAULT_INCLUDE  # noqa: E402  (what a directory walk lints: ruff's default `include`)
 
 
 class DiscoveryError(Exception):

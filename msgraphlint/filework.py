@@ -11,7 +11,7 @@ from . import suppressions
 from .context import RuleContext
 from .discovery import YAML_SUFFIXES, may_hold_graph_code
 from .engine import Dispatch, ModuleEngine
-from .findings import Finding, Severity
+from .findings import INTERNAL_ERROR_CODE, PARSE_ERROR_CODE, Finding, Severity  # noqa: F401  (re-exported)
 from .phases import Phase1, Phase2
 from .project import ProjectIndex, module_name_for, summarize
 from .scopes import CellResolver, GraphScope
@@ -20,8 +20,6 @@ from .source import SourceError, SourceFile, display_path
 if TYPE_CHECKING:
     from .settings import Settings
 
-INTERNAL_ERROR_CODE = "MSG000"
-PARSE_ERROR_CODE = "MSG001"
 TREE_CACHE_LINES = 400_000  # keep parsed trees between phases up to this many lines
 
 
@@ -62,8 +60,8 @@ def in_memory_source(path: str, text: Union[str, bytes]) -> SourceFile:
     if isinstance(text, bytes):
         return SourceFile.from_bytes(path, text)
     if path.endswith(".ipynb"):  # a notebook's JSON text
-        from .notebook import source_from_text
-        return source_from_text(path, text)
+        from .source import notebook_source
+        return notebook_source(path, text)
     return SourceFile(path, text)
 
 

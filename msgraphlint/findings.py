@@ -7,6 +7,12 @@ from dataclasses import dataclass, field
 from typing import Optional, Tuple
 
 
+# the engine's own codes: an analysis that failed (a bug, an exhausted budget) and a file
+# that cannot be parsed or decoded
+INTERNAL_ERROR_CODE = "MSG000"
+PARSE_ERROR_CODE = "MSG001"
+
+
 class Severity(str, enum.Enum):
     """How bad a finding is. Maps onto SARIF levels and GitHub annotation kinds."""
 

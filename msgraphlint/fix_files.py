@@ -30,7 +30,8 @@ import os
 from dataclasses import dataclass
 from typing import Dict, List, Set, Tuple
 
-from . import notebook, runner
+from . import runner
+from .source import notebook_source
 from .filework import INTERNAL_ERROR_CODE
 from .findings import FileResult, Finding, Severity
 from .fixes import FileFix, FixError, eligible, encode_like, fix_text
@@ -148,7 +149,7 @@ def _fix_round(paths: List[str], settings, snaps: Dict[str, _Snapshot], unsafe: 
                 stuck.add(p)
                 continue
             if snap.source.notebook is not None:  # its JSON text: the cells are fixed and spliced back
-                src = notebook.source_from_text(snap.source.path, current[p])
+                src = notebook_source(snap.source.path, current[p])
                 src.bom = snap.source.bom
             else:
                 src = SourceFile(snap.source.path, current[p], snap.source.encoding, snap.source.bom,

@@ -29,10 +29,15 @@ import difflib
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from .findings import Edit, Finding, Fix, FixSafety
 from .source import SourceFile, line_starts, split_lines
+
+
+# (rule or codemod, path, line, why) of every fix the contract refused: the tests read it
+# (context.CONTRACT_LOG is the same list)
+CONTRACT_LOG: list = []
 
 
 class FixError(Exception):
@@ -175,22 +180,80 @@ def resolve(fix: Fix, text: str, path: str = "") -> Optional[Fix]:
         return None
     checked, why = check_fix(replace(fix, edits=tuple(fix.edits) + (edit,), codemod=None), text)
     if why is not None:
-        from .context import CONTRACT_LOG
         CONTRACT_LOG.append((fix.codemod.name, path, edit.line, why))
     return checked
 
 
 def fix_text(source: SourceFile, findings: Iterable[Finding], unsafe: bool = False) -> FileFix:
     if source.notebook is not None:  # the fixed cells' sources spliced into the JSON text (msgraphlint.notebook)
-        from .notebook import fix_notebook
         return fix_notebook(source, findings, unsafe)
     fixes = [f.fix for f in sorted(findings, key=lambda f: f.sort_key) if eligible(f, unsafe)]
     if any(fx.codemod is not None for fx in fixes):
         fixes = [r for r in (resolve(fx, source.text, source.path) for fx in fixes)
                  if r is not None and (unsafe or r.safety is FixSafety.SAFE)]
     groups = [fx.edits for fx in fixes]
-
     fixed, applied = apply_edits(source.text, groups)
     if fixed != source.text:
         check_parses(fixed, source.path)
     return FileFix(source.path, source.text, fixed, applied, source)
+
+
+# notebooks: each cell's edits applied to its own source, spliced into the JSON text -----
+
+def _resolved_in_notebook(fix, nb, path: str):
+    """``fix`` with a codemod's edit (computed on the joined text, then put in its cell's
+    numbering); None when it no longer applies."""
+    if getattr(fix, "codemod", None) is None:
+        return fix
+    from .notebook import cell_edit
+
+    done = resolve(replace(fix, edits=()), nb.text, path)
+    if done is None:
+        return None
+    return replace(done, edits=tuple(fix.edits) + tuple(cell_edit(e, nb) for e in done.edits))
+
+
+def apply_notebook_fixes(nb, findings: Sequence, unsafe: bool, path: str) -> Tuple[str, int]:
+    """The notebook's text with the eligible fixes of ``findings`` (localized) applied, and
+    how many were. Each cell's edits go to its original source; a fix that touches a
+    masked line or spans cells is skipped; each changed cell must compile (``FixError``)."""
+    from .notebook import mask, parse, splice
+
+    by_cell: Dict[int, List] = {}
+    cells = {c.index + 1: c for c in nb.cells}
+    for f in sorted(findings, key=lambda f: f.sort_key):
+        if not eligible(f, unsafe):
+            continue
+        fix = _resolved_in_notebook(f.fix, nb, path)
+        if fix is None or not (unsafe or fix.safety is FixSafety.SAFE) or not fix.edits:
+            continue
+        edits = fix.edits
+        owners = {e.cell for e in edits}
+        if len(owners) != 1 or None in owners or -1 in owners:
+            continue  # an edit in no cell or across cells: not written
+        cell = cells.get(next(iter(owners)))
+        if cell is None or any(k in cell.masked for e in edits for k in range(e.line - 1, e.end_line)):
+            continue
+        by_cell.setdefault(cell.index, []).append(edits)
+    new_sources: Dict[int, str] = {}
+    applied = 0
+    for index, groups in by_cell.items():
+        cell = cells[index + 1]
+        fixed, n = apply_edits(cell.source, groups)
+        if fixed != cell.source:
+            new_sources[index] = fixed
+            applied += n
+    if not new_sources:
+        return nb.raw, 0
+    new_raw = splice(nb, new_sources)
+    for cell in parse(new_raw, path).cells:  # each changed cell compiles on its own, as IPython compiles it
+        if cell.index in new_sources:        # (a `from __future__` import may open any cell)
+            check_parses(mask(cell.source)[0], f"{path}:cell {cell.index + 1}")
+    return new_raw, applied
+
+
+def fix_notebook(source: SourceFile, findings: Sequence, unsafe: bool = False):
+    """:func:`fix_text` for a notebook: a FileFix of its JSON text."""
+    nb = source.notebook
+    fixed, applied = apply_notebook_fixes(nb, findings, unsafe, source.path)
+    return FileFix(source.path, nb.raw, fixed, applied, source)

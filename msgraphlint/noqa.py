@@ -103,7 +103,6 @@ def add_noqa(results: List[FileResult]) -> Tuple[int, List[str]]:
             problems.append(f"{fr.path}: cannot add noqa: {exc}")
             continue
         if source.notebook is not None:  # per cell line, spliced into the cells' sources (msgraphlint.notebook)
-            from .notebook import add_noqa as add_noqa_cells
             n_file, text = add_noqa_cells(source.notebook, fr, SKIP_CODES, problems)
             if n_file:
                 try:
@@ -219,3 +218,53 @@ def _add_noqa_yaml(path: str, text: str, wanted: Dict[int, List[str]], problems:
         problems.append(f"{path}: noqa comments not written: they would change the YAML document's data")
         return 0, text
     return n, new_text
+
+
+def add_noqa_cells(nb, result, skip_codes, problems: List[str]) -> Tuple[int, str]:
+    """``--add-noqa`` for a notebook: (comments added, the new file text). Each finding's
+    code goes on its line of its cell; only the changed cells' sources are spliced in."""
+    from .fixes import FixError, check_parses
+    from .notebook import mask, splice
+
+    wanted: Dict[Tuple[int, int], List[str]] = {}
+    for f in result.findings:
+        if f.code in skip_codes or f.cell is None:
+            continue
+        codes = wanted.setdefault((f.cell, f.line), [])
+        if f.code not in codes:
+            codes.append(f.code)
+    cells = {c.index + 1: c for c in nb.cells}
+    new_sources: Dict[int, str] = {}
+    added = 0
+    for cell_no in sorted({c for c, _ in wanted}):
+        cell = cells.get(cell_no)
+        if cell is None:
+            continue
+        masked = mask(cell.source)[0]
+        lines = cell.source.split("\n")
+        blocked = uncommentable_lines(masked)
+        n = 0
+        for (c, line_no), codes in sorted(wanted.items()):
+            if c != cell_no:
+                continue
+            if line_no in blocked or line_no - 1 in cell.masked or not 1 <= line_no <= len(lines):
+                problems.append(f"{result.path}:cell {cell_no}:{line_no}: cannot hold a comment; "
+                                f"not suppressed: {', '.join(codes)}")
+                continue
+            old = lines[line_no - 1]
+            cr = "\r" if old.endswith("\r") else ""
+            new = add_to_line(old[:-1] if cr else old, codes) + cr
+            if new != old:
+                lines[line_no - 1] = new
+                n += 1
+        if not n:
+            continue
+        text = "\n".join(lines)
+        try:
+            check_parses(mask(text)[0], f"{result.path}:cell {cell_no}")
+        except FixError as exc:
+            problems.append(f"{result.path}: noqa comments not written: {exc}")
+            return 0, nb.raw
+        new_sources[cell.index] = text
+        added += n
+    return added, (splice(nb, new_sources) if new_sources else nb.raw)

@@ -29,14 +29,13 @@ reuses the original JSON spelling of every line that did not change.
 from __future__ import annotations
 
 import bisect
-import codecs
 import difflib
 import json
 import re
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from .source import SourceError, SourceFile, split_lines
+from .text import SourceError, split_lines
 
 SUFFIX = ".ipynb"
 
@@ -284,8 +283,7 @@ def _syntax_error(text: str) -> Optional[Tuple[int, int, str]]:
 
 def cell_error_findings(nb: Notebook, path: str) -> list:
     """MSG001 for each code cell that is not Python (the other cells were checked)."""
-    from .filework import PARSE_ERROR_CODE
-    from .findings import Finding, Severity
+    from .findings import PARSE_ERROR_CODE, Finding, Severity
 
     by_index = {c.index + 1: c for c in nb.cells}
     out = []
@@ -296,37 +294,6 @@ def cell_error_findings(nb: Notebook, path: str) -> list:
                            hint="make the cell Python (or a markdown or raw cell); the other cells were checked",
                            source_line=lines[line - 1] if 0 < line <= len(lines) else None))
     return out
-
-
-def source_from_text(path: str, raw: str) -> SourceFile:
-    nb = parse(raw, path)
-    return SourceFile(path=path, text=nb.text if nb.is_python else "", notebook=nb, bom=nb.bom)
-
-
-def source_from_bytes(path: str, data: bytes) -> SourceFile:
-    bom = data.startswith(codecs.BOM_UTF8)
-    try:
-        raw = data[3:].decode("utf-8") if bom else data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise SourceError(f"file is not valid utf-8: {exc.reason} at byte {exc.start}", line) from None
-    src = source_from_text(path, raw)
-    src.bom = bom
-    if src.notebook is not None:
-        src.notebook.bom = bom
-    return src
-
-
-def load(path: str, text=None) -> Optional[Notebook]:
-    """The notebook at ``path`` (or in ``text``), None when it cannot be read or parsed."""
-    try:
-        if text is None:
-            with open(path, "rb") as fh:
-                text = fh.read()
-        src = source_from_bytes(path, text) if isinstance(text, bytes) else source_from_text(path, text)
-        return src.notebook
-    except (OSError, SourceError):
-        return None
 
 
 # positions ---------------------------------------------------------------------------
@@ -352,14 +319,14 @@ def localize(finding, nb: Notebook):
             end_line = cell.lines
     fix = finding.fix
     if fix is not None:
-        fix = replace(fix, edits=tuple(_edit(e, nb) for e in fix.edits))
-    alternatives = tuple(replace(a, edits=tuple(_edit(e, nb) for e in a.edits)) for a in finding.alternatives)
+        fix = replace(fix, edits=tuple(cell_edit(e, nb) for e in fix.edits))
+    alternatives = tuple(replace(a, edits=tuple(cell_edit(e, nb) for e in a.edits)) for a in finding.alternatives)
     chain = tuple(_chain_entry(c, finding.path, nb) for c in finding.chain)
     return replace(finding, cell=cell.index + 1, line=line, end_line=end_line, fix=fix,
                    alternatives=alternatives, chain=chain)
 
 
-def _edit(e, nb: Notebook):
+def cell_edit(e, nb: Notebook):
     if e.cell is not None:
         return e
     cell, line = nb.locate(e.line)
@@ -422,120 +389,6 @@ def splice(nb: Notebook, sources: Dict[int, str]) -> str:
             raise NotebookFixError(f"cell {index + 1} has no `source` to write")
         out = out[:cell.span[0]] + _source_token(nb.raw, cell.span, sources[index], ea) + out[cell.span[1]:]
     return out
-
-
-def _resolved(fix, nb: Notebook, path: str):
-    """``fix`` with a codemod's edit (computed on the joined text, then put in its cell's
-    numbering); None when it no longer applies."""
-    if getattr(fix, "codemod", None) is None:
-        return fix
-    from . import fixes
-    resolve = getattr(fixes, "resolve", None)
-    if resolve is None:
-        return None
-    done = resolve(replace(fix, edits=()), nb.text, path)
-    if done is None:
-        return None
-    return replace(done, edits=tuple(fix.edits) + tuple(_edit(e, nb) for e in done.edits))
-
-
-def apply_fixes(nb: Notebook, findings: Sequence, unsafe: bool, path: str) -> Tuple[str, int]:
-    """The notebook's text with the eligible fixes of ``findings`` (localized) applied, and
-    how many were. Each cell's edits go to its original source; a fix that touches a
-    masked line or spans cells is skipped; each changed cell must compile (``FixError``)."""
-    from .findings import FixSafety
-    from .fixes import apply_edits, check_parses, eligible
-
-    by_cell: Dict[int, List] = {}
-    cells = {c.index + 1: c for c in nb.cells}
-    for f in sorted(findings, key=lambda f: f.sort_key):
-        if not eligible(f, unsafe):
-            continue
-        fix = _resolved(f.fix, nb, path)
-        if fix is None or not (unsafe or fix.safety is FixSafety.SAFE) or not fix.edits:
-            continue
-        edits = fix.edits
-        owners = {e.cell for e in edits}
-        if len(owners) != 1 or None in owners or -1 in owners:
-            continue  # an edit in no cell or across cells: not written
-        cell = cells.get(next(iter(owners)))
-        if cell is None or any(k in cell.masked for e in edits for k in range(e.line - 1, e.end_line)):
-            continue
-        by_cell.setdefault(cell.index, []).append(edits)
-    new_sources: Dict[int, str] = {}
-    applied = 0
-    for index, groups in by_cell.items():
-        cell = cells[index + 1]
-        fixed, n = apply_edits(cell.source, groups)
-        if fixed != cell.source:
-            new_sources[index] = fixed
-            applied += n
-    if not new_sources:
-        return nb.raw, 0
-    new_raw = splice(nb, new_sources)
-    for cell in parse(new_raw, path).cells:  # each changed cell compiles on its own, as IPython compiles it
-        if cell.index in new_sources:        # (a `from __future__` import may open any cell)
-            check_parses(mask(cell.source)[0], f"{path}:cell {cell.index + 1}")
-    return new_raw, applied
-
-
-def fix_notebook(source: SourceFile, findings: Sequence, unsafe: bool = False):
-    """``fixes.fix_text`` for a notebook: a FileFix of its JSON text."""
-    from .fixes import FileFix
-
-    nb = source.notebook
-    fixed, applied = apply_fixes(nb, findings, unsafe, source.path)
-    return FileFix(source.path, nb.raw, fixed, applied, source)
-
-
-def add_noqa(nb: Notebook, result, skip_codes, problems: List[str]) -> Tuple[int, str]:
-    """``--add-noqa`` for a notebook: (comments added, the new file text). Each finding's
-    code goes on its line of its cell; only the changed cells' sources are spliced in."""
-    from .fixes import FixError, check_parses
-    from .noqa import add_to_line, uncommentable_lines
-
-    wanted: Dict[Tuple[int, int], List[str]] = {}
-    for f in result.findings:
-        if f.code in skip_codes or f.cell is None:
-            continue
-        codes = wanted.setdefault((f.cell, f.line), [])
-        if f.code not in codes:
-            codes.append(f.code)
-    cells = {c.index + 1: c for c in nb.cells}
-    new_sources: Dict[int, str] = {}
-    added = 0
-    for cell_no in sorted({c for c, _ in wanted}):
-        cell = cells.get(cell_no)
-        if cell is None:
-            continue
-        masked = mask(cell.source)[0]
-        lines = cell.source.split("\n")
-        blocked = uncommentable_lines(masked)
-        n = 0
-        for (c, line_no), codes in sorted(wanted.items()):
-            if c != cell_no:
-                continue
-            if line_no in blocked or line_no - 1 in cell.masked or not 1 <= line_no <= len(lines):
-                problems.append(f"{result.path}:cell {cell_no}:{line_no}: cannot hold a comment; "
-                                f"not suppressed: {', '.join(codes)}")
-                continue
-            old = lines[line_no - 1]
-            cr = "\r" if old.endswith("\r") else ""
-            new = add_to_line(old[:-1] if cr else old, codes) + cr
-            if new != old:
-                lines[line_no - 1] = new
-                n += 1
-        if not n:
-            continue
-        text = "\n".join(lines)
-        try:
-            check_parses(mask(text)[0], f"{result.path}:cell {cell_no}")
-        except FixError as exc:
-            problems.append(f"{result.path}: noqa comments not written: {exc}")
-            return 0, nb.raw
-        new_sources[cell.index] = text
-        added += n
-    return added, (splice(nb, new_sources) if new_sources else nb.raw)
 
 
 def cell_diff(path: str, old_raw: str, new_raw: str) -> str:

@@ -693,8 +693,8 @@ def _notebook_of(path: str, overrides):
     """The notebook at ``path`` (its in-memory text when there is one), None for any other file."""
     if not path.endswith(".ipynb"):
         return None
-    from . import notebook
-    return notebook.load(path, overrides.get(path))
+    from .source import load_notebook
+    return load_notebook(path, overrides.get(path))
 
 
 def _in_cells(finding: Finding, nb) -> Finding:

@@ -16,46 +16,9 @@ import warnings
 from dataclasses import dataclass, field
 from typing import Any, List, Optional
 
+from .text import _LINE_END, SourceError, line_starts, split_lines  # noqa: F401  (re-exported)
+
 _CODING_RE = re.compile(rb"^[ \t\f]*#.*?(coding[:=][ \t]*([-\w.]+))")  # (the cookie, the codec): ASCII
-_LINE_END = re.compile(r"\r\n|\r|\n")
-
-
-def split_lines(text: str, keepends: bool = False) -> List[str]:
-    """Lines as Python's parser (``ast``, ``tokenize``) numbers them: only ``\\n``,
-    ``\\r\\n`` and ``\\r`` end a line. ``str.splitlines()`` also splits at form feeds
-    (``\\x0c``), vertical tabs, ``\\x1c``-``\\x1e``, ``\\x85``, U+2028 and U+2029, which
-    would shift every later line against ast's numbering: never use it on source text."""
-    if "\r" not in text:  # (most files: str.split is several times faster than the regex)
-        out = text.split("\n")
-        if out[-1] == "":
-            out.pop()
-        if keepends:
-            last = len(out) - 1 if not text.endswith("\n") else len(out)
-            out = [line + "\n" if i < last else line for i, line in enumerate(out)]
-        return out
-    if not keepends:
-        out = _LINE_END.split(text)
-        if out and out[-1] == "":
-            out.pop()
-        return out
-    out = []
-    start = 0
-    for m in _LINE_END.finditer(text):
-        out.append(text[start:m.end()])
-        start = m.end()
-    if start < len(text):
-        out.append(text[start:])
-    return out
-
-
-def line_starts(text: str) -> List[int]:
-    """The offset where each line starts (lines as ``split_lines`` numbers them), then the
-    end of a last line that has no line break."""
-    out = [0]
-    out.extend(m.end() for m in _LINE_END.finditer(text))
-    if out[-1] < len(text):
-        out.append(len(text))
-    return out
 
 
 def display_path(path: str) -> str:
@@ -119,16 +82,6 @@ def parse_module(text: str, path: str) -> ast.Module:
     return box["tree"]
 
 
-class SourceError(Exception):
-    """The file cannot be analysed; ``line``/``col`` locate the problem when known."""
-
-    def __init__(self, message: str, line: int = 1, col: int = 0) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.col = col
-
-
 def _check_cookie_codec(encoding: str, cookie: bytes, line: int) -> None:
     """Python's "encoding problem": the codec a coding cookie names must be a text encoding
     that reads the cookie itself back (an ASCII-compatible one); utf-16, punycode, rot13 and
@@ -166,8 +119,7 @@ class SourceFile:
     @classmethod
     def from_bytes(cls, path: str, data: bytes) -> "SourceFile":
         if path.endswith(".ipynb"):  # its code cells, joined (msgraphlint.notebook)
-            from .notebook import source_from_bytes
-            return source_from_bytes(path, data)
+            return notebook_source_bytes(path, data)
         bom = data.startswith(codecs.BOM_UTF8)
         if bom:
             data = data[len(codecs.BOM_UTF8):]
@@ -255,3 +207,39 @@ class SourceFile:
                     yield tok.start[0], tok.start[1], tok.string
         except (tokenize.TokenError, IndentationError, SyntaxError):
             return
+
+
+# notebooks ---------------------------------------------------------------------------
+
+def notebook_source(path: str, raw: str) -> SourceFile:
+    """The SourceFile of a notebook's JSON text: its code cells joined (msgraphlint.notebook)."""
+    from .notebook import parse
+
+    nb = parse(raw, path)
+    return SourceFile(path=path, text=nb.text if nb.is_python else "", notebook=nb, bom=nb.bom)
+
+
+def notebook_source_bytes(path: str, data: bytes) -> SourceFile:
+    bom = data.startswith(codecs.BOM_UTF8)
+    try:
+        raw = data[3:].decode("utf-8") if bom else data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SourceError(f"file is not valid utf-8: {exc.reason} at byte {exc.start}", line) from None
+    src = notebook_source(path, raw)
+    src.bom = bom
+    if src.notebook is not None:
+        src.notebook.bom = bom
+    return src
+
+
+def load_notebook(path: str, text=None):
+    """The notebook at ``path`` (or in ``text``), None when it cannot be read or parsed."""
+    try:
+        if text is None:
+            with open(path, "rb") as fh:
+                text = fh.read()
+        src = notebook_source_bytes(path, text) if isinstance(text, bytes) else notebook_source(path, text)
+        return src.notebook
+    except (OSError, SourceError):
+        return None
