@@ -64,7 +64,7 @@ def _copy(root: Path, rels, dest: Path) -> None:
 
 EDITOR_CHILD = r"""
 import os, sys, threading, time
-import msgraphlint.safe_write as sw
+import msgraphlint.fix.safe_write as sw
 
 n, workdir = int(sys.argv[1]), sys.argv[2]
 real_temp = sw._temp_next_to

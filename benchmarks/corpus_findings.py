@@ -6,7 +6,7 @@
         --json benchmarks/results/corpus_findings.json
 
 Each corpus (``benchmarks/corpora.py``; unpacked under ``.bench_cache/corpora/<name>/``)
-is linted as a project of its own through ``msgraphlint.runner.run_paths`` with a
+is linted as a project of its own through ``msgraphlint.run.runner.run_paths`` with a
 temporary config that only sets ``respect-gitignore = false`` (``.bench_cache`` is
 git-ignored in this repo, and the repo's own settings must not leak into the figures):
 every rule at its defaults.
@@ -68,10 +68,10 @@ BENCH_TOML = "[tool.msgraphlint]\nrespect-gitignore = false\n"
 def count_scopes(paths: Sequence[str], config_file: str) -> Dict[str, int]:
     """Graph-mode roots in the files a run over ``paths`` would lint, by the engine's discovery."""
     from msgraphlint.config import load_config
-    from msgraphlint.discovery import PY_SUFFIXES, discover as discover_files
-    from msgraphlint.project import ProjectIndex
-    from msgraphlint.scopes import discover as discover_scopes
-    from msgraphlint.source import SourceError, SourceFile
+    from msgraphlint.run.discovery import PY_SUFFIXES, discover as discover_files
+    from msgraphlint.project.index import ProjectIndex
+    from msgraphlint.project.scopes import discover as discover_scopes
+    from msgraphlint.parse.source import SourceError, SourceFile
 
     cfg = load_config(config_file, start=paths[0])
     files = [f for f in discover_files(list(paths), cfg.all_excludes(), cfg.root, cfg.respect_gitignore)
@@ -99,7 +99,7 @@ def count_scopes(paths: Sequence[str], config_file: str) -> Dict[str, int]:
 
 
 def lint_corpus(root: Path, config_file: str, jobs: int) -> List[dict]:
-    from msgraphlint.runner import run_paths
+    from msgraphlint.run.runner import run_paths
 
     result = run_paths([str(root)], config_file=config_file, jobs=jobs)
     out = []

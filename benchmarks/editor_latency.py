@@ -148,8 +148,8 @@ def profile(path: Path, text: str, top: int) -> None:
     import cProfile
     import pstats
 
-    from msgraphlint.projectfiles import ContextCache
-    from msgraphlint.runner import prepare, run_source
+    from msgraphlint.project.files import ContextCache
+    from msgraphlint.run.runner import prepare, run_source
 
     settings = prepare([str(path)], None)
     cache: dict = {}
@@ -186,8 +186,8 @@ def cpu_ratios(name: str, path: Path, text: str, edits: int) -> tuple:
     seconds compare where wall time does not."""
     import gc
 
-    from msgraphlint.projectfiles import ContextCache
-    from msgraphlint.runner import prepare, run_source
+    from msgraphlint.project.files import ContextCache
+    from msgraphlint.run.runner import prepare, run_source
 
     settings = prepare([str(path)], None)
     cache: dict = {}

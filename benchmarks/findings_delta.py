@@ -30,8 +30,8 @@ from pathlib import Path
 
 def dump(out: str, cache_dir: str, corpora, extend) -> int:
     sys.setrecursionlimit(10000)
-    from msgraphlint.project import ProjectIndex  # noqa: F401  (fail early outside a checkout)
-    from msgraphlint.runner import run_paths
+    from msgraphlint.project.index import ProjectIndex  # noqa: F401  (fail early outside a checkout)
+    from msgraphlint.run.runner import run_paths
     here = Path(__file__).resolve().parent
     sys.path.insert(0, str(here))
     from corpus_findings import count_scopes  # the denominator, as corpus_findings.py counts it

@@ -77,7 +77,7 @@ def probe_engine(python: str) -> dict:
         "import json, sys\n"
         "out = {}\n"
         "try:\n"
-        "    import msgraphlint.api, msgraphlint.runner; out['api'] = True\n"
+        "    import msgraphlint.api, msgraphlint.run.runner; out['api'] = True\n"
         "except Exception as e: out['api'] = False; out['api_error'] = repr(e)\n"
         "try:\n"
         "    import msgraphlint.cli; out['cli'] = True\n"

@@ -6,7 +6,7 @@
 
 The corpus (default ``../shared/corpus/mindspore-st-compiler`` from the repository root) is
 MindSpore's ``tests/st/compiler`` at 2.7 master. It is linted as one project with every rule
-at its defaults (``msgraphlint.runner.run_paths``), and its graph scopes are found with the
+at its defaults (``msgraphlint.run.runner.run_paths``), and its graph scopes are found with the
 engine's own discovery (``ProjectIndex`` + ``scopes.discover``). Then every test function is
 read for what it asserts about graph mode:
 
@@ -56,11 +56,11 @@ from typing import Dict, List, Optional, Set, Tuple
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from msgraphlint.project import ProjectIndex, all_functions  # noqa: E402
-from msgraphlint.registry import load_rules  # noqa: E402
-from msgraphlint.runner import run_paths  # noqa: E402
-from msgraphlint.scopes import discover  # noqa: E402
-from msgraphlint.source import SourceError, SourceFile  # noqa: E402
+from msgraphlint.project.index import ProjectIndex, all_functions  # noqa: E402
+from msgraphlint.engine.registry import load_rules  # noqa: E402
+from msgraphlint.run.runner import run_paths  # noqa: E402
+from msgraphlint.project.scopes import discover  # noqa: E402
+from msgraphlint.parse.source import SourceError, SourceFile  # noqa: E402
 
 def _default_corpus() -> str:
     """``../shared/corpus/mindspore-st-compiler`` from the repository root (from a git

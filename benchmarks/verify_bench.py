@@ -177,8 +177,8 @@ _PY = [sys.executable, "-X", f"pycache_prefix={_PYCACHE}"]
 
 
 def _warm_bytecode() -> None:
-    subprocess.run(_PY + ["-c", "import msgraphlint.cli, msgraphlint.verify.command, msgraphlint.runner, "
-                          "msgraphlint.registry as r; r.load_rules()"], env=_verify_env(), cwd=str(ROOT),
+    subprocess.run(_PY + ["-c", "import msgraphlint.cli, msgraphlint.verify.command, msgraphlint.run.runner, "
+                          "msgraphlint.engine.registry as r; r.load_rules()"], env=_verify_env(), cwd=str(ROOT),
                    capture_output=True)
 
 

@@ -144,7 +144,7 @@ def _write(text: str, path: Optional[str], color: bool = False) -> None:
     if path is None or path == "-":
         click.echo(text, nl=not text.endswith("\n") and bool(text), color=True if color else None)
         return
-    from .safe_write import write_output
+    from .fix.safe_write import write_output
     try:
         write_output(text, path)
     except OSError as exc:
@@ -220,7 +220,7 @@ def _target_warnings(result) -> List[str]:
 def _show_settings(path: str, resolver, fmt: str) -> None:
     import json
 
-    from .catalog import nearest_version
+    from .infer.catalog import nearest_version
     settings = resolver.for_path(path)
     data = settings.config.describe()
     data["target-mindspore-catalog"] = nearest_version(settings.target)[0]
@@ -298,7 +298,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
     .msgraphlint.toml above it, unless --config names a file."""
     from .config import ConfigError, parse_overrides, validate_version
     from .reporters import render
-    from .runner import SettingsResolver, UsageError, plan_paths, run_paths
+    from .run.runner import SettingsResolver, UsageError, plan_paths, run_paths
 
     outs = _parse_outputs(fmt, output_file, outputs)
     paths = list(paths)
@@ -309,7 +309,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
         _usage_error("`-` (stdin) cannot be combined with other paths")
     config_file, pairs = _config_options(config_values)
     if upgrade_to:
-        from .upgrade import DEPRECATION_RULES
+        from .run.upgrade import DEPRECATION_RULES
         if fix or show_diff or add_noqa or write_baseline:
             _usage_error("--upgrade-to reports what an upgrade changes; it cannot be combined with --fix, --diff, "
                          "--add-noqa or --write-baseline")
@@ -337,7 +337,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
             return
         if show_files:
             plan = plan_paths(paths, resolver.for_path, force_exclude=force_exclude, overrides=overrides)
-            from .source import display_path
+            from .parse.source import display_path
             for f in plan.files:  # as findings show them (`src/net.py`, not `./src/net.py`)
                 click.echo(_safe_path(display_path(f)))
             for p in plan.missing:
@@ -351,8 +351,8 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
                    baseline_file, unsafe_fixes, sarif_all_rules)
             return
         progress = Progress(Progress.wanted(quiet) and overrides is None)
-        if verbose:  # the cache logs unusable entries it dropped (msgraphlint.cache)
-            _log_to_stderr("msgraphlint.cache")
+        if verbose:  # the cache logs unusable entries it dropped (msgraphlint.cache.store)
+            _log_to_stderr("msgraphlint.cache.store")
         t0 = time.perf_counter()
         try:
             jobs = 0 if jobs is None else jobs  # 0: the runner picks (workers.auto_jobs)
@@ -360,7 +360,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
                                overrides=overrides, cache=not no_cache and overrides is None,
                                cache_dir=cache_dir, progress=progress)
             if upgrade_to:
-                from .upgrade import new_in_upgrade
+                from .run.upgrade import new_in_upgrade
                 current_warnings = _target_warnings(result)
                 result = new_in_upgrade(result, run_paths(
                     paths, resolver=upgraded, jobs=jobs, force_exclude=force_exclude, overrides=overrides,
@@ -380,7 +380,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
     if verbose:
         _verbose_report(result, time.perf_counter() - t0)
     if add_noqa:
-        from .noqa import add_noqa as add
+        from .fix.noqa import add_noqa as add
         if overrides:
             _usage_error("--add-noqa works on files, not on stdin")
         n, problems = add(result.files)
@@ -393,7 +393,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
         _fix_stdin(result, overrides, fmt, unsafe_fixes, show_diff, exit_zero, quiet)
         return
     if fix or show_diff:
-        from .fix_files import fix_paths
+        from .fix.files import fix_paths
         result, changed, errors = fix_paths(result, unsafe=unsafe_fixes, write=not show_diff)
         for message in errors:
             _warn(message)
@@ -412,7 +412,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
         if n and not quiet:
             click.echo(f"Fixed {_plural(n, 'finding')} in {_plural(len(changed), 'file')}.", err=True)
     if write_baseline:
-        from .baseline import BaselineError, write as write_bl
+        from .suppress.baseline import BaselineError, write as write_bl
         try:
             n = write_bl(write_baseline, result.files)
         except BaselineError as exc:
@@ -422,7 +422,7 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
         sys.exit(0)
     baseline_file = baseline_file or result.settings.config.baseline
     if baseline_file:
-        from .baseline import BaselineError, apply as apply_bl
+        from .suppress.baseline import BaselineError, apply as apply_bl
         if not os.path.isabs(baseline_file) and result.settings.config.path and not os.path.exists(baseline_file):
             baseline_file = os.path.join(result.settings.config.root, baseline_file)
         try:
@@ -455,10 +455,10 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
 
 def _watch(paths, resolver, jobs, force_exclude, no_cache, cache_dir, outs, statistics, color, quiet,
            baseline_file, unsafe_fixes, sarif_all_rules) -> None:
-    """``check --watch`` (msgraphlint.watch): each run's report as ``check`` writes it."""
-    from . import watch as watching
+    """``check --watch`` (msgraphlint.run.watch): each run's report as ``check`` writes it."""
+    from .run import watch as watching
     from .reporters import render
-    from .runner import run_paths
+    from .run.runner import run_paths
 
     def run(context_cache):
         return run_paths(paths, resolver=resolver, jobs=0 if jobs is None else jobs, force_exclude=force_exclude,
@@ -469,7 +469,7 @@ def _watch(paths, resolver, jobs, force_exclude, no_cache, cache_dir, outs, stat
             _warn(message, quiet)
         bl = baseline_file or result.settings.config.baseline
         if bl:
-            from .baseline import BaselineError, apply as apply_bl
+            from .suppress.baseline import BaselineError, apply as apply_bl
             if not os.path.isabs(bl) and result.settings.config.path and not os.path.exists(bl):
                 bl = os.path.join(result.settings.config.root, bl)
             try:
@@ -546,11 +546,11 @@ def _alternatives_note(files) -> str:
 def _fix_stdin(result, overrides, fmt, unsafe_fixes, show_diff, exit_zero, quiet) -> None:
     """``--fix``/``--diff`` with ``--stdin-filename``: the fixed source (or the diff) on
     stdout, the findings that remain on stderr, as ruff does."""
-    from .fixes import FileFix, FixError, encode_like
+    from .fix.contract import FileFix, FixError, encode_like
     from .reporters import render
-    from .runner import fix_source
-    from .filework import in_memory_source
-    from .source import SourceError, SourceFile
+    from .run.runner import fix_source
+    from .run.filework import in_memory_source
+    from .parse.source import SourceError, SourceFile
 
     (name, data), = overrides.items()
     settings = result.settings_for(result.files[0].path) if result.files else result.settings
@@ -609,7 +609,7 @@ def _log_to_stderr(name: str) -> None:
 
 
 def _verbose_report(result, seconds: float) -> None:
-    from .source import display_path as _display_path
+    from .parse.source import display_path as _display_path
     echo = lambda m: click.echo(f"msgraphlint: {_safe(m)}", err=True)  # noqa: E731
     counts: dict = {}
     for fr in result.files:
@@ -642,7 +642,7 @@ def rules_cmd(fmt: str, target: Optional[str], show_all: bool) -> None:
     import json
 
     from .config import DEFAULT_TARGET, ConfigError, validate_version
-    from .registry import load_rules
+    from .engine.registry import load_rules
     from .settings import _version_applies
 
     target = target or DEFAULT_TARGET
@@ -678,7 +678,7 @@ def clean(cache_dir: Optional[str]) -> None:
 
     Only a folder msgraphlint created and marked (CACHEDIR.TAG) is removed; anything
     else is refused (exit 2) and left as it is."""
-    from .cache import NotACache, default_dir, remove_cache
+    from .cache.store import NotACache, default_dir, remove_cache
     from .config import ConfigError, resolve_config
 
     try:
@@ -710,7 +710,7 @@ def clean(cache_dir: Optional[str]) -> None:
 @click.argument("code")
 def explain(code: str) -> None:
     """Show a rule's documentation (code such as MSG201, or its name)."""
-    from .registry import find_rule
+    from .engine.registry import find_rule
 
     try:
         rule = find_rule(code)
@@ -744,7 +744,7 @@ def _register_optional() -> None:
     @click.pass_context
     def doctor(ctx) -> None:
         """Check the MindSpore environment (versions, NumPy, kernel compiler, pins)."""
-        from .doctor import doctor_command
+        from .doctor.checks import doctor_command
         sys.exit(_forward(doctor_command, ctx.args, "msgraphlint doctor"))
 
     @cli.command("lsp")

@@ -377,7 +377,7 @@ def _option_type_ok(value: Any, want: type) -> bool:
 def validate_against_rules(cfg: Config, rules: Dict[str, Any]) -> None:
     """Unknown rule codes / names / options, and option values of the wrong type, are
     errors that name themselves."""
-    from .registry import resolve_selector, unknown_selectors
+    from .engine.registry import resolve_selector, unknown_selectors
 
     file_where = f"{_where(cfg.path) if cfg.path else 'command line'}"
     ov = cfg.overrides or {}

@@ -5,13 +5,13 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable, Optional, Sequence
 
-from .astutil import per_tree
+from .parse.astutil import per_tree
 from .findings import Finding, Fix
-from .fixes import CONTRACT_LOG  # noqa: F401  (the contract's refusals; rules' fixes are checked here)
-from .imports import ImportMap
-from .scopes import GraphScope
-from .source import SourceError, SourceFile
-from .values import Kind, ScopeValues
+from .fix.contract import CONTRACT_LOG  # noqa: F401  (the contract's refusals; rules' fixes are checked here)
+from .project.imports import ImportMap
+from .project.scopes import GraphScope
+from .parse.source import SourceError, SourceFile
+from .infer.values import Kind, ScopeValues
 
 
 # (rule code, path, line, reason) of every fix the contract withheld or demoted in this
@@ -134,7 +134,7 @@ class RuleContext:
     def catalog(self):
         cat = self.__dict__.get("_catalog")
         if cat is None:  # (asked at every attribute and call some rules visit)
-            from .catalog import get_catalog
+            from .infer.catalog import get_catalog
             cat = self._catalog = get_catalog(self.target_version or None)  # the target's release
         return cat
 
@@ -178,7 +178,7 @@ class RuleContext:
             return self.source
         if self._index is not None:
             return self._index.source_of(key)
-        from .project import ProjectIndex  # a context without a run (tests): a throwaway index
+        from .project.index import ProjectIndex  # a context without a run (tests): a throwaway index
         self._index = ProjectIndex()
         return self._index.source_of(key)
 
@@ -251,7 +251,7 @@ class RuleContext:
             return None
         from dataclasses import replace
 
-        from .fixes import check_fix
+        from .fix.contract import check_fix
         edits = tuple(replace(e, col=self.char_col(e.line, e.col), end_col=self.char_col(e.end_line, e.end_col))
                       for e in fix.edits)
         cm = fix.codemod

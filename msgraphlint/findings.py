@@ -47,7 +47,7 @@ class Edit:
 @dataclass(frozen=True)
 class Codemod:
     """A structural fix whose edit is computed only when it is applied (``--fix``, ``--diff``,
-    an editor's code action): a libcst transform of ``msgraphlint.codemods`` (``name``), the
+    an editor's code action): a libcst transform of ``msgraphlint.fix.codemods`` (``name``), the
     statement it rewrites (lines and character columns, as ``Edit``), and its arguments.
     ``check`` never imports libcst; the edit it yields is held to the same contract."""
 
@@ -64,7 +64,7 @@ class Fix:
     """A rewrite offered with a finding. ``proof``: what the rule proved to mark it safe
     (required for ``SAFE``, else the fix is demoted to unsafe); ``drops``: tokens of the
     replaced text the replacement intentionally loses (``print`` for ``print`` →
-    ``ops.print_``); anything else dropped withholds the fix (``msgraphlint.fixes``)."""
+    ``ops.print_``); anything else dropped withholds the fix (``msgraphlint.fix.contract``)."""
 
     description: str
     edits: Tuple[Edit, ...]

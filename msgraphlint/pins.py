@@ -108,7 +108,7 @@ def _requirement(text: str) -> Optional[Tuple[str, str]]:
         return (wheel.group(1).rstrip("."), text) if wheel else None
     if rest.startswith("(") and rest.endswith(")"):
         rest = rest[1:-1]
-    from .catalog import known_versions
+    from .infer.catalog import known_versions
     low = lowest_allowed(rest, known_versions())
     return (low, text) if low else None
 
@@ -348,7 +348,7 @@ def resolve_target(start: str, python: Optional[str] = None) -> Optional[Target]
     if pin is not None:
         return Target(_spelled(pin.version), pin.describe())
     if python:
-        from .installed import environment_search_path
+        from .project.installed import environment_search_path
         got = installed_mindspore(environment_search_path(python))
         if got is not None:
             return Target(_spelled(got[0]), f"MindSpore installed for the `python` setting ({got[1]})")
@@ -357,14 +357,14 @@ def resolve_target(start: str, python: Optional[str] = None) -> Optional[Target]
 
 def _spelled(version: str) -> str:
     """A known release as the catalog spells it (``2.8`` -> ``2.8.0``), else as written."""
-    from .catalog import nearest_version
+    from .infer.catalog import nearest_version
     known, exact = nearest_version(version)
     return known if exact else version
 
 
 def target_warning(target: str) -> Optional[str]:
     """One line when ``target`` has no catalog of its own: which release lints it instead."""
-    from .catalog import known_versions, nearest_version
+    from .infer.catalog import known_versions, nearest_version
     known, exact = nearest_version(target)
     if exact:
         return None

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Type
 
-from .budget import FILE_CPU_BUDGET_S, FILE_CPU_BUDGET_S_PER_MB
+from .run.budget import FILE_CPU_BUDGET_S, FILE_CPU_BUDGET_S_PER_MB
 from .config import Config, ConfigError, validate_against_rules, validate_version
-from .registry import default_codes, load_rules, resolve_selector, select_codes, unknown_selectors
+from .engine.registry import default_codes, load_rules, resolve_selector, select_codes, unknown_selectors
 from .rule import Rule
 
 __all__ = ["Settings", "SettingsResolver", "UsageError", "make_settings", "prepare"]

@@ -9,8 +9,8 @@ from typing import Optional
 from msgraphlint.kinds import Kind
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
-from ._guards import maybe_not_compiled
-from ._provenance import _CACHE, assigned_values, rebound, surely_tensor
+from msgraphlint.infer.guards import maybe_not_compiled
+from msgraphlint.infer.provenance import _CACHE, assigned_values, rebound, surely_tensor
 
 _DISPLAY = {ast.List: list, ast.Tuple: tuple, ast.Dict: dict}
 _SHOWN = {list: "List", tuple: "Tuple", dict: "Dictionary"}

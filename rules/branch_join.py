@@ -9,8 +9,8 @@ branches, perhaps you need to make them equal.``; a list whose length a tensor d
 MindSpore 2.10 fail or crash. Every case was compiled on MindSpore 2.10.0 CPU
 (``fixtures/labeled/control_flow_*_join_*``).
 
-The analysis is ``rules/_joins.py`` (what each name holds on each path, and which pairs clash);
-the calls that pass unjoinable arguments are found by ``rules/_join_calls.py``.
+The analysis is ``msgraphlint/infer/joins.py`` (what each name holds on each path, and which pairs clash);
+the calls that pass unjoinable arguments are found by ``msgraphlint/infer/join_calls.py``.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from typing import Dict
 
 from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 
-from ._join_calls import CallSites, parameter_joins
-from ._joins import encloses_another, Joins, line_text
+from msgraphlint.infer.join_calls import CallSites, parameter_joins
+from msgraphlint.infer.joins import encloses_another, Joins, line_text
 from .control_flow import tensor_decider
 
 

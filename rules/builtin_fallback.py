@@ -13,10 +13,10 @@ import ast
 from typing import FrozenSet
 
 from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
-from msgraphlint.values import Kind
+from msgraphlint.infer.values import Kind
 
-from ._hostvalues import builtin, short, under_string_dispatch
-from ._parsetime import graph_value
+from msgraphlint.infer.hostvalues import builtin, short, under_string_dispatch
+from msgraphlint.infer.parsetime import graph_value
 
 # builtins other rules own: exec (MSG5xx unsupported syntax), open (MSG211), setattr/delattr
 # (attribute writes), repr/format of a tensor (MSG401, checked below), input/breakpoint

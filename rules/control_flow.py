@@ -21,10 +21,10 @@ import ast
 from typing import Optional
 
 from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
-from msgraphlint.codemods import where_if_fix, where_ifexp_fix
+from msgraphlint.fix.codemods import where_if_fix, where_ifexp_fix
 
-from ._deciders import tensor_decider  # (capture_modes and branch_join import it from here too)
-from ._params import SHARED_USES
+from msgraphlint.infer.deciders import tensor_decider  # (capture_modes and branch_join import it from here too)
+from msgraphlint.infer.params import SHARED_USES
 
 _USES = SHARED_USES
 
@@ -47,7 +47,7 @@ class TensorIf(Rule):
     code = "MSG101"
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-if"
-    fix_safety = FixSafety.SAFE  # ops.where when proved (msgraphlint/codemods.py), else unsafe
+    fix_safety = FixSafety.SAFE  # ops.where when proved (msgraphlint/fix/codemods.py), else unsafe
     summary = "`if`/`elif` whose condition is a tensor value: compiled into a Switch with branch subgraphs."
     message = ("`{what} {cond}` branches on a tensor value in graph-mode code ({where}): MindSpore compiles it "
                "into a Switch with separate branch subgraphs (more kernel graphs, no fusion across the branch)")
@@ -340,7 +340,7 @@ class TensorValueBranch(Rule):
     code = "MSG103"
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-value-branch"
-    fix_safety = FixSafety.SAFE  # ops.where when proved (msgraphlint/codemods.py), else unsafe
+    fix_safety = FixSafety.SAFE  # ops.where when proved (msgraphlint/fix/codemods.py), else unsafe
     summary = "Conditional expression or `and`/`or` that picks a value by a tensor's truth: a Switch."
     message = ("`{expr}` picks a value by a tensor's truth in graph-mode code ({where}): MindSpore compiles "
                "it into a Switch with branch subgraphs (more kernel graphs, no fusion across them)")
@@ -578,7 +578,7 @@ class EntryParameterBranch(Rule):
 
         When the project shows what is passed (a training loop over
         `create_tuple_iterator()`, `Tensor(...)`, `ms.mutable(...)`, a literal, a parent
-        Cell passing `self.use_bias`: `msgraphlint/paramkinds.py`), MSG101/MSG103 or
+        Cell passing `self.use_bias`: `msgraphlint/infer/paramkinds.py`), MSG101/MSG103 or
         nothing reports it. This rule covers the rest: an entry whose callers are not in the
         linted files, with a parameter the body does not use as a tensor (MSG101) or as a
         size/mode (MSG304). It is informational, because the answer is in code the linter

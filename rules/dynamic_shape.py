@@ -13,12 +13,12 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from msgraphlint.astutil import unparse, walk as _fast_walk
+from msgraphlint.parse.astutil import unparse, walk as _fast_walk
 from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
-from msgraphlint.runcache import per_run
-from msgraphlint.values import Kind
+from msgraphlint.cache.runcache import per_run
+from msgraphlint.infer.values import Kind
 
-from ._params import SHARED_USES, size_args, slice_bounds
+from msgraphlint.infer.params import SHARED_USES, size_args, slice_bounds
 
 _USES = SHARED_USES
 
@@ -305,7 +305,7 @@ def _literal_number(node: ast.AST) -> bool:
 def _const_primitive_call(ctx, call: ast.Call) -> bool:
     """``self.<attr>(x)`` on a primitive whose result is a compile-time value (the catalog's
     ``Shape``, ``Size``, ``Rank``, ``DType``), whatever the attribute is called."""
-    from ._primattrs import module_primitives
+    from msgraphlint.infer.primattrs import module_primitives
     f = call.func
     if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"):
         return False
@@ -650,8 +650,8 @@ class PythonScalarInput(Rule):
         message says that it applies when the parameter is passed a Python value and the Cell
         is called from Python.
 
-        The call sites decide where they are visible (`msgraphlint/entries.py`,
-        `msgraphlint/paramkinds.py`): where the project's callers pass a Tensor (or
+        The call sites decide where they are visible (`msgraphlint/infer/entries.py`,
+        `msgraphlint/infer/paramkinds.py`): where the project's callers pass a Tensor (or
         `ms.mutable`), nothing is reported (a Tensor slice bound compiles once, as a
         dynamic shape: MSG303's business, `dynamic_shape_pos_slice_bound_tensor_from_callers`);
         where host code of the module passes two or more Python values (`net(x, 0.5);

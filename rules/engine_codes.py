@@ -15,7 +15,7 @@ class InternalError(Rule):
         One bad file never takes the run down. When analysing a file raises an
         unexpected exception (`RecursionError`, `MemoryError`, any bug), or runs past
         the per-file budget of CPU time (60 s plus 30 s per MB of source;
-        `msgraphlint.budget`: a cost linear in the size never reaches it),
+        `msgraphlint.run.budget`: a cost linear in the size never reaches it),
         or its `--jobs` worker process dies, that file gets this one finding with the
         exception type, and every other file is reported as usual. The run then exits
         with code 2 (like ruff after a panic), also under `--exit-zero`: a clean report

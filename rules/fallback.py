@@ -17,9 +17,9 @@ import json
 from typing import FrozenSet, Optional
 
 from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
-from msgraphlint.values import Kind
+from msgraphlint.infer.values import Kind
 
-from ._hostvalues import NUMERIC_HOST, Flow, builtin, folded, scalar_from_tensor, short, under_string_dispatch
+from msgraphlint.infer.hostvalues import (NUMERIC_HOST, Flow, builtin, folded, scalar_from_tensor, short, under_string_dispatch)
 
 _DATA: list = []
 

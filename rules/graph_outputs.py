@@ -6,7 +6,7 @@ elements are constants, a module-level or ``self`` list/dict, or a plain Python 
 be a graph output: MindSpore 2.10 adds PyExecute nodes that build the Python object on the
 host after the graph runs. This only happens where Python calls the graph (an entry): the
 same Cell used as a sub-cell, or a ``jit`` function called by another ``jit`` function, is
-inlined and its output stays a graph value (``msgraphlint/entries.py``).
+inlined and its output stays a graph value (``msgraphlint/infer/entries.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional, Tuple
 
-from msgraphlint.astutil import walk_outside_defs
+from msgraphlint.parse.astutil import walk_outside_defs
 from msgraphlint.kinds import Kind
 from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 
@@ -300,7 +300,7 @@ class _Outputs:
     # names from outside the function -----------------------------------------------
     def _outer_bodies(self) -> List[list]:
         """Bodies whose names the function sees, innermost first: enclosing functions, the module."""
-        from msgraphlint.project import all_functions
+        from msgraphlint.project.index import all_functions
         bodies: List[list] = []
         scope = self.ctx.scope
         if scope is not None and scope.enclosing:
@@ -402,7 +402,7 @@ def _same(items) -> Optional[str]:
 
 def element(v, key):
     """``v[key]`` of a literal list/tuple/dict display passed by Python (entries.Value)."""
-    from msgraphlint.entries import resolve
+    from msgraphlint.infer.entries import resolve
     if v is None or v[0] != "value":
         return None
     lit = v[1]
@@ -418,7 +418,7 @@ def element(v, key):
 
 def attribute(v, name):
     """``v.name`` of an instance passed by Python, from its class's ``__init__`` (``self.name = param``)."""
-    from msgraphlint.entries import init_attrs
+    from msgraphlint.infer.entries import init_attrs
     if v is None or v[0] != "inst":
         return None
     return init_attrs(v[1], v[2], v[3]).get(name)
@@ -488,7 +488,7 @@ class PythonObjectOutput(Rule):
           (`t[0]`, `d["k"]` holding a list), or kept by a Cell's `__init__` from a constructor
           argument (`self.v = v`, also `self.h.attr` of a `jit_class` object holding a list).
           Using its elements (`x * s[0]`) or `len(s)` costs none. The values come from the
-          calls this module makes (`msgraphlint/entries.py`); every call must pass one.
+          calls this module makes (`msgraphlint/infer/entries.py`); every call must pass one.
 
         - `None` that the calling Python code passes in and the graph returns (1 node).
 

@@ -13,9 +13,9 @@ import ast
 from typing import Optional, Set
 
 from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
-from msgraphlint.values import Kind
+from msgraphlint.infer.values import Kind
 
-from ._hostvalues import NUMERIC_HOST, Flow, builtin, conversion, short, under_string_dispatch
+from msgraphlint.infer.hostvalues import NUMERIC_HOST, Flow, builtin, conversion, short, under_string_dispatch
 
 # Tensor-creating / reshaping functions and methods whose argument is a shape or a size
 SHAPE_FUNCS = frozenset({"zeros", "ones", "full", "empty", "arange", "linspace", "range", "reshape", "view",

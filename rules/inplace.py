@@ -21,16 +21,16 @@ import ast
 import re
 from typing import List, Optional
 
-from msgraphlint.astutil import per_tree, walk_no_ctx
-from msgraphlint.codemods import inplace_method_fix, rebind_fix
+from msgraphlint.parse.astutil import per_tree, walk_no_ctx
+from msgraphlint.fix.codemods import inplace_method_fix, rebind_fix
 from msgraphlint.findings import Edit, Fix
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.infer import Provenance
 from msgraphlint.infer.bindings import facts as name_facts
-from msgraphlint.values import Kind
+from msgraphlint.infer.values import Kind
 
-from ._flow import OriginsCache, class_node, self_attr_values, statement_of
-from ._unrolled import rebound_on_every_path
+from msgraphlint.infer.flow import OriginsCache, class_node, self_attr_values, statement_of
+from msgraphlint.infer.unrolled import rebound_on_every_path
 
 # In-place Tensor methods, by what MindSpore 2.10 on CPU measurably does with
 # `x.m_(...); return x * 1` (graph mode vs PyNative, caller's tensor and result compared):
@@ -408,7 +408,7 @@ def no_alias_proof(stmt: ast.AugAssign, ctx, target: Optional[ast.Name] = None) 
       anywhere in a loop around it: the next iteration) is an operand of arithmetic or
       a comparison, or ``y.shape``/``y.dtype``/``y.ndim``, none of which keeps a reference.
     """
-    from ._flow import scope_function
+    from msgraphlint.infer.flow import scope_function
 
     target = stmt.target if target is None else target  # (MSG205: the statement of `target.mul_(v)`)
     if not isinstance(target, ast.Name):
@@ -979,7 +979,7 @@ class TensorSubscriptAssign(Rule):
             if a.inputs or a.readers:
                 return  # MSG202
             if func is None:
-                from ._flow import scope_function
+                from msgraphlint.infer.flow import scope_function
                 func = scope_function(node, ctx)
             if sub.value is root and not isinstance(node, ast.AugAssign) and _is_mask(sub.slice, ctx, func):
                 continue

@@ -12,7 +12,7 @@ import ast
 from typing import Optional
 
 from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
-from msgraphlint.values import Kind
+from msgraphlint.infer.values import Kind
 
 # MSG211 (logging-or-file-io-in-graph) already reports MindSpore's logger calls, and MSG206
 # (assign-to-non-parameter) every `.assign_value()` in graph code

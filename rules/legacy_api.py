@@ -7,7 +7,7 @@ import re
 
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
-from ._primattrs import is_configured_ctor
+from msgraphlint.infer.primattrs import is_configured_ctor
 
 _SNAKE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional
 
-from msgraphlint.astutil import walk
+from msgraphlint.parse.astutil import walk
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
 _SCALERS = frozenset({"mindspore.amp.DynamicLossScaler"})

@@ -2,12 +2,12 @@
 
 import ast
 
-from msgraphlint.astutil import last_assignment_before
+from msgraphlint.parse.astutil import last_assignment_before
 from msgraphlint.findings import Edit, Fix
 from msgraphlint.kinds import Kind
 from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 
-from ._flow import class_node, self_attr_values
+from msgraphlint.infer.flow import class_node, self_attr_values
 
 
 class PrintInGraph(Rule):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
-from msgraphlint.astutil import unparse, walk
+from msgraphlint.parse.astutil import unparse, walk
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
 _LOADS = frozenset({"mindspore.load_checkpoint", "mindspore.train.serialization.load_checkpoint",

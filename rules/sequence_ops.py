@@ -12,13 +12,13 @@ from __future__ import annotations
 import ast
 from typing import Optional, Set
 
-from msgraphlint.astutil import walk_statements
+from msgraphlint.parse.astutil import walk_statements
 from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
-from msgraphlint.values import Kind
+from msgraphlint.infer.values import Kind
 
-from ._hostvalues import Flow, short, under_string_dispatch
-from ._provenance import rebound
-from ._parsetime import MUTABLE
+from msgraphlint.infer.hostvalues import Flow, short, under_string_dispatch
+from msgraphlint.infer.provenance import rebound
+from msgraphlint.infer.parsetime import MUTABLE
 
 
 def _seq_names(ctx) -> frozenset:

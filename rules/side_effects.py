@@ -14,10 +14,10 @@ import ast
 from typing import Dict, Optional, Set
 
 from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
-from msgraphlint.values import Kind
+from msgraphlint.infer.values import Kind
 
-from ._flow import class_node, self_attr_values
-from ._guards import up_the_chain
+from msgraphlint.infer.flow import class_node, self_attr_values
+from msgraphlint.infer.guards import up_the_chain
 
 _CONTAINERS = (Kind.PYLIST, Kind.PYDICT)
 
@@ -488,7 +488,7 @@ class SelfAttributeWrite(Rule):
     def _check(self, node: ast.stmt, targets, ctx) -> None:
         if ctx.class_info is None or ctx.scope is None or not ctx.scope.class_name:
             return
-        from ._flow import scope_function
+        from msgraphlint.infer.flow import scope_function
         func = scope_function(node, ctx)
         if _self_rebound_inside(node, func, ctx):
             return  # `self` here is another object: a class defined inside construct (MSG410), a nested def's own self

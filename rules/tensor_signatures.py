@@ -6,12 +6,12 @@ from __future__ import annotations
 import ast
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from msgraphlint.codemods import keyword_fix
+from msgraphlint.fix.codemods import keyword_fix
 from msgraphlint.kinds import Kind
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 
-from ._guards import maybe_not_compiled
-from ._provenance import surely_tensor
+from msgraphlint.infer.guards import maybe_not_compiled
+from msgraphlint.infer.provenance import surely_tensor
 
 # the literal kinds a call may spell, and which of MindSpore's signature types accept them
 # (measured on 2.10 CPU in graph mode: `number` takes int, float and bool; `int` takes
@@ -99,7 +99,7 @@ def match_overload(over: dict, args: Sequence[ast.AST], keywords: Sequence[ast.k
 
 
 # Tensor methods of the overload table that Python's list, tuple, dict or str also has: checked
-# only on a receiver that is a tensor by its making (rules/_provenance.py)
+# only on a receiver that is a tensor by its making (msgraphlint/infer/provenance.py)
 _ALSO_PYTHON = frozenset(n for n in ("index", "sort", "split", "count", "copy", "pop", "insert", "remove",
                                      "reverse", "get", "update", "keys", "values", "items", "replace", "join",
                                      "strip", "format", "find", "startswith", "endswith", "lower", "upper")
@@ -242,7 +242,7 @@ def _short(text: str) -> str:
 
 
 def _guessed(ctx, node: ast.AST) -> bool:
-    from ._params import SHARED_USES
+    from msgraphlint.infer.params import SHARED_USES
     return ctx.values is not None and SHARED_USES.guessed(ctx, node)
 
 

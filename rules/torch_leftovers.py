@@ -6,12 +6,13 @@ import ast
 import json
 from functools import lru_cache
 from importlib import resources
+from typing import Optional
 
-from msgraphlint.astutil import dump
-from msgraphlint.codemods import property_call_fix, swapaxes_fix
+from msgraphlint.parse.astutil import dump
+from msgraphlint.fix.codemods import property_call_fix, swapaxes_fix
 from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 
-from ._guards import up_the_chain
+from msgraphlint.infer.guards import up_the_chain
 
 
 @lru_cache(maxsize=1)
@@ -464,7 +465,7 @@ def _keyword_habit(cat, q: str, keywords):
 
 
 def _in_another_release(cat, q: str, kw: str) -> bool:
-    from msgraphlint.catalog import get_catalog, known_versions
+    from msgraphlint.infer.catalog import get_catalog, known_versions
     from .version_api import _keywords
     for v in known_versions():
         if v != cat.version:
@@ -492,7 +493,7 @@ def _transpose_pair_why(axes) -> Optional[str]:
 
 
 def _guessed(ctx, node: ast.AST) -> bool:
-    from ._params import SHARED_USES
+    from msgraphlint.infer.params import SHARED_USES
     return ctx.values is not None and SHARED_USES.guessed(ctx, node)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from msgraphlint.astutil import last_assignment_before, walk_no_ctx
+from msgraphlint.parse.astutil import last_assignment_before, walk_no_ctx
 from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 
 # construct -> (what the message calls it, MindSpore 2.10's error, first line)
@@ -548,7 +548,7 @@ def _is_str(e: ast.AST, ctx) -> bool:
         return bool(values) and all(_str_literal(v) for v in values) and e.id not in ctx.values.params
     if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self" \
             and ctx.scope is not None and ctx.scope.class_name:
-        from msgraphlint.scopes import class_def_of
+        from msgraphlint.project.scopes import class_def_of
         cls = class_def_of(ctx.source.tree, ctx.scope)
         if cls is None:
             return False

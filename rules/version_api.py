@@ -3,7 +3,7 @@ the target MindSpore release does not have, though another release does.
 
 The facts are the per-release catalogs (``msgraphlint/data/mindspore_api*.json``, generated
 by ``scripts/gen_catalog.py`` from each release's wheel): ``ctx.catalog`` is the target's,
-:func:`msgraphlint.catalog.get_catalog` gives the others.
+:func:`msgraphlint.infer.catalog.get_catalog` gives the others.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import functools
 import re
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from msgraphlint.catalog import get_catalog, known_versions, varying_keys, version_key
-from msgraphlint.imports import normalize
+from msgraphlint.infer.catalog import get_catalog, known_versions, varying_keys, version_key
+from msgraphlint.project.imports import normalize
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Per pair of neighbouring MindSpore releases, how many public names appear, disappear or
-change signature, read from the bundled per-release catalogs (msgraphlint/catalog.py; no
+change signature, read from the bundled per-release catalogs (msgraphlint/infer/catalog.py; no
 MindSpore needed).
 
     .venv/bin/python scripts/catalog_diff.py                  # one row per pair (markdown)
@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Tuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from msgraphlint.catalog import _version_data, known_versions  # noqa: E402
+from msgraphlint.infer.catalog import _version_data, known_versions  # noqa: E402
 
 
 def public_names(version: str) -> Dict[str, Optional[str]]:

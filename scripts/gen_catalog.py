@@ -852,7 +852,7 @@ class Generator:
         return out
 
     def canonical(self, q: str, aliases: Dict[str, str], modules: Dict[str, str]) -> str:
-        """Same algorithm as msgraphlint.catalog.Catalog.canonical."""
+        """Same algorithm as msgraphlint.infer.catalog.Catalog.canonical."""
         if q in aliases:
             return aliases[q]
         if q in self.objects or q in self.modules:
@@ -1461,7 +1461,7 @@ DELTA_FORMAT = 1
 
 
 def _catalog_module():
-    """msgraphlint/catalog.py, loaded from this checkout (pure Python: the interpreter running
+    """msgraphlint/infer/catalog.py, loaded from this checkout (pure Python: the interpreter running
     this script may be a bare venv holding only MindSpore). Its ``apply_delta`` reads what
     :func:`make_delta` writes."""
     import importlib.util

@@ -9,8 +9,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from msgraphlint.registry import load_rules  # noqa: E402
-from msgraphlint.ruledocs import update_readme, write_pages  # noqa: E402
+from msgraphlint.engine.registry import load_rules  # noqa: E402
+from msgraphlint.engine.ruledocs import update_readme, write_pages  # noqa: E402
 
 
 def main() -> None:

@@ -105,7 +105,7 @@ def outcome(text: str) -> str:
     """'parse-error', 'checked' or 'not-graph-code' when the property holds; raises
     AssertionError if not."""
     from msgraphlint import api
-    from msgraphlint.discovery import may_hold_graph_code
+    from msgraphlint.run.discovery import may_hold_graph_code
 
     findings = api.check_source(text, "fuzzed.py")
     codes = {f.code for f in findings}

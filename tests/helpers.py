@@ -7,7 +7,7 @@ import textwrap
 from pathlib import Path
 from typing import Dict, List
 
-from msgraphlint.runner import run_paths
+from msgraphlint.run.runner import run_paths
 
 
 def write_tree(root: Path, files: Dict[str, str]) -> Path:

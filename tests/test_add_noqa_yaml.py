@@ -11,7 +11,7 @@ import yaml
 from click.testing import CliRunner
 
 from msgraphlint.cli import cli
-from msgraphlint.noqa import _add_noqa_yaml, _yaml_comment_start
+from msgraphlint.fix.noqa import _add_noqa_yaml, _yaml_comment_start
 
 RUN = textwrap.dedent("""\
     model:

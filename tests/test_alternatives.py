@@ -42,7 +42,7 @@ def _results():
 
 
 def _rules():
-    from msgraphlint.registry import load_rules
+    from msgraphlint.engine.registry import load_rules
     return load_rules()
 
 
@@ -100,7 +100,7 @@ def test_lsp_alternative_edits_are_clamped_to_the_document():
 ])
 def test_lsp_suppress_edit_replaces_a_wrong_case_code_as_add_noqa_does(line, want):
     from msgraphlint.lsp.actions import suppress_edit
-    from msgraphlint.noqa import add_to_line
+    from msgraphlint.fix.noqa import add_to_line
 
     f = ALT_FINDING.with_(line=1, col=0)
     edit = suppress_edit(f, _doc(line + "\n"), "utf-16")

@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from msgraphlint.runner import run_paths
+from msgraphlint.run.runner import run_paths
 
 from helpers import codes_at, lint
 

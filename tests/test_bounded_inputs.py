@@ -17,7 +17,7 @@ from hypothesis import given, settings, strategies as st
 
 import msgraphlint
 from msgraphlint import config as config_mod
-from msgraphlint.runner import run_paths
+from msgraphlint.run.runner import run_paths
 
 from helpers import codes_at, lint, run_cli
 
@@ -79,7 +79,7 @@ def test_cookie_of_a_working_codec_still_decodes(tmp_path, cookie):
 # --- item 1: YAML budgets ----------------------------------------------------------
 
 def test_alias_bomb_is_refused_while_composing():
-    from msgraphlint.yamlconfig import MAX_ALIAS_NODES, YamlLimitError, parse_yaml
+    from msgraphlint.parse.yamlconfig import MAX_ALIAS_NODES, YamlLimitError, parse_yaml
 
     # 5 levels: 1 + 9 * (1 + 9 * (...)) = 597,871 nodes once expanded, from 300 bytes
     with pytest.raises(YamlLimitError) as err:
@@ -92,7 +92,7 @@ def test_alias_bomb_is_refused_while_composing():
 
 
 def test_alias_budget_leaves_ordinary_anchors_alone():
-    from msgraphlint.yamlconfig import parse_yaml
+    from msgraphlint.parse.yamlconfig import parse_yaml
 
     # 4 levels expand to 66,430 nodes: under the budget, and the data is all there
     doc = parse_yaml(alias_bomb(4), "ok.yaml")
@@ -101,7 +101,7 @@ def test_alias_budget_leaves_ordinary_anchors_alone():
 
 
 def test_nesting_budget():
-    from msgraphlint.yamlconfig import MAX_DEPTH, YamlLimitError, parse_yaml
+    from msgraphlint.parse.yamlconfig import MAX_DEPTH, YamlLimitError, parse_yaml
 
     # the root mapping is level 1, the value of x (the outermost bracket) level 2: the
     # innermost of 99 brackets is level 100, the limit; of 100 brackets level 101
@@ -155,7 +155,7 @@ def test_alias_bomb_in_a_linted_folder_is_msg001_in_a_bounded_child(tmp_path):
 
 
 def test_memory_error_in_yaml_is_msg000_and_exit_2(tmp_path, monkeypatch):
-    import msgraphlint.yamlconfig as yc
+    import msgraphlint.parse.yamlconfig as yc
 
     def exhausted(text, path="<yaml>"):
         raise MemoryError()
@@ -304,7 +304,7 @@ def test_per_file_ignores_do_not_try_every_glob_on_every_file(tmp_path, monkeypa
 
 
 def _old_codes(path, mapping, root):
-    from msgraphlint.discovery import matches_any
+    from msgraphlint.run.discovery import matches_any
     return list(dict.fromkeys(c for g, codes in mapping.items() if matches_any(path, [g], root) for c in codes))
 
 
@@ -316,7 +316,7 @@ _PART = st.text(alphabet="ab.*?[]!/", min_size=0, max_size=6)
        rels=st.lists(st.text(alphabet="ab.", min_size=1, max_size=3), min_size=1, max_size=3),
        outside=st.booleans())
 def test_compiled_globs_match_what_matches_any_matches(tmp_path_factory, globs, rels, outside):
-    from msgraphlint.discovery import GlobCodes
+    from msgraphlint.run.discovery import GlobCodes
 
     base = str(tmp_path_factory.getbasetemp())
     root = os.path.join(base, "root")
@@ -326,7 +326,7 @@ def test_compiled_globs_match_what_matches_any_matches(tmp_path_factory, globs, 
 
 
 def test_compiled_globs_examples():
-    from msgraphlint.discovery import GlobCodes
+    from msgraphlint.run.discovery import GlobCodes
 
     root = "/r"
     mapping = {"tests/*": ["MSG201"], "conftest.py": ["MSG301"], "gen/": ["MSG401"], "*_pb2.py": ["MSG501"],

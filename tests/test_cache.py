@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from msgraphlint.runner import run_paths
+from msgraphlint.run.runner import run_paths
 
 from helpers import write_tree
 
@@ -89,7 +89,7 @@ def test_no_cache_flag_writes_nothing(tmp_path):
 
 def _computing_fails(monkeypatch):
     """After this, a run that summarises or checks any file reports MSG000 for it."""
-    import msgraphlint.filework as filework
+    import msgraphlint.run.filework as filework
 
     def boom(*a, **k):
         raise AssertionError("the warm run computed something")
@@ -125,7 +125,7 @@ def test_cache_is_shared_across_jobs(tmp_path, monkeypatch):
 def test_entries_are_json_with_a_checksum_and_no_pickle(tmp_path):
     import inspect
 
-    import msgraphlint.cache as cache_mod
+    import msgraphlint.cache.store as cache_mod
 
     proj, cache = tmp_path / "p", tmp_path / "c"
     write_tree(proj, {"base.py": BASE, "model.py": MODEL})
@@ -154,7 +154,7 @@ def test_foreign_entry_is_a_miss_and_removed(tmp_path, caplog):
     p1 = sorted(cache.rglob("p1/*/*.json"))
     victim = p1[0]
     victim.write_bytes(p2[0].read_bytes())
-    with caplog.at_level(logging.INFO, logger="msgraphlint.cache"):
+    with caplog.at_level(logging.INFO, logger="msgraphlint.cache.store"):
         assert findings(proj, cache) == cold
     assert "dropped unusable entry" in caplog.text and str(victim) in caplog.text
     assert victim.exists()  # rewritten by the run with a correct entry
@@ -169,7 +169,7 @@ def test_fuzz_corrupted_entries_are_misses(tmp_path):
     import shutil
     import time
 
-    from msgraphlint.cache import ResultCache
+    from msgraphlint.cache.store import ResultCache
 
     proj, cache = tmp_path / "p", tmp_path / "c"
     write_tree(proj, {"base.py": BASE, "model.py": MODEL})
@@ -425,7 +425,7 @@ def test_wrong_shape_entries_with_valid_checksums_are_misses(tmp_path, caplog):
     import logging
     import random
 
-    from msgraphlint.cache import ResultCache
+    from msgraphlint.cache.store import ResultCache
 
     proj, cache = tmp_path / "p", tmp_path / "c"
     write_tree(proj, RICH)
@@ -440,7 +440,7 @@ def test_wrong_shape_entries_with_valid_checksums_are_misses(tmp_path, caplog):
     rc = ResultCache(str(cache))
     rng = random.Random(20)
     shapes = set()
-    with caplog.at_level(logging.INFO, logger="msgraphlint.cache"):
+    with caplog.at_level(logging.INFO, logger="msgraphlint.cache.store"):
         for n in range(4000):
             p, kind, key, fields, _ = entries[n % len(entries)]
             other = rng.choice(by_kind["p2" if kind == "p1" else "p1"])
@@ -477,7 +477,7 @@ def test_run_over_wrong_shape_entries_equals_a_cold_run(tmp_path, caplog):
             _plant(p, fields, _mutated(trees[p], rng, objects, other))
             planted += 1
         caplog.clear()
-        with caplog.at_level(logging.INFO, logger="msgraphlint.cache"):
+        with caplog.at_level(logging.INFO, logger="msgraphlint.cache.store"):
             assert _all_findings(proj, cache) == cold
         assert caplog.text.count("dropped unusable entry") == len(entries), caplog.text
     print(f"planted shapes run through the checker: {planted}")

@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 
 from helpers import run_cli, write_tree
-from msgraphlint.runner import run_paths
+from msgraphlint.run.runner import run_paths
 
 # model.py's construct reaches: a sub-Cell of layers.py (print, attribute write), and a
 # helper of utils.py that calls one of ops_util.py, a module that never names MindSpore

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from msgraphlint.catalog import DATA_FILE, Catalog, get_catalog
+from msgraphlint.infer.catalog import DATA_FILE, Catalog, get_catalog
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -45,7 +45,7 @@ def test_version_and_cache(cat):
 
 def test_importing_catalog_does_not_import_mindspore():
     code = (
-        "import sys, msgraphlint.catalog as c\n"
+        "import sys, msgraphlint.infer.catalog as c\n"
         "cat = c.get_catalog()\n"
         "cat.canonical('mindspore.ops.operations.MatMul'); cat.tensor_method('asnumpy')\n"
         "print(sorted(m for m in sys.modules if m == 'mindspore' or m.startswith('mindspore.')))\n"

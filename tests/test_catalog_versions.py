@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from msgraphlint import catalog as C
-from msgraphlint.catalog import DATA_FILE, get_catalog, known_versions, nearest_version
+from msgraphlint.infer import catalog as C
+from msgraphlint.infer.catalog import DATA_FILE, get_catalog, known_versions, nearest_version
 
 REPO = Path(__file__).resolve().parent.parent
 OLDER = ("2.7.0", "2.7.1", "2.7.2", "2.8.0", "2.9.0")

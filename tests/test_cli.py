@@ -159,7 +159,7 @@ def test_nothing_written_to_the_linted_tree(project):
 
 
 def test_internal_error_exits_2(project, monkeypatch):
-    import msgraphlint.runner as runner
+    import msgraphlint.run.runner as runner
 
     def boom(*a, **k):
         raise RuntimeError("injected")

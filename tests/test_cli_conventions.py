@@ -187,7 +187,7 @@ def test_sarif_embeds_only_reported_rules(proj):
 
 # ------------------------------------------------------------------ exit codes, paths
 def test_interrupt_exits_130(proj, monkeypatch):
-    import msgraphlint.runner as runner
+    import msgraphlint.run.runner as runner
 
     def boom(*a, **k):
         raise KeyboardInterrupt

@@ -1,4 +1,4 @@
-"""Structural fixes (msgraphlint/codemods.py, libcst) and the PyTorch-spelling text fixes:
+"""Structural fixes (msgraphlint/fix/codemods.py, libcst) and the PyTorch-spelling text fixes:
 which look-alikes get a safe fix, an unsafe one or none; the exact rewritten text; comments,
 encoding and line endings kept; libcst imported only when a structural fix is applied; and
 every such fix in the fixtures and rule examples kept to the fix contract.
@@ -18,10 +18,10 @@ import pytest
 
 from msgraphlint import context
 from msgraphlint.findings import FixSafety
-from msgraphlint.fix_files import fix_paths
-from msgraphlint.fixes import resolve
-from msgraphlint.registry import load_rules
-from msgraphlint.runner import run_paths
+from msgraphlint.fix.files import fix_paths
+from msgraphlint.fix.contract import resolve
+from msgraphlint.engine.registry import load_rules
+from msgraphlint.run.runner import run_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "codemods"
@@ -147,8 +147,8 @@ def test_a_name_ops_that_is_not_mindspore_ops_gets_no_fix(tmp_path):
 def test_check_never_imports_libcst_and_fix_does_only_for_a_structural_fix(tmp_path):
     script = textwrap.dedent(f"""\
         import sys
-        from msgraphlint.runner import run_paths
-        from msgraphlint.fix_files import fix_paths
+        from msgraphlint.run.runner import run_paths
+        from msgraphlint.fix.files import fix_paths
         r = run_paths([{str(DATA / 'where_if_pos.py')!r}])
         print("check", "libcst" in sys.modules)
         fix_paths(run_paths([{str(ROOT / 'fixtures' / 'labeled' / 'side_effect_pos_print.py')!r}]), write=False)
@@ -183,7 +183,7 @@ def test_every_structural_fix_resolves_within_the_contract_and_compiles(tmp_path
                 continue
             fix = resolve(f.fix, text, path)
             assert fix is not None, (path, f.line, f.code)
-            from msgraphlint.fixes import apply_edits
+            from msgraphlint.fix.contract import apply_edits
             fixed, n = apply_edits(text, [fix.edits])
             assert n == 1
             compile(fixed, path, "exec")

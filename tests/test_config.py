@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from msgraphlint.runner import UsageError, run_paths
+from msgraphlint.run.runner import UsageError, run_paths
 
 from helpers import codes_at, lint, write_tree
 
@@ -95,7 +95,7 @@ def test_missing_config_file_is_a_usage_error(tmp_path):
 
 
 def test_target_mindspore_gates_rules(tmp_path):
-    from msgraphlint.runner import prepare
+    from msgraphlint.run.runner import prepare
     s = prepare([str(tmp_path)], target="1.0")
     assert "MSG201" not in s.rules  # print-in-graph applies to >=2.0
     s = prepare([str(tmp_path)])
@@ -133,7 +133,7 @@ def test_informational_rule_on_by_code_prefix_or_all(tmp_path, config):
 
 def test_default_tier_is_every_non_info_rule_plus_unused_suppression():
     from msgraphlint.findings import Severity
-    from msgraphlint.registry import default_codes, load_rules
+    from msgraphlint.engine.registry import default_codes, load_rules
 
     rules = load_rules()
     off = sorted(set(rules) - default_codes(rules))

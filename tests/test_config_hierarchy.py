@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from msgraphlint.cli import cli
 from msgraphlint.config import ConfigError, KNOWN_KEYS, resolve_config
-from msgraphlint.runner import UsageError, run_paths
+from msgraphlint.run.runner import UsageError, run_paths
 
 from helpers import codes_at, lint, write_tree
 

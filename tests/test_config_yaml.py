@@ -1,6 +1,6 @@
 """MSG601–MSG609 over every run config shipped in the mindformers 2.1.0 wheel
 (``fixtures/mindformers_configs/``, unmodified; see its README), plus
-``msgraphlint.yamlconfig`` and ``check_parallel_values``.
+``msgraphlint.parse.yamlconfig`` and ``check_parallel_values``.
 
 Files with findings (each verified by hand against the file and its README in the wheel):
 
@@ -75,8 +75,8 @@ import os
 
 import pytest
 
-from msgraphlint.runner import run_paths
-from msgraphlint.yamlconfig import YamlError, load_document, parse_yaml
+from msgraphlint.run.runner import run_paths
+from msgraphlint.parse.yamlconfig import YamlError, load_document, parse_yaml
 from msgraphlint_rules import config_yaml as cy
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

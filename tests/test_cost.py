@@ -53,7 +53,7 @@ def test_nested_loops_are_walked_linearly_in_depth(tmp_path, monkeypatch):
     """The flow walkers used to walk a loop body twice per enclosing level (2 ** depth
     walks: 20 levels took 83 s): the alias analysis (_flow) and the first-iteration
     simulation (_unrolled). Count their statement visits instead of timing them."""
-    from msgraphlint_rules import _flow, _unrolled
+    from msgraphlint.infer import flow as _flow, unrolled as _unrolled
 
     visits = {"flow": 0, "unrolled": 0}
 
@@ -114,7 +114,7 @@ def test_a_linted_file_leaves_no_reference_cycles_behind(tmp_path):
     import ast
     import gc
 
-    from msgraphlint.runner import run_paths
+    from msgraphlint.run.runner import run_paths
 
     for n in range(20):
         (tmp_path / f"m{n:02}.py").write_text(_MODULE.format(n=n), encoding="utf-8")

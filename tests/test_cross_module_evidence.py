@@ -14,9 +14,10 @@ import pytest
 from click.testing import CliRunner
 
 from helpers import write_tree
-from msgraphlint import engine, filework
+from msgraphlint.engine import dispatch as engine
+from msgraphlint.run import filework
 from msgraphlint.cli import cli
-from msgraphlint.runner import run_paths
+from msgraphlint.run.runner import run_paths
 
 GATE = """
 import mindspore as ms

@@ -9,8 +9,8 @@ use 'Add' instead", `P.GatherV2()` "... use 'Gather' instead", `x.ptp(axis=1)`
 
 from __future__ import annotations
 
-from msgraphlint.fixes import apply_edits
-from msgraphlint.registry import default_codes, load_rules
+from msgraphlint.fix.contract import apply_edits
+from msgraphlint.engine.registry import default_codes, load_rules
 from msgraphlint.rule import FixSafety
 
 from helpers import codes_at, lint, write_tree

@@ -26,8 +26,8 @@ from typing import Callable, Dict, List, Tuple
 import pytest
 
 import msgraphlint
-from msgraphlint import filework
-from msgraphlint.runner import run_paths
+from msgraphlint.run import filework
+from msgraphlint.run.runner import run_paths
 
 HEADER = "import mindspore as ms\nfrom mindspore import nn, ops\nimport numpy as np\n\n\n"
 PY_DEFAULT_RECURSION_LIMIT = 1000
@@ -395,7 +395,7 @@ EDITOR_POSITIONS = ("training_loop_arg", "tensor_literal_arg", "test_calls_cell"
 def test_deep_values_passed_from_host_code_in_the_editor(tmp_path, monkeypatch):
     """The language server's per-scope reuse keys a graph entry on the text of what host code
     passes it (``ast.unparse`` of the argument): every shape passed, at depth, by every caller."""
-    from msgraphlint.runner import prepare, run_source
+    from msgraphlint.run.runner import prepare, run_source
 
     raised = _Raised(monkeypatch)
     settings = prepare([str(tmp_path)])
@@ -446,7 +446,7 @@ def test_what_ast_parse_reads_at_top_level_is_read_deep_in_a_run():
     import ast as _ast
     import sys as _sys
 
-    from msgraphlint.source import parse_module
+    from msgraphlint.parse.source import parse_module
 
     def parses(text):
         # "top level": a fresh thread with a large stack, as a script's own parse would be (before

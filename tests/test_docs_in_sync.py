@@ -3,8 +3,8 @@ metadata; this fails when they drift (run scripts/gen_rule_docs.py)."""
 
 import os
 
-from msgraphlint.registry import load_rules
-from msgraphlint.ruledocs import update_readme
+from msgraphlint.engine.registry import load_rules
+from msgraphlint.engine.ruledocs import update_readme
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

@@ -30,9 +30,8 @@ from importlib import metadata
 import pytest
 from click.testing import CliRunner
 
-from msgraphlint import doctor
-from msgraphlint.doctor import (FAIL, PASS, SKIP, WARN, Check, check_cann, check_pin, check_python,
-                                doctor_command, load_compat, mindspore_own_cann_list, parse_version_cfg)
+from msgraphlint.doctor import checks as doctor
+from msgraphlint.doctor.checks import (FAIL, PASS, SKIP, WARN, Check, check_cann, check_pin, check_python, doctor_command, load_compat, mindspore_own_cann_list, parse_version_cfg)
 
 COMPAT = load_compat()
 MS_DEPS = ["mindspore", "protobuf", "asttokens", "pillow", "scipy", "packaging", "psutil", "astunparse",

@@ -11,7 +11,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from msgraphlint.doctor import FAIL, PASS, check_device_runtime, doctor_command
+from msgraphlint.doctor.checks import FAIL, PASS, check_device_runtime, doctor_command
 
 
 def test_no_device_or_quick_adds_no_check():

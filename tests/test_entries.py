@@ -1,4 +1,4 @@
-"""Graph entries (msgraphlint/entries.py) and MSG414 python-object-output on them.
+"""Graph entries (msgraphlint/infer/entries.py) and MSG414 python-object-output on them.
 
 The facts behind the rule (MindSpore 2.10 CPU, validate IR of each graph): a dict output
 costs 3 PyExecute nodes, None / a list of constants / a `self` or global list 1, when Python
@@ -11,7 +11,7 @@ import ast
 import textwrap
 
 from msgraphlint.api import check_source
-from msgraphlint.entries import python_called
+from msgraphlint.infer.entries import python_called
 
 
 def _called(src: str):

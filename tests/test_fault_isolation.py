@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from msgraphlint.cli import cli
-from msgraphlint.runner import prepare, run_paths
+from msgraphlint.run.runner import prepare, run_paths
 
 from helpers import codes_at, write_tree
 
@@ -32,7 +32,7 @@ def tree(tmp_path, monkeypatch):
 
 
 def _summary_fails_on_bad(monkeypatch, exc: BaseException):
-    import msgraphlint.filework as filework
+    import msgraphlint.run.filework as filework
 
     real = filework.summarize
 
@@ -45,7 +45,7 @@ def _summary_fails_on_bad(monkeypatch, exc: BaseException):
 
 
 def _engine_fails_on_bad(monkeypatch, exc):
-    import msgraphlint.filework as filework
+    import msgraphlint.run.filework as filework
 
     real = filework.ModuleEngine.run
 
@@ -90,7 +90,7 @@ def test_cli_exits_2_and_reports_the_other_files(tree, monkeypatch):
 
 
 def test_scope_discovery_failure_is_msg000_on_graph_files(tree, monkeypatch):
-    import msgraphlint.runner as runner
+    import msgraphlint.run.runner as runner
 
     def boom(*a, **k):
         raise RecursionError("injected")
@@ -128,7 +128,7 @@ def test_a_dead_worker_costs_only_its_files(tmp_path, monkeypatch):
     """--jobs 2: a worker that dies (killed, out of memory) leaves MSG000 on its files only."""
     import os
 
-    import msgraphlint.workers as workers
+    import msgraphlint.run.workers as workers
 
     files = {f"m{i}.py": PRINTING for i in range(8)}
     files["bad.py"] = PRINTING

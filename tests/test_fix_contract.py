@@ -1,4 +1,4 @@
-"""The fix contract (msgraphlint/fixes.py): a fix never drops text, a safe fix carries a
+"""The fix contract (msgraphlint/fix/contract.py): a fix never drops text, a safe fix carries a
 proof; MSG620 and MSG204 against their measured hazards; one line numbering (ast's) and
 one column unit (characters) in findings, edits, JSON and SARIF."""
 
@@ -12,12 +12,12 @@ import pytest
 from helpers import run_cli
 
 from msgraphlint import context
-from msgraphlint import fixes
-from msgraphlint import source
+from msgraphlint.fix import contract as fixes
+from msgraphlint.parse import source
 from msgraphlint.findings import Edit, Fix, FixSafety
-from msgraphlint.fixes import apply_edits
-from msgraphlint.registry import load_rules
-from msgraphlint.runner import run_paths
+from msgraphlint.fix.contract import apply_edits
+from msgraphlint.engine.registry import load_rules
+from msgraphlint.run.runner import run_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -220,7 +220,7 @@ def test_split_lines_and_line_starts_agree_with_the_line_end_regex_on_every_text
     line end, form feeds, vertical tabs and a missing last newline."""
     import random
 
-    from msgraphlint import fixes
+    from msgraphlint.fix import contract as fixes
 
     def by_regex(text, keepends):
         if not keepends:

@@ -19,7 +19,7 @@ from helpers import run_cli
 from hypothesis import HealthCheck, given, settings
 
 import fuzzing
-from msgraphlint import runner
+from msgraphlint.run import runner
 from msgraphlint.findings import FileResult
 
 # MSG510's safe fix: keep_prob (the probability to keep) is deprecated; the same rate
@@ -172,7 +172,7 @@ def test_fix_source_and_run_source_take_their_own_result(proj, monkeypatch):
 def test_a_file_the_workers_return_nothing_for_is_an_internal_error(proj, monkeypatch, phase):
     """--jobs: a worker's results are matched to the files by their paths; a file that no
     result came back for is MSG000, not a silent 'no graph code'."""
-    from msgraphlint.workers import Workers
+    from msgraphlint.run.workers import Workers
 
     files = {f"m{i}.py": AUG.replace("class Aug", f"class Aug{i}") for i in range(4)}
     _write(proj, files)

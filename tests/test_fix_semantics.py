@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from msgraphlint.fix_files import fix_paths
-from msgraphlint.registry import load_rules
-from msgraphlint.runner import run_paths
+from msgraphlint.fix.files import fix_paths
+from msgraphlint.engine.registry import load_rules
+from msgraphlint.run.runner import run_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 CHILD = Path(__file__).resolve().parent / "fix_semantics_child.py"

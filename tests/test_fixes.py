@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from msgraphlint.cli import cli
 from msgraphlint.findings import Edit
-from msgraphlint.fixes import FixError, apply_edits, check_parses
+from msgraphlint.fix.contract import FixError, apply_edits, check_parses
 
 SRC = ("import mindspore.nn as nn\nfrom mindspore import ops\n\nclass Net(nn.Cell):\n"
        "    def construct(self, x):\n        print('é', x)\n        print(x, sep=',')\n        return x\n")

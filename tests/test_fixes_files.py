@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
-from msgraphlint.fix_files import fix_paths
-from msgraphlint.runner import run_paths
+from msgraphlint.fix.files import fix_paths
+from msgraphlint.run.runner import run_paths
 
 # two safe fixes of different lengths per class (MSG510 shortens, MSG204 lengthens), so
 # offsets computed for one text are wrong for the other
@@ -91,7 +91,7 @@ def test_a_file_changed_after_linting_is_fixed_from_its_new_text(proj):
 def test_a_file_changed_while_being_written_is_left_alone(proj, monkeypatch):
     """The check happens right before the write: a change that lands after the fixes
     were computed makes the write back off (and the file is re-linted)."""
-    import msgraphlint.fix_files as ff_mod
+    import msgraphlint.fix.files as ff_mod
 
     p = proj / "net.py"
     p.write_text(NET.format(i=0))

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from msgraphlint.cli import cli
-from msgraphlint.discovery import GlobCodes, glob_match, matches_any
+from msgraphlint.run.discovery import GlobCodes, glob_match, matches_any
 
 from helpers import write_tree
 

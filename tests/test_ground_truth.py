@@ -23,8 +23,8 @@ from collections import defaultdict
 
 import pytest
 
-from msgraphlint.registry import load_rules
-from msgraphlint.runner import run_paths
+from msgraphlint.engine.registry import load_rules
+from msgraphlint.run.runner import run_paths
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LABELED = os.path.join(ROOT, "fixtures", "labeled")

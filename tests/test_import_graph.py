@@ -113,8 +113,8 @@ def test_cycle_finder_finds_a_cycle():
 def test_import_graph_sees_lazy_and_type_only_imports():
     graph = import_graph()
     # cli.py imports the runner inside functions only; perfile.py imports Settings under TYPE_CHECKING
-    assert "msgraphlint.runner" in graph["msgraphlint.cli"]
-    assert "msgraphlint.settings" in graph["msgraphlint.perfile"]
+    assert "msgraphlint.run.runner" in graph["msgraphlint.cli"]
+    assert "msgraphlint.settings" in graph["msgraphlint.run.perfile"]
 
 
 def test_package_import_graph_has_no_cycle():

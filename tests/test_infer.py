@@ -12,7 +12,7 @@ import types
 
 import pytest
 
-from msgraphlint import registry
+from msgraphlint.engine import registry
 from msgraphlint.rule import Rule
 
 from helpers import lint, write_tree

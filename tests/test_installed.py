@@ -234,7 +234,7 @@ def test_version_change_invalidates_the_result_cache(tmp_path, monkeypatch):
     """v1.0: `Layer` is a Cell (Outer's `if` is MSG101); v2.0 makes it a plain class. The
     warm run must not replay v1's findings: the installed version is in the file's key,
     and the answers are stored per package==version."""
-    from msgraphlint import installed
+    from msgraphlint.project import installed
     monkeypatch.setattr(installed, "_ANSWERS", {})  # other tests' mypkg==1.0 answers, kept in memory
     venv = make_venv(tmp_path / "venv")
     site = Path(glob.glob(str(tmp_path / "venv" / "lib" / "python*" / "site-packages"))[0])
@@ -283,9 +283,9 @@ def test_broken_package_is_unknown_not_an_error(tmp_path):
 
 def test_a_python_that_does_not_exist_is_unknown_not_an_error(tmp_path, caplog):
     root = project(tmp_path / "proj", f'python = "{tmp_path / "nope" / "python"}"\n')
-    with caplog.at_level(logging.WARNING, logger="msgraphlint.installed"):
+    with caplog.at_level(logging.WARNING, logger="msgraphlint.project.installed"):
         assert codes_at(lint([root])) == []
-    warned = [r.getMessage() for r in caplog.records if r.name == "msgraphlint.installed"]
+    warned = [r.getMessage() for r in caplog.records if r.name == "msgraphlint.project.installed"]
     assert len(warned) == 1 and "`python` setting" in warned[0] and "does not exist" in warned[0], warned
 
 
@@ -332,7 +332,7 @@ def test_pth_path_lines_followed_import_lines_never_run(tmp_path, monkeypatch):
     """A real venv whose site-packages has .pth files: path lines (relative, absolute, an
     editable install's source folder) are followed, `import` lines are code and never run
     (the real interpreter runs them at start-up: asking it would have left the marker)."""
-    from msgraphlint import installed
+    from msgraphlint.project import installed
     marker = tmp_path / "pth-ran"
     monkeypatch.setenv("PTH_MARKER", str(marker))
     venv = make_venv(tmp_path / "venv", files={})
@@ -359,7 +359,7 @@ def test_pth_path_lines_followed_import_lines_never_run(tmp_path, monkeypatch):
 def test_include_system_site_packages(tmp_path, monkeypatch, system):
     """The package in the base interpreter's site-packages (next to `home`): on the path
     only with include-system-site-packages = true."""
-    from msgraphlint import installed
+    from msgraphlint.project import installed
     monkeypatch.setenv("PYTHONUSERBASE", str(tmp_path / "no-user-site"))
     marker = tmp_path / "marker"
     base_site = write_tree(tmp_path / "base" / "lib" / "python3.10" / "site-packages", PACKAGE)
@@ -376,7 +376,7 @@ def test_layouts_without_a_venv(tmp_path, monkeypatch):
     """A system-style prefix (<prefix>/bin/python3.10, its lib/python3.10/site-packages), a
     conda environment (conda-meta names the version), a Windows venv (Scripts/, Lib/),
     lib64 the same folder as lib; none of them run."""
-    from msgraphlint import installed
+    from msgraphlint.project import installed
     monkeypatch.setenv("PYTHONUSERBASE", str(tmp_path / "userbase"))
     marker = tmp_path / "marker"
     prefix_site = write_tree(tmp_path / "prefix" / "lib" / "python3.10" / "site-packages", {"x.py": ""})
@@ -420,10 +420,10 @@ def test_not_a_venv_is_unknown_with_one_warning(tmp_path, caplog, layout):
         write_tree(tmp_path / "tools", {"lib/python3.10/site-packages/mypkg/__init__.py": "",
                                         "lib/python3.11/site-packages/mypkg/__init__.py": ""})
     root = project(tmp_path / "proj", f'python = "{python}"\n')
-    with caplog.at_level(logging.WARNING, logger="msgraphlint.installed"):
+    with caplog.at_level(logging.WARNING, logger="msgraphlint.project.installed"):
         assert codes_at(lint([root])) == []
         assert codes_at(lint([root])) == []   # warned once: the layout is remembered
-    warned = [r.getMessage() for r in caplog.records if r.name == "msgraphlint.installed"]
+    warned = [r.getMessage() for r in caplog.records if r.name == "msgraphlint.project.installed"]
     assert len(warned) == 1 and f"`python` setting {python}" in warned[0] and "\n" not in warned[0], warned
     assert ("3.10, 3.11" in warned[0]) == (layout == "ambiguous"), warned
     assert not marker.exists()
@@ -455,7 +455,7 @@ def test_mindspore_is_neither_read_nor_imported(tmp_path):
 
 def test_budget_bounds_a_huge_package(tmp_path, monkeypatch):
     """A base chain through more modules than the budget allows is unknown, read no further."""
-    from msgraphlint import installed
+    from msgraphlint.project import installed
     files = {"chain/__init__.py": "from .m0 import C0\n",
              "chain-1.dist-info/METADATA": "Metadata-Version: 2.1\nName: chain\nVersion: 1\n"}
     for i in range(40):
@@ -474,7 +474,7 @@ def test_budget_bounds_a_huge_package(tmp_path, monkeypatch):
 
 
 def test_function_returns_and_classes_directly(tmp_path):
-    from msgraphlint import installed
+    from msgraphlint.project import installed
     site = write_tree(tmp_path / "site", PACKAGE)
     env = installed.Environment([str(site)])
     assert env.answer("mypkg.util.make", "call") == "tensor"

@@ -13,7 +13,7 @@ import os
 
 import pytest
 
-from msgraphlint.runner import run_paths
+from msgraphlint.run.runner import run_paths
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LABELED = os.path.join(ROOT, "fixtures", "labeled")

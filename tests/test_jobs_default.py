@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-import msgraphlint.runner as runner
-import msgraphlint.workers as workers
+import msgraphlint.run.runner as runner
+import msgraphlint.run.workers as workers
 from helpers import run_cli, write_tree
 from test_call_sites import TREE
 

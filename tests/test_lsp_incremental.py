@@ -13,8 +13,8 @@ import time
 import pytest
 
 from msgraphlint.api import check_paths
-from msgraphlint.projectfiles import ContextCache
-from msgraphlint.runner import prepare, run_source
+from msgraphlint.project.files import ContextCache
+from msgraphlint.run.runner import prepare, run_source
 
 LAYERS = '''import mindspore.nn as nn
 from mindspore import ops

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from helpers import write_tree
-from msgraphlint.runner import run_paths
+from msgraphlint.run.runner import run_paths
 
 NET = """
 import mindspore.nn as nn

@@ -5,7 +5,7 @@ helpers and base classes."""
 from __future__ import annotations
 
 from helpers import write_tree
-from msgraphlint.runner import run_paths
+from msgraphlint.run.runner import run_paths
 
 HELPERS = """
 def helper(x):
@@ -80,7 +80,7 @@ def test_a_directory_no_import_can_name_is_not_a_package(tmp_path):
     cannot be imported, so it is a sys.path root. Counted as a package, its modules were named
     `mindspore-st-compiler.…`, their nested helpers looked like MindSpore functions and the
     helper's `.asnumpy()` went unreported."""
-    from msgraphlint.project import module_name_for
+    from msgraphlint.project.index import module_name_for
     write_tree(tmp_path, {"mindspore-tests/__init__.py": "", "mindspore-tests/fallback/__init__.py": "",
                           "mindspore-tests/fallback/test_m.py": """
         import numpy as np

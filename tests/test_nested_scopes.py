@@ -5,9 +5,9 @@ holding plain objects, closure constants, and the capture mode."""
 from __future__ import annotations
 
 from msgraphlint.api import check_source
-from msgraphlint.project import ProjectIndex
-from msgraphlint.scopes import discover
-from msgraphlint.source import SourceFile
+from msgraphlint.project.index import ProjectIndex
+from msgraphlint.project.scopes import discover
+from msgraphlint.parse.source import SourceFile
 
 from helpers import write_tree
 
@@ -262,8 +262,8 @@ def step(x):
 
 # helpers ---------------------------------------------------------------------------
 def _values_of(src, func_name):
-    from msgraphlint.engine import Dispatch, ModuleEngine
-    from msgraphlint.scopes import CellResolver
+    from msgraphlint.engine.dispatch import Dispatch, ModuleEngine
+    from msgraphlint.project.scopes import CellResolver
     source = SourceFile.from_bytes("m.py", src.encode())
     index = ProjectIndex()
     summary = index.add_source(source)

@@ -14,7 +14,7 @@ PROBE = textwrap.dedent("""
     import sys, importlib, pkgutil
     import msgraphlint, msgraphlint_rules
     import msgraphlint.cli
-    from msgraphlint.runner import run_paths
+    from msgraphlint.run.runner import run_paths
     res = run_paths([{paths}])
     assert sum(len(f.findings) for f in res.files) > 0, "the probe should lint real code"
     for pkg in (msgraphlint, msgraphlint_rules):

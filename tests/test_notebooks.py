@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from msgraphlint import notebook
+from msgraphlint.parse import notebook
 from msgraphlint.api import check_paths
 
 MODEL_CELL = ["import mindspore as ms\n", "from mindspore import nn, ops\n"]

@@ -1,4 +1,4 @@
-"""Parameter kinds of graph entries from the project's call sites (msgraphlint/paramkinds.py),
+"""Parameter kinds of graph entries from the project's call sites (msgraphlint/infer/paramkinds.py),
 and the tensor truth tests (`bool(t)`, `t.any()`, element tests in unrolled loops).
 
 The Switch behind every positive here was measured on MindSpore 2.10 CPU by the labeled

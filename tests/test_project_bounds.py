@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import write_tree
-from msgraphlint.runner import run_paths
+from msgraphlint.run.runner import run_paths
 
 MODEL = """
     import mindspore.nn as nn

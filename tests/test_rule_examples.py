@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from msgraphlint.registry import load_rules
-from msgraphlint.runner import run_paths
+from msgraphlint.engine.registry import load_rules
+from msgraphlint.run.runner import run_paths
 
 RULES = load_rules()
 
@@ -61,7 +61,7 @@ def _fix_cases():
 def test_fix_example(tmp_path, rule, example):
     """--fix (--unsafe-fixes for unsafe fixes) turns the INVALID example into expected_fix;
     the fixed file parses, no longer has the finding, and a second fix changes nothing."""
-    from msgraphlint.fix_files import fix_paths
+    from msgraphlint.fix.files import fix_paths
 
     path = tmp_path / example.filename
     path.write_text(example.source, encoding="utf-8")

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from msgraphlint.registry import load_rules
-from msgraphlint.runner import run_paths
+from msgraphlint.engine.registry import load_rules
+from msgraphlint.run.runner import run_paths
 
 SNAPSHOTS = Path(__file__).parent / "rules" / "snapshots"
 UPDATE = os.environ.get("MSGRAPHLINT_UPDATE_SNAPSHOTS", "") not in ("", "0")

@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from msgraphlint.runner import run_paths
+from msgraphlint.run.runner import run_paths
 
 
 def _tree(root: Path, files: Dict[str, str]) -> Path:

@@ -349,7 +349,7 @@ def test_cross_module_helper_parameter_kinds_come_from_the_call_in_construct(tmp
 
 
 def test_cross_module_hint_is_part_of_the_cache_key(tmp_path):
-    from msgraphlint.runner import run_paths
+    from msgraphlint.run.runner import run_paths
 
     files = {
         "pkg/__init__.py": "",
@@ -613,7 +613,7 @@ def test_numpy_of_constants_is_folded_through_a_local(tmp_path):
     (validate IR): `x = np.arange(15).reshape(3, 5); y = Tensor(np.array(x)).asnumpy()`
     returning `y.shape` has no PyExecute node (MindSpore's test_tensor_asnumpy_2); returning
     `y` has one; the same over `t.asnumpy()` of an input has 30 mentions."""
-    from msgraphlint.runner import run_paths
+    from msgraphlint.run.runner import run_paths
 
     (tmp_path / "m.py").write_text(
         "import numpy as np\nimport mindspore as ms\nfrom mindspore import Tensor\n\n\n"

@@ -8,8 +8,8 @@ import textwrap
 import pytest
 
 from msgraphlint.findings import FixSafety
-from msgraphlint.registry import load_rules
-from msgraphlint.runner import run_paths
+from msgraphlint.engine.registry import load_rules
+from msgraphlint.run.runner import run_paths
 
 CODES = ["MSG202", "MSG203", "MSG204", "MSG205", "MSG206"]
 

@@ -119,7 +119,7 @@ def test_dropout_functional_through_mint_alias(tmp_path):
 # MSG510: a positional rate has two readings (issue 20) ---------------------------------
 
 def _msg510(path):
-    from msgraphlint.runner import run_paths
+    from msgraphlint.run.runner import run_paths
     return run_paths([str(path)], select=["MSG510"])
 
 
@@ -128,8 +128,8 @@ def test_msg510_positional_rate_offers_both_readings_and_no_fix_guesses(tmp_path
     drop 10%: the finding offers p=0.9 (today's behaviour) and p=0.1 (the PyTorch reading),
     both unsafe alternatives, and neither --fix nor --unsafe-fixes applies one."""
     from msgraphlint.findings import FixSafety
-    from msgraphlint.fix_files import fix_paths
-    from msgraphlint.fixes import apply_edits
+    from msgraphlint.fix.files import fix_paths
+    from msgraphlint.fix.contract import apply_edits
 
     from helpers import run_cli
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import os
 
-from msgraphlint.runner import run_paths
+from msgraphlint.run.runner import run_paths
 
 from helpers import codes_at, lint, write_tree
 

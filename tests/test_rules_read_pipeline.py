@@ -9,8 +9,8 @@ import ast
 import os
 from pathlib import Path
 
-from msgraphlint.runner import run_paths
-from msgraphlint.source import SourceFile
+from msgraphlint.run.runner import run_paths
+from msgraphlint.parse.source import SourceFile
 
 from helpers import write_tree
 
@@ -103,7 +103,7 @@ def test_msg560_follows_the_unsaved_buffer_of_the_imported_module(tmp_path):
 
 def test_msg560_follows_an_open_document_that_is_not_linted(tmp_path):
     """The language server's other open buffers (``run_source(buffers=...)``)."""
-    from msgraphlint.runner import run_source
+    from msgraphlint.run.runner import run_source
 
     write_tree(tmp_path, {
         "train.py": SCRIPT.format(imp="from utils.env import init_env\ninit_env()"),
@@ -188,7 +188,7 @@ def test_msg202_reads_the_callers_file_in_its_coding_cookie(tmp_path):
 
 # ------------------------------------------------------------------ the API
 def test_source_of_answers_none_for_what_cannot_be_read(tmp_path):
-    from msgraphlint.project import ProjectIndex
+    from msgraphlint.project.index import ProjectIndex
 
     (tmp_path / "bad.py").write_bytes(b"# -*- coding: no-such-codec -*-\nx = 1\n")
     (tmp_path / "syntax.py").write_text("def (:\n")

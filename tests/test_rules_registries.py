@@ -4,7 +4,7 @@ jit-forbidden-api (the `@jit_forbidden_register` registry) and MSG513 deprecated
 
 from __future__ import annotations
 
-from msgraphlint.catalog import get_catalog
+from msgraphlint.infer.catalog import get_catalog
 
 from helpers import codes_at, lint, write_tree
 

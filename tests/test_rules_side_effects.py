@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from msgraphlint.runner import run_paths
+from msgraphlint.run.runner import run_paths
 
 CODES = ["MSG207", "MSG208", "MSG209", "MSG210", "MSG211"]
 

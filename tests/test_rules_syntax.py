@@ -269,7 +269,7 @@ def test_dict_unpacking_a_tensor_dict_next_to_a_mapping_parameter(tmp_path):
 
 
 def test_double_starred_parameter_kind_is_not_a_tensor(tmp_path):
-    from msgraphlint.values import double_starred_names
+    from msgraphlint.infer.values import double_starred_names
     import ast
     func = ast.parse("def f(self, x, cfg, opts):\n    g(**opts)\n    def inner(q):\n        return {**q}\n"
                      "    return {**cfg, 'a': x}\n").body[0]

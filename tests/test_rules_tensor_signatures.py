@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-from msgraphlint.catalog import get_catalog
+from msgraphlint.infer.catalog import get_catalog
 
 from helpers import codes_at, lint, write_tree
 
@@ -178,7 +178,7 @@ def facts(tmp_path_factory):
     cwd = tmp_path_factory.mktemp("overloads")
     script = cwd / "measure_overloads.py"
     script.write_text(MEASURE, encoding="utf-8")
-    from msgraphlint.catalog import DATA_FILE
+    from msgraphlint.infer.catalog import DATA_FILE
     proc = subprocess.run([python, str(script), str(DATA_FILE), CASES], capture_output=True, text=True,
                           timeout=900, cwd=str(cwd))
     line = next((l for l in proc.stdout.splitlines() if l.startswith("FACTS")), None)

@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import msgraphlint.safe_write as sw
+import msgraphlint.fix.safe_write as sw
 from msgraphlint.cli import cli
-from msgraphlint.safe_write import Changed, NotWritten, replace_if_unchanged
+from msgraphlint.fix.safe_write import Changed, NotWritten, replace_if_unchanged
 
 PAGE = 4096
 REPO = Path(__file__).resolve().parent.parent
@@ -387,7 +387,7 @@ def test_fix_re_lints_an_editor_save_at_the_worst_moment(tmp_path, monkeypatch):
 
 CHILD = textwrap.dedent("""\
     import sys, time
-    import msgraphlint.safe_write as sw
+    import msgraphlint.fix.safe_write as sw
     real = sw._temp_next_to
     def paused(path, data, like):
         tmp = real(path, data, like)

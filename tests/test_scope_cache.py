@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from msgraphlint.runner import prepare, run_source
+from msgraphlint.run.runner import prepare, run_source
 
 MODULE = '''import mindspore as ms
 from mindspore import nn, ops

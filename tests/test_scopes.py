@@ -7,9 +7,9 @@ import os
 
 import pytest
 
-from msgraphlint.project import ProjectIndex
-from msgraphlint.scopes import discover
-from msgraphlint.source import SourceFile
+from msgraphlint.project.index import ProjectIndex
+from msgraphlint.project.scopes import discover
+from msgraphlint.parse.source import SourceFile
 
 from helpers import write_tree
 

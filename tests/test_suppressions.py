@@ -136,7 +136,7 @@ def test_plugin_codes_are_matched_and_reported_like_ours(tmp_path, monkeypatch):
     import ast
     import types
 
-    from msgraphlint import registry
+    from msgraphlint.engine import registry
     from msgraphlint.rule import Rule
 
     class AcmeCall(Rule):
@@ -169,7 +169,7 @@ def test_plugin_codes_are_matched_and_reported_like_ours(tmp_path, monkeypatch):
 
 
 def test_add_noqa_keeps_codes_as_written_and_fills_a_list_that_names_none():
-    from msgraphlint.noqa import add_to_line
+    from msgraphlint.fix.noqa import add_to_line
 
     # `# noqa: see above` silences nothing now: --add-noqa must add the code to it
     assert add_to_line("x = 1  # noqa: see above", ["MSG201"]) == "x = 1  # noqa: MSG201 see above"

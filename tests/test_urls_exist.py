@@ -15,7 +15,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from msgraphlint.findings import FileResult, Finding, Severity
-from msgraphlint.registry import find_rule
+from msgraphlint.engine.registry import find_rule
 from msgraphlint.reporters import render
 from msgraphlint.rule import Rule
 

@@ -73,8 +73,8 @@ def test_workers_die_with_their_parent(big_tree, how):
 def test_progress_moves_per_file_with_jobs(tmp_path, monkeypatch):
     """With --jobs 2 the workers report files as they finish them, in both phases, so the
     progress bar moves during a phase and not only when it ends (steady, never backwards)."""
-    from msgraphlint import workers
-    from msgraphlint.runner import run_paths
+    from msgraphlint.run import workers
+    from msgraphlint.run.runner import run_paths
 
     monkeypatch.setattr(workers, "TICK_SECONDS", 0.0, raising=False)  # every file reports (test speed)
     n = 12

@@ -47,9 +47,9 @@ _RANK = {Provenance.GRAPH_INPUT: 6, Provenance.PARAMETER: 5, Provenance.CELL_OUT
 
 def _evidence():
     """The parameter-use evidence shared with the rules (one analysis per scope walk).
-    (``rules/_params.py`` joins this package at the layout move; until then it is read from
+    (``msgraphlint/infer/params.py`` joins this package at the layout move; until then it is read from
     the built-in rules package, lazily: nothing here imports it at module level.)"""
-    from msgraphlint_rules._params import SHARED_USES
+    from msgraphlint.infer.params import SHARED_USES
     return SHARED_USES
 
 

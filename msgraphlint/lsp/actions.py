@@ -25,7 +25,7 @@ _SEVERITY = {Severity.ERROR: lsp.DiagnosticSeverity.Error, Severity.WARNING: lsp
 
 
 def _rules():
-    from ..registry import load_rules
+    from ..engine.registry import load_rules
     return load_rules()
 
 
@@ -71,7 +71,7 @@ def related_documents(related: dict, open_uri) -> dict:
 
     from pygls.uris import from_fs_path
 
-    from ..source import SourceError, SourceFile
+    from ..parse.source import SourceError, SourceFile
 
     out = {}
     for path, fr in related.items():
@@ -113,7 +113,7 @@ def fix_edits(f: Finding, doc: Document, encoding: str, fix: Optional[Fix] = Non
     ast lines and character columns; positions clamped to the document)."""
     fix = fix if fix is not None else f.fix
     if fix.codemod is not None:  # a structural fix: its edit is computed now, for this text (libcst)
-        from ..fixes import resolve
+        from ..fix.contract import resolve
         fix = resolve(fix, doc.text)
         if fix is None:
             return []
@@ -127,7 +127,7 @@ def suppress_edit(f: Finding, doc: Document, encoding: str) -> lsp.TextEdit:
     when there is none), as ``check --add-noqa`` writes it (``noqa.add_to_line``): a
     wrong-case spelling of the code (``# noqa: msg201``, which suppresses nothing) is
     replaced by it, a bare ``# noqa`` is left as it is."""
-    from ..noqa import add_to_line
+    from ..fix.noqa import add_to_line
 
     text = doc.line(f.line - 1)
     return lsp.TextEdit(_range(doc, (f.line - 1, 0), doc.lsp_position(f.line, len(text), encoding)),
@@ -164,8 +164,8 @@ def fix_all_text(text: str, path: str, settings) -> Optional[str]:
     """``text`` with every safe fix applied, exactly as ``check --fix --stdin-filename``
     does (re-linted and fixed again until nothing more applies; checked to parse), or None.
     Slow for a big file: the server runs it off the message loop."""
-    from ..fixes import FixError
-    from ..runner import fix_source
+    from ..fix.contract import FixError
+    from ..run.runner import fix_source
 
     try:
         fixed, _remaining, _applied = fix_source(text, path, settings)

@@ -25,11 +25,11 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional
 
-from ..budget import FILE_CPU_BUDGET_S
+from ..run.budget import FILE_CPU_BUDGET_S
 
 log = logging.getLogger("msgraphlint.lsp")
 
-#: The language server's per-file time budget: ``check``'s (``msgraphlint.budget``), CPU
+#: The language server's per-file time budget: ``check``'s (``msgraphlint.run.budget``), CPU
 #: seconds of the analysis thread; ``initializationOptions.budget_ms`` overrides it.
 TIME_BUDGET_S = FILE_CPU_BUDGET_S
 WATCH_EVERY_S = 0.1

@@ -21,7 +21,7 @@ import sys
 def settings_of(root: str):
     """Each file's settings as the server finds them (``MsGraphLintServer.settings_for``)."""
     from ..config import find_pyproject
-    from ..runner import prepare
+    from ..run.runner import prepare
 
     memo: dict = {}
 
@@ -36,7 +36,7 @@ def settings_of(root: str):
 
 
 def analyse(request: dict) -> tuple:
-    from ..runner import run_source
+    from ..run.runner import run_source
 
     settings_for = settings_of(request["root"])
     related: dict = {}
@@ -46,7 +46,7 @@ def analyse(request: dict) -> tuple:
 
 
 def main(argv) -> int:
-    from ..workers import _die_with_parent
+    from ..run.workers import _die_with_parent
 
     _die_with_parent(int(argv[0]))
     with open(argv[1], "rb") as fh:

@@ -1,6 +1,6 @@
 """Notebook documents (LSP 3.17 ``notebookDocument/*``): a Jupyter notebook open in an
 editor is linted as ``check`` lints the ``.ipynb`` (its code cells joined, magics masked:
-``msgraphlint.notebook``), and each finding is published on its cell's own URI, at the
+``msgraphlint.parse.notebook``), and each finding is published on its cell's own URI, at the
 line within that cell.
 
 pygls keeps the notebook and its cells' texts (``workspace.get_notebook_document``, cell

@@ -67,7 +67,7 @@ class MsGraphLintServer(LanguageServer):
         self._settings: Dict[Optional[str], tuple] = {}
         self._scheduler: Optional[Scheduler] = None
         self.related = Related()  # diagnostics of files that open documents reach
-        from ..projectfiles import ContextCache
+        from ..project.files import ContextCache
         self.context_cache = ContextCache()  # what analyses read of the rest of each project
 
     @property
@@ -168,7 +168,7 @@ class MsGraphLintServer(LanguageServer):
 
     def settings_for(self, path: str):
         from ..config import find_pyproject
-        from ..runner import prepare
+        from ..run.runner import prepare
 
         folder = os.path.dirname(path)
         start = path if os.path.isdir(folder or ".") else self.root_path()
@@ -248,7 +248,7 @@ class MsGraphLintServer(LanguageServer):
         opened = {os.path.abspath(p): u for u, d in self.documents.items() for p in [self.lint_path(d)] if p}
 
         def setup():  # not interruptible: imports, rule loading and configuration stay whole
-            from ..runner import run_source
+            from ..run.runner import run_source
 
             return run_source, self.settings_for(path)
 

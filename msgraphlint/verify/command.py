@@ -106,7 +106,7 @@ def build_spec(path: str, name: str, inputs: Sequence[str], shapes: Dict[str, Li
                train: bool, strict: bool, fusion: bool, pynative: bool, device: str = "CPU",
                python: Optional[str] = None) -> dict:
     """The compile child's SPEC; a malformed --inputs/--shapes is a :class:`VerifyError`."""
-    from ..project import module_name_for
+    from ..project.index import module_name_for
 
     module, root, _ = module_name_for(path)
     spec = {"file": path, "target": name, "train": train,
@@ -138,7 +138,7 @@ def _version_from_layout(python: str) -> Optional[str]:
     found from the environment's layout (``installed.environment_search_path``) without
     starting the interpreter; None when that finds none."""
     try:
-        from ..installed import environment_search_path
+        from ..project.installed import environment_search_path
 
         folders = environment_search_path(python)
     except Exception:  # noqa: BLE001 - then the interpreter is asked
@@ -240,7 +240,7 @@ def manifest_valid(entries) -> bool:
 def default_cache_dir() -> str:
     """Outside the user's tree, like ``check``'s: ``$MSGRAPHLINT_CACHE_DIR``, else
     ``$XDG_CACHE_HOME/msgraphlint`` (``~/.cache/msgraphlint``); results go in ``verify/``."""
-    from ..cache import default_dir
+    from ..cache.store import default_dir
 
     return default_dir()
 
@@ -387,7 +387,7 @@ def _load_cached(cache_file: str):
 
 def _store(cache_dir: str, cache_file: str, compiled: dict, files: Optional[Sequence[str]],
            entries: Optional[list] = None) -> None:
-    from ..cache import prepare_dir
+    from ..cache.store import prepare_dir
 
     prepare_dir(cache_dir)  # a folder msgraphlint creates gets its marker, so `clean` may remove it
     os.makedirs(os.path.dirname(cache_file), exist_ok=True)
@@ -677,7 +677,7 @@ def _static_findings(paths, cache_dir: Optional[str] = None):
     """``check``'s findings for ``paths``, through its result cache when ``cache_dir`` is
     given (an unchanged file is not analysed again; a rule change still is)."""
     try:
-        from ..runner import run_paths
+        from ..run.runner import run_paths
     except ImportError:
         return None
     if isinstance(paths, str):

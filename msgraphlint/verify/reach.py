@@ -18,9 +18,9 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from ..project import ProjectIndex
-from ..scopes import CellResolver
-from ..source import SourceError, SourceFile
+from ..project.index import ProjectIndex
+from ..project.scopes import CellResolver
+from ..parse.source import SourceError, SourceFile
 
 MAX_DEPTH = 12
 
@@ -223,7 +223,7 @@ def reach(path: str, name: str, index: Optional[ProjectIndex] = None) -> Reach:
 def _add_discovered_helpers(out: Reach, index: ProjectIndex, sources: _Sources) -> None:
     """The helpers ``check``'s scope discovery (``scopes.discover``) reaches from a compiled
     root (helpers through ``self.<attr>`` objects, nested definitions...), as spans."""
-    from ..scopes import discover
+    from ..project.scopes import discover
 
     roots = {s.name for s in out.spans}
     try:

@@ -1,0 +1,1 @@
+"""``msgraphlint doctor``: environment checks and the probe run in the checked interpreter."""

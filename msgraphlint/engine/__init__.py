@@ -1,0 +1,1 @@
+"""The rule engine: loading rules (registry), dispatching nodes of graph scopes to them, rule docs."""

@@ -1,0 +1,683 @@
+"""One module, all rules: walks each graph-mode scope once (and the whole module
+once for module-scope rules) and dispatches nodes to the rules' ``visit_<Node>``."""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections import defaultdict
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ..project import installed
+from ..context import RuleContext
+from ..findings import Finding
+from ..infer.entries import Inputs, python_inputs
+from ..project.evidence import incoming
+from ..infer.paramkinds import CallerKinds
+from ..project.index import ModuleSummary, ProjectIndex, all_functions, find_function
+from ..project.scopes import CellResolver, GraphScope, _attr_method
+from ..parse.source import SourceFile
+from ..infer.values import ClassInfo, Kind, ScopeValues, double_starred_names, merge
+
+
+class Dispatch:
+    """node type name -> bound visit methods, built once per rule set."""
+
+    def __init__(self, rules: Sequence) -> None:
+        self.graph: Dict[type, List] = defaultdict(list)
+        self.module: Dict[type, List] = defaultdict(list)
+        self.graph_leave = [r for r in rules if r.scope == "graph" and hasattr(r, "leave_scope")]
+        self.module_checks = [r for r in rules if r.scope in ("graph", "module") and hasattr(r, "check_module")]
+        self.yaml = [r for r in rules if r.scope == "yaml"]
+        for rule in rules:
+            if rule.scope not in ("graph", "module"):
+                continue
+            table = self.graph if rule.scope == "graph" else self.module
+            for attr in dir(rule):
+                if attr.startswith("visit_"):
+                    node_type = getattr(ast, attr[6:], None)
+                    if isinstance(node_type, type):
+                        table[node_type].append((rule, getattr(rule, attr)))
+        self.graph = dict(self.graph)
+        self.module = dict(self.module)
+        self._gated = any(r.requires_text for r in rules if r.scope in ("graph", "module"))
+
+    def for_capture(self, mode: str) -> "Dispatch":
+        """The graph part of the dispatch for scopes captured with ``mode``: rules whose
+        ``captures`` lack it are left out (an ast-parser claim under bytecode capture)."""
+        views = self.__dict__.setdefault("_captures", {})
+        view = views.get(mode)
+        if view is None:
+            view = object.__new__(Dispatch)
+            view.__dict__.update(self.__dict__)
+            view._captures = {}
+            graph = {k: [h for h in v if mode in getattr(h[0], "captures", (mode,))] for k, v in self.graph.items()}
+            view.graph = {k: v for k, v in graph.items() if v}
+            view.graph_leave = [r for r in self.graph_leave if mode in getattr(r, "captures", (mode,))]
+            if view.graph == self.graph and view.graph_leave == self.graph_leave:
+                view = self   # every rule applies: no copy
+            views[mode] = view
+        return view
+
+    def for_text(self, text: str) -> "Dispatch":
+        """The dispatch for one file: rules whose ``requires_text`` the file lacks are left out
+        (a module-scope rule about ``set_context`` need not walk a file that never says it)."""
+        if not self._gated:
+            return self
+        skip = {id(r) for table in (self.graph, self.module) for handlers in table.values() for r, _ in handlers
+                if r.requires_text and not any(t in text for t in r.requires_text)}
+        skip |= {id(r) for r in self.graph_leave + self.module_checks
+                 if r.requires_text and not any(t in text for t in r.requires_text)}
+        if not skip:
+            return self
+        view = object.__new__(Dispatch)
+        view.graph = {k: [h for h in v if id(h[0]) not in skip] for k, v in self.graph.items()}
+        view.graph = {k: v for k, v in view.graph.items() if v}
+        view.module = {k: [h for h in v if id(h[0]) not in skip] for k, v in self.module.items()}
+        view.module = {k: v for k, v in view.module.items() if v}
+        view.graph_leave = [r for r in self.graph_leave if id(r) not in skip]
+        view.module_checks = [r for r in self.module_checks if id(r) not in skip]
+        view.yaml = self.yaml
+        view._gated = False
+        return view
+
+
+from ..parse.astutil import fold, unparse, walk as _walk, walk_with_parents as _walk_with_parents  # noqa: E402
+from ..parse.astutil import (walk_no_ctx as _walk_no_ctx, walk_with_parents_no_ctx as _walk_with_parents_no_ctx)  # noqa: E402
+_CTX_TYPES = (ast.Load, ast.Store, ast.Del)
+
+
+def _module_consts(tree: ast.Module) -> Dict[str, Kind]:
+    out: Dict[str, Kind] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            v = node.value
+            name = node.targets[0].id
+            if isinstance(v, ast.Constant):
+                out[name] = Kind.NONE if v.value is None else Kind.CONST
+            elif isinstance(v, (ast.List, ast.Dict, ast.Set)) or (
+                    isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("list", "dict", "set")):
+                out[name] = Kind.PYLIST if isinstance(v, ast.List) or getattr(getattr(v, "func", None), "id", "") == "list" else Kind.PYDICT
+            elif isinstance(v, ast.Tuple) and all(isinstance(e, ast.Constant) for e in v.elts):
+                out[name] = Kind.CONST
+            elif isinstance(v, ast.BinOp) and all(isinstance(e, ast.Constant) for e in (v.left, v.right)):
+                out[name] = Kind.CONST
+    return out
+
+
+def closure_kinds(outer: ast.AST) -> Dict[str, Kind]:
+    """Kinds of the names an enclosing function binds, as a nested Cell or jit function
+    sees them. MindSpore resolves free variables to the Python objects they hold when it
+    compiles (ast capture): literals, flags and sizes — also the enclosing function's
+    parameters (a test's `parametrize` values, a factory's options) — are compile-time
+    constants. Names bound to anything else are unknown (never the module's value)."""
+    out: Dict[str, Kind] = {}
+    args = outer.args  # type: ignore[attr-defined]
+    positional = list(getattr(args, "posonlyargs", [])) + list(args.args)
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    literal_params = _parametrized_literals(outer)
+    for arg, default in list(zip(positional, defaults)) + list(zip(args.kwonlyargs, args.kw_defaults)):
+        ann = unparse(arg.annotation) if arg.annotation is not None else ""
+        if arg.arg in ("self", "cls") or "Tensor" in ann or "Parameter" in ann:
+            out[arg.arg] = Kind.UNKNOWN
+        elif ann in ("int", "float", "bool", "str") or arg.arg in literal_params \
+                or (default is not None and _literal_kind(default) is Kind.CONST):
+            out[arg.arg] = Kind.CONST  # a flag or size (`use_bias=True`, a parametrized literal)
+        else:
+            out[arg.arg] = Kind.UNKNOWN  # `network`, `optimizer`: objects, not known constants
+    for extra in (args.vararg, args.kwarg):
+        if extra is not None:
+            out[extra.arg] = Kind.UNKNOWN
+    assigned: Dict[str, List[ast.expr]] = {}
+    from ..parse.astutil import walk_statements
+    for node in walk_statements(outer.body):  # type: ignore[attr-defined]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out[node.name] = Kind.UNKNOWN
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                for n in _walk(t):
+                    if isinstance(n, ast.Name):
+                        assigned.setdefault(n.id, []).append(node.value if isinstance(t, ast.Name) else None)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name):
+            assigned.setdefault(node.target.id, []).append(
+                node.value if isinstance(node, ast.AnnAssign) else None)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.Import, ast.ImportFrom)):
+            targets = [node.target] if isinstance(node, (ast.For, ast.AsyncFor)) else (
+                [i.optional_vars for i in node.items if i.optional_vars is not None]
+                if isinstance(node, (ast.With, ast.AsyncWith)) else [])
+            for t in targets:
+                for n in _walk(t):
+                    if isinstance(n, ast.Name):
+                        out[n.id] = Kind.UNKNOWN
+    for name, values in assigned.items():
+        kinds = {_literal_kind(v) for v in values}
+        if name in out and out[name] is not Kind.CONST:
+            continue
+        if len(kinds) == 1:
+            out[name] = kinds.pop()
+        elif kinds <= {Kind.CONST, Kind.NONE}:
+            out[name] = Kind.CONST
+        else:
+            out[name] = Kind.UNKNOWN
+    return out
+
+
+def _parametrized_literals(func: ast.AST) -> set:
+    """Parameters a ``pytest.mark.parametrize`` decorator fills with literals only."""
+    out: set = set()
+    for dec in getattr(func, "decorator_list", ()):
+        if not (isinstance(dec, ast.Call) and len(dec.args) >= 2 and isinstance(dec.func, ast.Attribute)
+                and dec.func.attr == "parametrize" and isinstance(dec.args[0], ast.Constant)
+                and isinstance(dec.args[0].value, str) and isinstance(dec.args[1], (ast.List, ast.Tuple))):
+            continue
+        names = [n.strip() for n in dec.args[0].value.split(",")]
+        if all(_literal_kind(v) in (Kind.CONST, Kind.NONE) for v in dec.args[1].elts):
+            out.update(names)
+    return out
+
+
+def _literal_kind(v: Optional[ast.expr]) -> Kind:
+    """The kind of a literal argument of ``pytest.mark.parametrize``, bottom-up (``fold``): a
+    literal sum of thousands of terms is as deep as ``ast.parse`` allows."""
+    if v is None:
+        return Kind.UNKNOWN
+    return fold(v, _literal_parts, _literal_kind_of)
+
+
+def _literal_parts(v: ast.expr) -> list:
+    if isinstance(v, ast.Tuple):
+        return v.elts
+    if isinstance(v, ast.BinOp):
+        return [v.left, v.right]
+    return []
+
+
+def _literal_kind_of(v: ast.expr, kinds: list) -> Kind:
+    if isinstance(v, ast.Constant):
+        return Kind.NONE if v.value is None else Kind.CONST
+    if isinstance(v, ast.Tuple):
+        return Kind.CONST if all(k in (Kind.CONST, Kind.NONE) for k in kinds) else Kind.UNKNOWN
+    if isinstance(v, (ast.List, ast.ListComp)):
+        return Kind.PYLIST
+    if isinstance(v, (ast.Dict, ast.DictComp)):
+        return Kind.PYDICT
+    if isinstance(v, ast.UnaryOp) and isinstance(v.operand, ast.Constant):
+        return Kind.CONST
+    if isinstance(v, ast.BinOp):
+        return Kind.CONST if kinds[0] is Kind.CONST and kinds[1] is Kind.CONST else Kind.UNKNOWN
+    return Kind.UNKNOWN
+
+
+class ModuleEngine:
+    """Runs the rules over one parsed module."""
+
+    def __init__(self, source: SourceFile, summary: Optional[ModuleSummary], index: Optional[ProjectIndex],
+                 scopes: Sequence[GraphScope], dispatch: Dispatch, target_version: str,
+                 cells: Optional[CellResolver] = None, scope_cache: Optional[dict] = None) -> None:
+        self.scope_cache = scope_cache  # editors: findings per unchanged scope, reused across edits
+        self.source = source
+        self.summary = summary
+        self.index = index
+        self.scopes = list(scopes)
+        self.dispatch = dispatch
+        self.target = target_version
+        self.cells = cells
+        self.findings: List[Tuple[Finding, Optional[GraphScope], object]] = []
+        self._funcs: Dict[int, ast.AST] = {}
+        self._classes: Dict[str, ast.ClassDef] = {}
+        self._class_infos: Dict[str, ClassInfo] = {}
+        self._hints: Dict[str, Dict[str, Kind]] = {}
+        self._returns: Dict[str, Kind] = {}
+        self._in_progress: set = set()
+        self._consts: Optional[Dict[str, Kind]] = None
+        self._closures: Dict[int, Dict[str, Kind]] = {}
+        self._from_callers: Dict[str, frozenset] = {}
+        self._dtypes: Dict[str, Dict[str, str]] = {}  # scope qualname -> parameter -> dtype its callers pass
+        self._pytypes: Dict[str, Dict[str, str]] = {}  # scope qualname -> parameter -> list/tuple/dict its callers write
+        self._prepass: Dict[str, Tuple[tuple, ScopeValues]] = {}
+        self._inputs: Optional[Inputs] = None
+        self._mappings: Dict[int, frozenset] = {}  # id(def) -> names `**`-unpacked in its body
+
+    def _python_inputs(self) -> Inputs:
+        """What host code of the module calls and passes (entries.py; computed on first use)."""
+        if self._inputs is None:
+            text = self.source.text
+            # a root is called only if its name (a jit function's, a Cell class's) is followed by
+            # "(" somewhere besides its definition
+            names = {s.class_name if s.kind == "construct" else s.qualname.rsplit(".", 1)[-1]
+                     for s in self.scopes if not s.chain and s.kind in ("construct", "jit")}
+            if not any(n and text.count(n + "(") >= 2 for n in names):
+                self._inputs = Inputs()
+            else:
+                graph_defs = {id(self._funcs[s.lineno]) for s in self.scopes if s.lineno in self._funcs}
+                self._inputs = python_inputs(self.source.tree, graph_defs)
+        return self._inputs
+
+    def _entry_key(self, func: ast.AST):
+        """For the scope cache: whether host code calls ``func`` and what it passes (as text)."""
+        inputs = self._python_inputs()
+        if id(func) not in inputs.called:
+            return None
+
+        def text(v):
+            if v is None:
+                return None
+            return unparse(v[1]) if v[0] == "value" else f"{v[1].name}:{unparse(v[2])}"
+        return tuple(tuple(sorted((k, tuple(text(v) for v in vs)) for k, vs in table.get(id(func), {}).items()))
+                     for table in (inputs.params, inputs.self_attrs))
+
+    def release(self) -> None:
+        """Forget everything this engine computed (call it once its findings are read). Its
+        ClassInfos and ScopeValues hold callbacks into the engine, so the engine, the file's
+        tree and every analysis of it form reference cycles, and the cyclic collector is off
+        during a run (``workers.no_cyclic_gc``): unbroken, all files' trees lived until the
+        run ended and one collection then walked them (mindone: 3.9 million objects, 2 s)."""
+        if getattr(self, "_inputs", None) is not None:
+            self._inputs.release()
+        self.__dict__.clear()
+
+    def _sink(self, finding: Finding, scope, rule) -> None:
+        self.findings.append((finding, scope, rule))
+
+    # index of defs in this file ---------------------------------------------------
+    def _index_defs(self, tree: ast.Module) -> None:
+        if self.summary is not None and self.summary.nested:
+            self._funcs.update(all_functions(tree))
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._funcs[node.lineno] = node
+            elif isinstance(node, ast.ClassDef):
+                self._classes[node.name] = node
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self._funcs[item.lineno] = item
+
+    def class_info(self, class_name: Optional[str]) -> Optional[ClassInfo]:
+        if not class_name or self.summary is None or class_name not in self.summary.classes:
+            return None
+        if class_name in self._class_infos:
+            return self._class_infos[class_name]
+        cls = self.summary.classes[class_name]
+        attrs: Dict[str, str] = {}
+        methods: set = set()
+        is_cell = False
+        if self.cells is not None:
+            chain = self.cells.mro(cls)
+            is_cell = self.cells.is_cell(cls)
+        else:
+            chain = [cls]
+        for c in reversed(chain):  # subclass wins
+            attrs.update(c.attrs)
+            methods.update(c.methods)
+        info = ClassInfo(attrs, is_cell, methods, self._resolve_ctor)
+        self._class_infos[class_name] = info
+        return info
+
+    def _resolve_ctor(self, dotted: str) -> Kind:
+        if self.index is None or self.cells is None:
+            return Kind.UNKNOWN
+        res = self.index.resolve(dotted)
+        if res and res[0] == "class":
+            return Kind.CELL if self.cells.is_cell(res[1]) else Kind.UNKNOWN
+        if res is None:  # an installed package's Cell (or function), read by installed.py
+            return installed.call_kind(self.index, dotted, self.source.path)
+        return Kind.UNKNOWN
+
+    # helper return kinds (same module, bounded) ---------------------------------
+    def _helper_returns(self, class_name: Optional[str]):
+        def lookup(target) -> Kind:
+            if self.summary is None:
+                return Kind.UNKNOWN
+            fs = None
+            if isinstance(target, tuple):
+                if class_name and class_name in self.summary.classes:
+                    fs = self.summary.classes[class_name].methods.get(target[1])
+            else:
+                prefix = self.summary.name + "."
+                if target.startswith(prefix):
+                    rest = target[len(prefix):].split(".")
+                    if len(rest) == 1:
+                        fs = self.summary.functions.get(rest[0])
+                    elif len(rest) == 2 and rest[0] in self.summary.classes:
+                        fs = self.summary.classes[rest[0]].methods.get(rest[1])
+            if fs is None and isinstance(target, str) and self.index is not None:
+                res = self.index.resolve(target)
+                if res and res[0] == "class":  # `Inner()` in graph code: a Cell built there is a Cell
+                    return self._resolve_ctor(target)
+            if fs is None and isinstance(target, str) and self.index is not None \
+                    and self.index.resolve(target) is None:  # an installed package's function or Cell
+                return installed.call_kind(self.index, target, self.source.path)
+            if fs is None or fs.lineno not in self._funcs:
+                return Kind.UNKNOWN
+            if fs.qualname in self._returns:
+                return self._returns[fs.qualname]
+            if fs.qualname in self._in_progress or len(self._in_progress) > 4:
+                return Kind.UNKNOWN
+            self._in_progress.add(fs.qualname)
+            try:
+                values = self._values_for(self._funcs[fs.lineno], fs.class_name, fs.qualname, is_root=False)
+                k = values.returns
+            finally:
+                self._in_progress.discard(fs.qualname)
+            self._returns[fs.qualname] = k
+            return k
+        return lookup
+
+    def _values_for(self, func: ast.AST, class_name: Optional[str], qualname: str, is_root: bool,
+                    enclosing: Tuple[int, ...] = ()) -> ScopeValues:
+        if self._consts is None:
+            self._consts = _module_consts(self.source.tree)
+        consts = self._consts
+        if enclosing:
+            consts = dict(consts)
+            for line in enclosing:
+                outer = self._funcs.get(line)
+                if outer is not None:
+                    if line not in self._closures:  # one pass per enclosing function, shared by its scopes
+                        self._closures[line] = closure_kinds(outer)
+                    consts.update(self._closures[line])
+        hints = self._hints.get(qualname)
+        key = self._values_key(qualname, is_root, enclosing)
+        cached = self._prepass.pop(qualname, None)
+        if cached is not None and cached[0] == key:
+            return cached[1]  # computed for the call-site pass with the same parameter kinds
+        return ScopeValues(func, self.summary.imports if self.summary else None, self.summary,
+                           self.class_info(class_name), hints, is_root=is_root,
+                           module_consts=consts, helper_returns=self._helper_returns(class_name),
+                           from_callers=self._from_callers.get(qualname, frozenset()),
+                           param_dtypes=self._dtypes.get(qualname), param_pytypes=self._pytypes.get(qualname),
+                           mappings=self._mappings_of(func) if is_root else None)
+
+    def _mappings_of(self, func: ast.AST) -> frozenset:
+        """``values.double_starred_names`` of ``func``, once per def, searching only the
+        statements on lines whose text holds ``**``."""
+        found = self._mappings.get(id(func))
+        if found is None:
+            # (a _TreeSource has no text: every statement is searched)
+            found = self._mappings[id(func)] = double_starred_names(func, self._starred_lines())
+        return found
+
+    def _starred_lines(self) -> Optional[List[int]]:
+        """The numbers of the lines of this file whose text holds ``**``."""
+        if not hasattr(self, "_starred"):
+            lines = getattr(self.source, "lines", None)
+            self._starred = None if lines is None else [i for i, line in enumerate(lines, 1) if "**" in line]
+        return self._starred
+
+    def _values_key(self, qualname: str, is_root: bool, enclosing: Tuple[int, ...]) -> tuple:
+        hints = self._hints.get(qualname)
+        return (is_root, enclosing, tuple(sorted((k, v.value) for k, v in (hints or {}).items())),
+                tuple(sorted((self._dtypes.get(qualname) or {}).items())),
+                tuple(sorted((self._pytypes.get(qualname) or {}).items())))
+
+    def _caller_kinds(self, tree: ast.Module) -> None:
+        """Parameter kinds of this module's graph entries from the calls the module makes
+        (paramkinds.py): a training loop feeding dataset columns, a parent Cell passing a flag."""
+        if self.summary is None:
+            return
+        targets: List[Tuple[str, str, ast.AST]] = []
+        graph_funcs: Dict[int, Tuple[str, Optional[str]]] = {}
+        by_name: Dict[str, GraphScope] = {}
+        for scope in self.scopes:
+            func = self._funcs.get(scope.lineno)
+            if func is None:
+                continue
+            graph_funcs[id(func)] = (scope.qualname, scope.class_key)
+            by_name[scope.qualname] = scope
+            if scope.chain:
+                continue
+            if scope.kind == "construct" and scope.class_name and func.name == "construct":
+                targets.append((scope.class_name, scope.qualname, func))
+            elif scope.kind == "jit" and not scope.class_name:
+                targets.append((func.name, scope.qualname, func))
+        if not targets:
+            return
+
+        def values_for(func, class_key, qualname):
+            scope = by_name[qualname]
+            v = self._values_for(func, class_key, qualname, not scope.chain, scope.enclosing)
+            self._prepass[qualname] = (self._values_key(qualname, not scope.chain, scope.enclosing), v)
+            return v
+
+        def self_attrs(class_name):
+            cls = self.summary.classes.get(class_name) if class_name else None
+            return cls.attrs if cls is not None else {}
+
+        callers = CallerKinds(tree, self.summary.name, self.summary.imports, targets, graph_funcs,
+                              values_for, self_attrs, incoming(self.index, self.summary.path))
+        found = callers.run(self.source.text)
+        for qualname, hints in found.items():
+            if hints and qualname not in self._hints:
+                self._hints[qualname] = dict(hints)
+                self._from_callers[qualname] = frozenset(hints)
+        for qualname, dtypes in callers.dtypes.items():
+            if dtypes:
+                self._dtypes[qualname] = dtypes
+        for qualname, pytypes in callers.pytypes.items():
+            if pytypes:
+                self._pytypes[qualname] = pytypes
+
+    def _record_hints(self, func: ast.AST, values: ScopeValues, scope: GraphScope, local_helpers: Dict[str, ast.AST]) -> None:
+        guarded = None  # computed on the first call of a local helper: most scopes make none
+        for node in _walk_no_ctx(func):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            target_q = None
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self" and scope.class_key:
+                target_q = f"{self.summary.name}.{scope.class_key}.{f.attr}"
+            elif isinstance(f, ast.Name) and self.summary is not None:
+                target_q = f"{self.summary.name}.{f.id}"
+            elif isinstance(f, ast.Attribute) and isinstance(f.value, ast.Attribute) and scope.class_key \
+                    and isinstance(f.value.value, ast.Name) and f.value.value.id == "self":
+                target_q = self._attr_method_qualname(scope.class_key, f.value.attr, f.attr)
+            if target_q not in local_helpers:
+                continue
+            if guarded is None:
+                guarded = string_dispatched(func, values)
+            if id(node) in guarded:
+                continue
+            callee = local_helpers[target_q]
+            params = [a.arg for a in callee.args.args]
+            if params and params[0] in ("self", "cls"):
+                params = params[1:]
+            hints = self._hints.setdefault(target_q, {})
+            for pname, arg in zip(params, node.args):
+                k = values.kind(arg)
+                hints[pname] = k if pname not in hints else merge(hints[pname], k)
+            for kw in node.keywords:
+                if kw.arg in params:
+                    k = values.kind(kw.value)
+                    hints[kw.arg] = k if kw.arg not in hints else merge(hints[kw.arg], k)
+
+    def _attr_method_qualname(self, class_key: str, attr: str, method: str) -> Optional[str]:
+        """``self.<attr>.<method>``: the qualname of the method of the object ``__init__`` stored."""
+        if self.index is None or self.cells is None or self.summary is None or class_key not in self.summary.classes:
+            return None
+        target = _attr_method(self.index, self.cells, self.summary.classes[class_key], f"{attr}.{method}")
+        return target[0].qualname if target else None
+
+    def _hints_from_other_module(self, scope: GraphScope, func: ast.AST) -> None:
+        """Parameter kinds of a helper called directly from a graph root in another module:
+        the kinds of the arguments at that call (``root_site``), from one value pass over the
+        calling root. Same-file callers are handled by ``_record_hints``."""
+        if self.index is None or scope.root_site is None or len(scope.chain) != 1 or scope.qualname in self._hints:
+            return
+        rpath, rline, rcol, rq = scope.root_site
+        if self.summary is not None and os.path.abspath(rpath) == os.path.abspath(self.summary.path):
+            return
+        res = self.index.resolve(rq)
+        if not res or res[0] not in ("function", "method"):
+            return
+        fs, mod = res[1], res[2]
+        tree = self.index._tree_for(mod.path)
+        root = find_function(tree, fs.lineno) if tree is not None else None
+        if root is None:
+            return
+        # `helper(x).sum()`: the outer call starts where the helper call does; the helper call is the innermost
+        calls = [n for n in _walk(root) if isinstance(n, ast.Call) and n.lineno == rline and n.col_offset == rcol]
+        call = min(calls, key=lambda n: (n.end_lineno or 0, n.end_col_offset or 0)) if calls else None
+        if call is None:
+            return
+        other = ModuleEngine(_TreeSource(tree, mod.path), mod, self.index, (), self.dispatch, self.target, self.cells)
+        other._index_defs(tree)
+        try:
+            self._hints_at(scope, func, root, call, other._values_for(root, fs.class_name, fs.qualname,
+                                                                       is_root=True, enclosing=fs.enclosing))
+        finally:
+            other.release()
+
+    def _hints_at(self, scope: GraphScope, func: ast.AST, root: ast.AST, call: ast.Call, values: ScopeValues) -> None:
+        """The kinds ``call`` (in the calling root ``root``, whose ``values`` are given) passes to the helper."""
+        if id(call) in string_dispatched(root, values):
+            return
+        params = [a.arg for a in func.args.args]  # type: ignore[attr-defined]
+        if params and params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+            params = params[1:]
+        hints: Dict[str, Kind] = {}
+        for pname, arg in zip(params, call.args):
+            if isinstance(arg, ast.Starred):
+                break
+            hints[pname] = values.kind(arg)
+        for kw in call.keywords:
+            if kw.arg in params:
+                hints[kw.arg] = values.kind(kw.value)
+        self._hints[scope.qualname] = hints
+
+    # per-scope reuse for editors ----------------------------------------------------
+    def _scope_key(self, scope: GraphScope, func: ast.AST, d: "Dispatch"):
+        """What a scope's findings depend on: its own text, how it was reached, its class's
+        attribute kinds, the kinds its parameters get from callers, and the active rules."""
+        info = self.class_info(scope.class_key)
+        attrs = tuple(sorted(info.attrs.items())) if info is not None else ()
+        hints = tuple(sorted((k, v.value) for k, v in (self._hints.get(scope.qualname) or {}).items()))
+        hints += tuple(sorted((self._dtypes.get(scope.qualname) or {}).items()))
+        hints += tuple(sorted(("py:" + k, v) for k, v in (self._pytypes.get(scope.qualname) or {}).items()))
+        rules = tuple(sorted({id(r) for handlers in d.graph.values() for r, _ in handlers} | {id(r) for r in d.graph_leave}))
+        entry = self._entry_key(func) if not scope.chain else None
+        return (scope.qualname, scope.chain, scope.capture_mode, scope.root_site and scope.root_site[1:], self.source.segment(func),
+                attrs, hints, rules, self.target, entry)
+
+    def _remember(self, key, base_line: int, produced) -> None:
+        cache = self.scope_cache
+        if len(cache) > 4096:
+            cache.clear()
+        cache[key] = [(f.with_(line=f.line - base_line, end_line=None if f.end_line is None else f.end_line - base_line,
+                               fix=_shift_fix(f.fix, -base_line), source_line=None,
+                               alternatives=_shift_fixes(f.alternatives, -base_line)), rule)
+                      for f, _scope, rule in produced]
+
+    def _replay(self, entries, base_line: int, scope: GraphScope) -> None:
+        for f, rule in entries:
+            line = f.line + base_line
+            self.findings.append((f.with_(line=line, end_line=None if f.end_line is None else f.end_line + base_line,
+                                          fix=_shift_fix(f.fix, base_line), source_line=self.source.line(line),
+                                          alternatives=_shift_fixes(f.alternatives, base_line)),
+                                  scope, rule))
+
+    # the walk -------------------------------------------------------------------
+    def run(self, ctx: RuleContext) -> None:
+        tree = self.source.tree
+        d = self.dispatch.for_text(self.source.text)
+        if d.graph or d.graph_leave:
+            self._index_defs(tree)
+            self._caller_kinds(tree)
+            ctx._python_inputs = self._python_inputs
+            ordered = sorted(self.scopes, key=lambda s: (len(s.chain), s.lineno))
+            local = {s.qualname: self._funcs[s.lineno] for s in ordered if s.lineno in self._funcs and s.chain}
+            for scope in ordered:
+                func = self._funcs.get(scope.lineno)
+                if func is None:
+                    continue
+                if scope.chain and scope.qualname not in self._hints:
+                    self._hints_from_other_module(scope, func)
+                key = self._scope_key(scope, func, d) if self.scope_cache is not None else None
+                if key is not None and key in self.scope_cache and not local:
+                    self._replay(self.scope_cache[key], func.lineno, scope)  # nothing else needs its kinds
+                    continue
+                values = self._values_for(func, scope.class_key, scope.qualname, is_root=not scope.chain,
+                                          enclosing=scope.enclosing)
+                if local:
+                    self._record_hints(func, values, scope, local)
+                ctx.scope, ctx.values, ctx.class_info = scope, values, self.class_info(scope.class_key)
+                ctx.func = func
+                if key is not None and key in self.scope_cache:
+                    self._replay(self.scope_cache[key], func.lineno, scope)
+                    continue
+                first = len(self.findings)
+                dm = d.for_capture(scope.capture_mode)
+                _dispatch(func, dm.graph, ctx)
+                for rule in dm.graph_leave:
+                    ctx.rule = rule
+                    rule.leave_scope(scope, ctx)
+                if key is not None:
+                    self._remember(key, func.lineno, self.findings[first:])
+        ctx.scope = ctx.values = ctx.class_info = ctx.func = None
+        if d.module:
+            _dispatch(tree, d.module, ctx)
+        if d.module_checks and (d.graph or d.graph_leave):
+            ctx.graph_scopes = [(s, self._funcs[s.lineno]) for s in self.scopes if s.lineno in self._funcs]
+        for rule in d.module_checks:
+            ctx.rule = rule
+            rule.check_module(ctx)
+
+
+def _dispatch(root: ast.AST, table: dict, ctx: RuleContext) -> None:
+    """Walk ``root`` in source order and hand each node to the rules registered for its type."""
+    ctx._parents = {}
+    walker = _walk_with_parents if any(t in table for t in _CTX_TYPES) else _walk_with_parents_no_ctx
+    for node in walker(root, ctx._parents):
+        handlers = table.get(type(node))
+        if handlers:
+            for rule, visit in handlers:
+                ctx.rule = rule
+                visit(node, ctx)
+
+
+def string_dispatched(func: ast.AST, values: ScopeValues) -> set:
+    """Ids of the nodes in branches selected by comparing a compile-time value with a string
+    literal (`if output_type == "np":`). MindSpore folds the test and compiles only the
+    configured branch, so calls there do not give their helpers parameter kinds (measured:
+    a diffusers-style `"np"` branch costs 9 PyExecute nodes with `output_type="np"`, none
+    with `"ms"`)."""
+    out: set = set()
+    for node in _walk_no_ctx(func):
+        if isinstance(node, (ast.If, ast.IfExp)) and _string_test(node.test, values):
+            for part in (node.body, node.orelse):
+                for stmt in (part if isinstance(part, list) else [part]):
+                    out.update(id(n) for n in _walk(stmt))
+    return out
+
+
+def _string_test(test: ast.AST, values: ScopeValues) -> bool:
+    for n in _walk(test):
+        if isinstance(n, ast.Compare):
+            sides = [n.left] + list(n.comparators)
+            strs = [e for e in sides if (isinstance(e, ast.Constant) and isinstance(e.value, str))
+                    or (isinstance(e, (ast.Tuple, ast.List, ast.Set)) and e.elts
+                        and all(isinstance(x, ast.Constant) and isinstance(x.value, str) for x in e.elts))]
+            others = [e for e in sides if e not in strs]
+            if strs and others and all(values.kind(e).constant for e in others):
+                return True
+    return False
+
+
+class _TreeSource:
+    """The part of a SourceFile that value analysis of another module needs."""
+
+    def __init__(self, tree: ast.Module, path: str) -> None:
+        self.tree = tree
+        self.path = path
+
+
+def _shift_fixes(fixes, delta: int):
+    return tuple(_shift_fix(f, delta) for f in fixes) if fixes and delta else fixes
+
+
+def _shift_fix(fix, delta: int):
+    if fix is None or delta == 0:
+        return fix
+    from dataclasses import replace
+    cm = fix.codemod and replace(fix.codemod, line=fix.codemod.line + delta, end_line=fix.codemod.end_line + delta)
+    return replace(fix, edits=tuple(replace(e, line=e.line + delta, end_line=e.end_line + delta) for e in fix.edits),
+                   codemod=cm)

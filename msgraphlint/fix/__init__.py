@@ -1,0 +1,1 @@
+"""Fixes: the fix contract, applying fixes to files, atomic writes, ``--add-noqa`` edits."""

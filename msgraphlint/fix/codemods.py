@@ -1,0 +1,615 @@
+"""Structural fixes: libcst transforms, one per fix, computed only when a fix is applied.
+
+A rule that can offer a structural rewrite decides *whether* it may (and whether it is
+safe) on the ast it already has, with the ``*_fix`` helpers below, and reports a
+``Fix`` whose ``codemod`` names the transform and the statement it rewrites
+(``findings.Codemod``). ``check`` stops there: libcst is never imported and no file is
+parsed twice. When the fix is applied (``fixes.resolve``: ``--fix``, ``--diff``, an
+editor's code action), :func:`apply_codemod` parses only that statement's lines with
+libcst, transforms the one node, and returns the ``Edit`` that replaces those lines; the
+edit is held to the fix contract like a text fix (nothing dropped but the declared
+tokens, the fixed file must compile). libcst keeps what it does not touch as it was:
+whitespace, parentheses, comments inside the kept expressions; comments of the removed
+lines are carried to the new statement (the contract checks that none is lost). The
+rest of the file is not touched, so its encoding, BOM and line endings stay.
+
+Transforms:
+
+* ``where-if`` (MSG101): ``if c: y = a`` [``else: y = b``] → ``y = ops.where(c, a, b)``
+  (``b`` is ``y`` without an ``else``).
+* ``where-return`` (MSG101): ``if c: return a`` then ``return b`` (or ``else: return b``) →
+  ``return ops.where(c, a, b)``.
+* ``where-ifexp`` (MSG103): ``a if c else b`` → ``ops.where(c, a, b)``.
+
+When each is safe (what the semantic harness, tests/test_fix_semantics.py, compiles
+before and after in graph mode and PyNative) is decided by :func:`select_proof`: the
+condition is a one-element tensor (a full reduction compared with a number), both values
+are side-effect-free elementwise expressions (``+ - *``, ``/`` by a non-zero number,
+unary ``-``) of the same names, so ``ops.where`` gives them one shape, and both promote
+to float alike (an integer tensor would otherwise become float). Anything else that
+fits the shape of the rewrite gets the same fix as unsafe, with the condition in its
+description.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Optional, Tuple
+
+from ..findings import Codemod, Edit, Fix, FixSafety
+from ..parse.source import split_lines
+
+# ---------------------------------------------------------------------------------------
+# the ast side (used by rules while checking; no libcst here)
+
+_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "all", "any", "prod", "amax", "amin"})
+_CMP = (ast.Gt, ast.GtE, ast.Lt, ast.LtE, ast.Eq, ast.NotEq)
+
+
+def _number(e: ast.AST) -> bool:
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+        e = e.operand
+    return isinstance(e, ast.Constant) and type(e.value) in (int, float)
+
+
+def _full_reduction(e: ast.AST) -> bool:
+    """``t.sum()``, ``t.max()``, ... with no axis: a one-element tensor."""
+    return (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in _REDUCTIONS
+            and not e.args and not e.keywords)
+
+
+def scalar_condition(e: ast.AST) -> bool:
+    """A condition that is a one-element boolean tensor: ``ops.where`` broadcasts it, as
+    the ``if`` decided on its one value (an elementwise mask would instead select per
+    element where the ``if`` raised)."""
+    if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], _CMP):
+        left, right = e.left, e.comparators[0]
+        return (_full_reduction(left) and (_number(right) or _full_reduction(right))) or \
+            (_number(left) and _full_reduction(right))
+    return isinstance(e, ast.Call) and _full_reduction(e) and e.func.attr in ("all", "any")
+
+
+def _leaves(e: ast.AST) -> Optional[Tuple[frozenset, bool]]:
+    """(the names an elementwise, side-effect-free expression reads, whether it makes a
+    float of an integer tensor), or None when it is anything else."""
+    if isinstance(e, ast.Name):
+        return frozenset({e.id}), False
+    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self":
+        return frozenset({"self." + e.attr}), False
+    if isinstance(e, ast.Constant) and type(e.value) in (int, float):
+        return frozenset(), isinstance(e.value, float)
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+        return _leaves(e.operand)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        if isinstance(e.op, ast.Div) and not (_number(e.right) and ast.literal_eval(e.right) != 0):
+            return None  # x / y: where's gradient through the other branch can be inf * 0
+        a, b = _leaves(e.left), _leaves(e.right)
+        if a is None or b is None:
+            return None
+        return a[0] | b[0], a[1] or b[1] or isinstance(e.op, ast.Div)
+    return None
+
+
+def _all_tensors(ctx, exprs) -> bool:
+    """Every name the values read is known as a tensor (a Python number stays one with the
+    ``if``; ``ops.where`` would make it a tensor: ``a = 0; if c: a = a + 1; a is 1``)."""
+    for e in exprs:
+        for n in ast.walk(e):
+            if isinstance(n, ast.Name) and getattr(n, "lineno", None) is not None or \
+                    isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self":
+                if not ctx.kind(n).tensor_like:
+                    return False
+    return True
+
+
+def select_proof(cond: ast.AST, a: ast.AST, b: ast.AST, ctx=None) -> Tuple[str, str]:
+    """(proof, "") when ``ops.where(cond, a, b)`` keeps the branch's meaning, else ("", the
+    condition under which it does)."""
+    if not scalar_condition(cond):
+        return "", "the condition is one element (an elementwise mask selects per element)"
+    la, lb = _leaves(a), _leaves(b)
+    if la is None or lb is None:
+        return "", ("both values have one shape and dtype, and computing both has no side effect "
+                    "(ops.where evaluates both branches)")
+    if la[0] != lb[0] or not la[0]:
+        return "", "both values have one shape (ops.where broadcasts them)"
+    if ctx is not None and not _all_tensors(ctx, (a, b)):
+        return "", "the values are tensors (ops.where makes a Python number a tensor)"
+    if la[1] != lb[1]:
+        return "", "the tensor is a float (one branch makes an integer tensor float, ops.where promotes both)"
+    return ("one-element condition; both values elementwise and side-effect free over the same names "
+            f"({', '.join(sorted(la[0]))}), promoting alike"), ""
+
+
+def ops_binding(ctx) -> Tuple[Optional[str], Tuple[Edit, ...]]:
+    """The module's name for ``mindspore.ops`` and the edits that bind it: () when the module
+    imports it; an inserted ``from mindspore import ops`` after the top-level imports when
+    no name ``ops`` is used; (None, ()) when neither."""
+    for local, q in ctx.imports.names.items():
+        if q == "mindspore.ops" and "." not in local:
+            return local, ()
+    tree = ctx.source.tree
+    if any(isinstance(n, ast.Name) and n.id == "ops" or isinstance(n, (ast.FunctionDef, ast.ClassDef)) and
+           n.name == "ops" or isinstance(n, ast.alias) and (n.asname or n.name.split(".")[0]) == "ops"
+           for n in ast.walk(tree)):
+        return None, ()
+    last = 0
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            last = stmt.end_lineno
+        elif last:
+            break
+    if not last or last >= len(ctx.source.lines):
+        return None, ()
+    line = split_lines(ctx.source.text, keepends=True)[last - 1]
+    newline = line[len(line.rstrip("\r\n")):] or "\n"  # the file's own line ending
+    return "ops", (Edit(last + 1, 0, last + 1, 0, "from mindspore import ops" + newline),)
+
+
+def _block_of(ctx, node: ast.stmt) -> Optional[List[ast.stmt]]:
+    parent = ctx.parent(node)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and any(s is node for s in block):
+            return block
+    return None
+
+
+def _bound_before(ctx, node: ast.stmt, name: str) -> bool:
+    """``name`` holds a value when ``node`` runs: a parameter of the function, or assigned by
+    an earlier plain statement of the same block."""
+    func = ctx.func
+    if func is not None and name in {a.arg for a in func.args.args + func.args.kwonlyargs + func.args.posonlyargs}:
+        return True
+    block = _block_of(ctx, node)
+    if block is None:
+        return False
+    for stmt in block:
+        if stmt is node:
+            return False
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            return True
+        if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) and isinstance(stmt.target, ast.Name) \
+                and stmt.target.id == name and (not isinstance(stmt, ast.AnnAssign) or stmt.value is not None):
+            return True
+    return False
+
+
+def _single_assign(body: List[ast.stmt]) -> Optional[Tuple[str, ast.expr]]:
+    if len(body) == 1 and isinstance(body[0], ast.Assign) and len(body[0].targets) == 1 \
+            and isinstance(body[0].targets[0], ast.Name):
+        return body[0].targets[0].id, body[0].value
+    return None
+
+
+def _statement_of(ctx, node: ast.AST) -> Optional[ast.stmt]:
+    for anc in [node] + list(ctx.ancestors(node)):
+        if isinstance(anc, ast.stmt):
+            return anc
+    return None
+
+
+def _starts_line(ctx, stmt: ast.stmt) -> bool:
+    """The statement is alone on its lines (no ``a = 1; if ...`` before or ``; b`` after)."""
+    first = ctx.source.line(stmt.lineno)
+    last = ctx.source.line(stmt.end_lineno)
+    before = first.encode("utf-8")[:stmt.col_offset].decode("utf-8", "replace")
+    after = last.encode("utf-8")[stmt.end_col_offset:].decode("utf-8", "replace").strip()
+    return not before.strip() and (not after or after.startswith("#"))
+
+
+def _fix(description: str, proof: str, condition: str, cm: Codemod, edits: Tuple[Edit, ...],
+         drops: Tuple[str, ...] = ("if", "else")) -> Fix:
+    """``drops``: the keywords of the branch the select replaces (and the else branch's
+    target, which the one assignment names once)."""
+    if proof:
+        return Fix(description, edits, FixSafety.SAFE, proof=proof, drops=drops, codemod=cm)
+    return Fix(f"{description} (unsafe: the same only when {condition})", edits, FixSafety.UNSAFE, drops=drops,
+               codemod=cm)
+
+
+def _single_return(body: List[ast.stmt]) -> Optional[ast.expr]:
+    if len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None \
+            and not isinstance(body[0].value, (ast.Tuple, ast.List, ast.Dict, ast.Set, ast.JoinedStr)) \
+            and not (isinstance(body[0].value, ast.Constant) and type(body[0].value.value) not in (int, float)):
+        return body[0].value
+    return None
+
+
+def _where_return_fix(ctx, node: ast.If, a: ast.expr) -> Optional[Fix]:
+    """``if c: return a`` + ``[else:] return b`` → ``return ops.where(c, a, b)``."""
+    if node.orelse:
+        b = _single_return(node.orelse)
+        end: ast.stmt = node
+    else:
+        block = _block_of(ctx, node)
+        i = next((k for k, s in enumerate(block or []) if s is node), None)
+        if i is None or i + 1 >= len(block):
+            return None
+        b = _single_return([block[i + 1]])
+        end = block[i + 1]
+        if b is not None and not _starts_line(ctx, end):
+            return None
+    if b is None or any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Lambda))
+                        for e in (node.test, a, b) for n in ast.walk(e)):
+        return None
+    ops, imports = ops_binding(ctx)
+    if ops is None:
+        return None
+    proof, condition = select_proof(node.test, a, b, ctx)
+    cm = Codemod("where-return", node.lineno, node.col_offset, end.end_lineno, end.end_col_offset, (ops,))
+    return _fix(f"`return {ops}.where(cond, a, b)`: select instead of branching", proof, condition, cm, imports,
+                ("if", "else", "return") if node.orelse else ("if", "return"))
+
+
+def _guards(test: ast.AST) -> bool:
+    """The condition may guard the values' evaluation (`m is not None and ...`, `a or b`):
+    ``ops.where`` evaluates both values, so `m.unsqueeze(1)` would run on None (found in
+    mindone's zamba: `if mask is not None and not mint.all(mask == 1): h = h * mask...`)."""
+    return any(isinstance(n, ast.BoolOp) or isinstance(n, ast.Compare) and
+               any(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops) for n in ast.walk(test))
+
+
+def where_if_fix(ctx, node: ast.If) -> Optional[Fix]:
+    """MSG101: ``if c: y = a [else: y = b]`` → ``y = ops.where(c, a, b)``; ``if c: return a``
+    then ``return b`` → ``return ops.where(c, a, b)``."""
+    if not _starts_line(ctx, node) or _guards(node.test):
+        return None
+    ret = _single_return(node.body)
+    if ret is not None:
+        return _where_return_fix(ctx, node, ret)
+    body = _single_assign(node.body)
+    if body is None:
+        return None
+    name, a = body
+    if node.orelse:
+        other = _single_assign(node.orelse)
+        if other is None or other[0] != name or ctx.source.line(node.orelse[0].lineno).lstrip().startswith("elif"):
+            return None
+        b: ast.expr = other[1]
+    else:
+        if not _bound_before(ctx, node, name):
+            return None  # without an else the name keeps its value: it must have one
+        b = ast.Name(id=name, ctx=ast.Load())
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Lambda))
+           for e in (node.test, a, b) for n in ast.walk(e)):
+        return None
+    ops, imports = ops_binding(ctx)
+    if ops is None:
+        return None
+    proof, condition = select_proof(node.test, a, b, ctx)
+    cm = Codemod("where-if", node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, (ops,))
+    return _fix(f"`{name} = {ops}.where(cond, ...)`: select instead of branching", proof, condition, cm, imports,
+                ("if", "else", name) if node.orelse else ("if",))
+
+
+def where_ifexp_fix(ctx, node: ast.IfExp) -> Optional[Fix]:
+    """MSG103: ``a if c else b`` → ``ops.where(c, a, b)``."""
+    stmt = _statement_of(ctx, node)
+    if _guards(node.test) or stmt is None or isinstance(stmt, (ast.If, ast.While, ast.For, ast.With, ast.Try, ast.FunctionDef,
+                                         ast.AsyncFunctionDef, ast.ClassDef)) or not _starts_line(ctx, stmt):
+        return None
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Lambda)) for n in ast.walk(node)):
+        return None
+    ops, imports = ops_binding(ctx)
+    if ops is None:
+        return None
+    proof, condition = select_proof(node.test, node.body, node.orelse, ctx)
+    rel_line = node.lineno - stmt.lineno + 1
+    cm = Codemod("where-ifexp", stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset,
+                 (ops, str(rel_line), str(ctx.char_col(node.lineno, node.col_offset))))
+    return _fix(f"`{ops}.where(cond, a, b)`: select instead of branching", proof, condition, cm, imports)
+
+
+# ---------------------------------------------------------------------------------------
+# the libcst side (imported only when a structural fix is applied)
+
+def _snippet(cm: Codemod, text: str) -> Optional[Tuple[str, str, List[str]]]:
+    """(the codemod's statement lines, dedented; their indent; the original lines)."""
+    lines = split_lines(text, keepends=True)
+    if cm.end_line > len(lines):
+        return None
+    chunk = lines[cm.line - 1:cm.end_line]
+    indent = chunk[0][:len(chunk[0]) - len(chunk[0].lstrip(" \t"))]
+    out = []
+    for ln in chunk:
+        if ln.startswith(indent):
+            out.append(ln[len(indent):])
+        elif not ln.strip():
+            out.append(ln.lstrip(" \t"))
+        else:
+            return None  # a continuation line outside the indent (a string): leave it alone
+    return "".join(out), indent, chunk
+
+
+def apply_codemod(cm: Codemod, text: str) -> Optional[Edit]:
+    """The edit of a codemod for ``text``: its statement's lines, rewritten by the transform;
+    None when the statement no longer has the shape the transform rewrites."""
+    import libcst as cst
+
+    got = _snippet(cm, text)
+    if got is None:
+        return None
+    snippet, indent, chunk = got
+    try:
+        module = cst.parse_module(snippet)
+    except cst.ParserSyntaxError:
+        return None
+    new = TRANSFORMS[cm.name](module, cm)
+    if new is None:
+        return None
+    code = new.code
+    last = chunk[-1]
+    last_text = last.rstrip("\r\n")
+    had_end = len(last_text) != len(last)
+    nl = new.default_newline
+    if had_end and code.endswith(nl):
+        code = code[:-len(nl)]
+    out = "".join((indent + ln if ln.strip() else ln) for ln in split_lines(code, keepends=True))
+    return Edit(cm.line, 0, cm.end_line, len(last_text), out)
+
+
+def _comments(node) -> list:
+    import libcst as cst
+
+    found: list = []
+
+    class V(cst.CSTVisitor):
+        def visit_Comment(self, c) -> None:
+            found.append(c)
+
+    node.visit(V())
+    return found
+
+
+def _where_call(ops: str, args, lpar=(), rpar=()):
+    import libcst as cst
+
+    return cst.Call(func=cst.Attribute(value=cst.Name(ops), attr=cst.Name("where")),
+                    args=[cst.Arg(value=a) for a in args], lpar=lpar, rpar=rpar)
+
+
+def _where_if(module, cm: Codemod):
+    import libcst as cst
+
+    if len(module.body) != 1 or not isinstance(module.body[0], cst.If):
+        return None
+    node = module.body[0]
+
+    def assign(block):
+        if not isinstance(block, cst.IndentedBlock) or len(block.body) != 1:
+            return None
+        line = block.body[0]
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1:
+            return None
+        st = line.body[0]
+        if not isinstance(st, cst.Assign) or len(st.targets) != 1 or not isinstance(st.targets[0].target, cst.Name):
+            return None
+        return st.targets[0].target.value, st.value
+
+    got = assign(node.body)
+    if got is None:
+        return None
+    name, a = got
+    if node.orelse is None:
+        b = cst.Name(name)
+    else:
+        if not isinstance(node.orelse, cst.Else):
+            return None
+        other = assign(node.orelse.body)
+        if other is None or other[0] != name:
+            return None
+        b = other[1]
+    kept = {id(c) for e in (node.test, a, b) for c in _comments(e)}
+    header = node.body.header.comment
+    moved = [c for c in _comments(node) if id(c) not in kept and c is not header]
+    call = _where_call(cm.args[0], [node.test.with_changes(lpar=[], rpar=[]) if _bare_parens(node.test) else node.test,
+                                    a, b])
+    stmt = cst.SimpleStatementLine(
+        body=[cst.Assign(targets=[cst.AssignTarget(target=cst.Name(name))], value=call)],
+        leading_lines=[cst.EmptyLine(indent=True, comment=c) for c in moved],
+        trailing_whitespace=cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  " if header else ""),
+                                                   comment=header, newline=node.body.header.newline))
+    return module.with_changes(body=[stmt])
+
+
+def _where_return(module, cm: Codemod):
+    import libcst as cst
+
+    def ret(block):
+        if not isinstance(block, cst.IndentedBlock) or len(block.body) != 1:
+            return None
+        return _return_of(block.body[0])
+
+    body = module.body
+    if not body or not isinstance(body[0], cst.If):
+        return None
+    node = body[0]
+    a = ret(node.body)
+    if node.orelse is None:
+        b = _return_of(body[1]) if len(body) == 2 else None
+    else:
+        b = ret(node.orelse.body) if isinstance(node.orelse, cst.Else) and len(body) == 1 else None
+    if a is None or b is None:
+        return None
+    kept = {id(c) for e in (node.test, a, b) for c in _comments(e)}
+    header = node.body.header.comment
+    moved = [c for c in _comments(module) if id(c) not in kept and c is not header]
+    test = node.test.with_changes(lpar=[], rpar=[]) if _bare_parens(node.test) else node.test
+    stmt = cst.SimpleStatementLine(
+        body=[cst.Return(value=_where_call(cm.args[0], [test, a, b]))],
+        leading_lines=[cst.EmptyLine(indent=True, comment=c) for c in moved],
+        trailing_whitespace=cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  " if header else ""),
+                                                   comment=header, newline=node.body.header.newline))
+    return module.with_changes(body=[stmt])
+
+
+def _return_of(line):
+    import libcst as cst
+
+    if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 and isinstance(line.body[0], cst.Return) \
+            and line.body[0].value is not None:
+        return line.body[0].value
+    return None
+
+
+def _bare_parens(e) -> bool:
+    """``if (cond):``: one pair of parentheses that only wrapped the condition."""
+    return len(getattr(e, "lpar", ())) == 1 and len(getattr(e, "rpar", ())) == 1 and not _comments(e)
+
+
+def _where_ifexp(module, cm: Codemod):
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    ops, rel_line, col = cm.args[0], int(cm.args[1]), int(cm.args[2])
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    indent_cols = cm.col  # every line of the statement was dedented by its indent
+    hits = []
+
+    class T(cst.CSTTransformer):
+        def leave_IfExp(self, original, updated):
+            pos = positions.get(original)
+            if pos is not None and pos.start.line == rel_line and pos.start.column == col - indent_cols:
+                hits.append(original)
+                return _where_call(ops, [updated.test, updated.body, updated.orelse], updated.lpar, updated.rpar)
+            return updated
+
+    new = module.visit(T())
+    return new if len(hits) == 1 else None
+
+
+TRANSFORMS = {"where-if": _where_if, "where-ifexp": _where_ifexp, "where-return": _where_return}
+
+
+# ---------------------------------------------------------------------------------------
+# one-token text fixes (PyTorch spellings with a mechanical MindSpore one): plain edits,
+# computed while checking like any text fix (no libcst)
+
+# PyTorch keyword -> MindSpore's names for the same parameter (tried in turn)
+_KEYWORDS = {"dim": ("axis",), "axis": ("dim",), "keepdim": ("keepdims", "keep_dims"),
+             "keepdims": ("keepdim", "keep_dims"), "keep_dims": ("keepdims", "keepdim"),
+             "max_value": ("max",), "min_value": ("min",)}
+
+_TORCH_KEYWORDS = frozenset({"dim", "keepdim", "max_value", "min_value"})
+
+
+def keyword_fix(node: ast.Call, overloads, matches) -> Optional[Fix]:
+    """MSG506: the fewest keyword renames (``dim`` → ``axis``, ``keepdim`` → ``keepdims``)
+    that make the call match one of MindSpore's overloads (``matches(over, args, keywords)``
+    is None when it accepts them); None when no rename does, or when renames of the same
+    count reach different overloads (which one was meant is the author's choice)."""
+    import itertools
+
+    kws = [k for k in node.keywords if k.arg is not None]
+    if not kws or len(kws) > 4 or any(getattr(k, "lineno", None) is None for k in kws):
+        return None
+    choices = [[k.arg] + list(_KEYWORDS.get(k.arg, ())) for k in kws]
+    best: Optional[Tuple[float, tuple, int]] = None
+    ambiguous = False
+    for names in itertools.product(*choices):
+        if len(set(names)) != len(names):
+            continue
+        renamed = [ast.keyword(arg=n, value=k.value) for n, k in zip(names, kws)]
+        hit = [i for i, over in enumerate(overloads) if matches(over, node.args, renamed) is None]
+        if not hit:
+            continue
+        # renaming PyTorch's names (dim, keepdim) is preferred to renaming MindSpore's
+        cost = sum((1 if k.arg in _TORCH_KEYWORDS else 1.5) for n, k in zip(names, kws) if n != k.arg)
+        if best is None or cost < best[0]:
+            best, ambiguous = (cost, names, hit[0]), False
+        elif cost == best[0] and hit[0] != best[2]:
+            ambiguous = True
+    if best is None or ambiguous or best[0] == 0:
+        return None
+    edits = tuple(Edit(k.lineno, k.col_offset, k.lineno, k.col_offset + len(k.arg), n)
+                  for n, k in zip(best[1], kws) if n != k.arg)
+    shown = ", ".join(f"`{k.arg}=` → `{n}=`" for n, k in zip(best[1], kws) if n != k.arg)
+    return Fix(f"rename {shown} (unsafe: the same only when the keyword meant PyTorch's parameter of that name; "
+               "the call fails to compile as written, so there is no behaviour to compare)",
+               edits, FixSafety.UNSAFE, drops=tuple(k.arg for n, k in zip(best[1], kws) if n != k.arg))
+
+
+def property_call_fix(ctx, node: ast.Call, attr: str) -> Optional[Fix]:
+    """MSG505: ``x.size()`` → ``x.shape``, ``x.size(d)`` → ``x.shape[d]``, ``x.dtype()`` →
+    ``x.dtype``: PyTorch's meaning in MindSpore's spelling. Unsafe: the call fails to compile
+    as written (graph mode and PyNative), so no run can compare the two."""
+    f = node.func
+    if node.keywords or len(node.args) > 1 or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    if attr == "size":
+        new = "shape"
+    elif attr in ("shape", "dtype", "ndim", "T") and not node.args:
+        new = attr
+    else:
+        return None
+    if f.end_lineno != node.end_lineno:
+        return None
+    name_col = f.end_col_offset - len(f.attr)
+    if node.args:
+        a = node.args[0]
+        if a.end_lineno != node.end_lineno:
+            return None
+        edits = (Edit(f.end_lineno, name_col, f.end_lineno, f.end_col_offset, new),
+                 Edit(node.end_lineno, f.end_col_offset, a.lineno, a.col_offset, "["),
+                 Edit(a.end_lineno, a.end_col_offset, node.end_lineno, node.end_col_offset, "]"))
+        shown = f"`.{new}[{ctx.segment(a)}]`"
+    else:
+        edits = (Edit(f.end_lineno, name_col, node.end_lineno, node.end_col_offset, new),)
+        shown = f"`.{new}`"
+    return Fix(f"read {shown} (unsafe: PyTorch's meaning of `.{attr}()`; the call fails to compile as written, "
+               "so there is no behaviour to compare)", edits, FixSafety.UNSAFE,
+               drops=(attr,) if new != attr else ())
+
+
+def swapaxes_fix(node: ast.Call) -> Optional[Fix]:
+    """MSG505: ``x.transpose(a, b)`` (two axes, the PyTorch way) → ``x.swapaxes(a, b)``: what
+    PyNative already computes; graph mode fails to compile the original. Safe: the
+    semantic harness compares PyNative before with both modes after."""
+    f = node.func
+    if f.end_lineno is None:
+        return None
+    col = f.end_col_offset - len("transpose")
+    edits = (Edit(f.end_lineno, col, f.end_lineno, f.end_col_offset, "swapaxes"),)
+    axes = [ast.literal_eval(a) if _number(a) else None for a in node.args]
+    if any(isinstance(a, int) and (a >= 2 or a <= -3) for a in axes):
+        return Fix("`swapaxes(a, b)`: swap the two axes as PyTorch's `transpose(a, b)` does", edits, FixSafety.SAFE,
+                   proof="PyNative's Tensor.transpose(a, b) swaps the two axes, as Tensor.swapaxes(a, b) does in both "
+                         "modes (an axis beyond the second: graph mode fails to compile the original)",
+                   drops=("transpose",))
+    # (0, 1), (-2, -1): on a 2-D tensor graph mode compiles the original as the identity permutation
+    return Fix("`swapaxes(a, b)`: swap the two axes as PyTorch's `transpose(a, b)` does (unsafe: the same only "
+               "when the code runs in PyNative or the tensor has 3+ dimensions; on a 2-D tensor graph mode's "
+               "`transpose(a, b)` leaves it unswapped)", edits, FixSafety.UNSAFE, drops=("transpose",))
+
+
+def inplace_method_fix(node: ast.Call, plain: str, proof: Optional[str]) -> Optional[Fix]:
+    """MSG205: ``y.mul_(v)`` whose tensor is not read again → ``y.mul(v)`` (the returned value
+    is the same; only the write into ``y`` is gone). Safe with the no-alias proof."""
+    f = node.func
+    if f.end_lineno is None:
+        return None
+    col = f.end_col_offset - len(f.attr)
+    edits = (Edit(f.end_lineno, col, f.end_lineno, f.end_col_offset, plain),)
+    if proof:
+        return Fix(f"`.{plain}()`: the out-of-place form (the tensor is not read again)", edits, FixSafety.SAFE,
+                   proof=f"the tensor is not read after the write; {proof}", drops=(f.attr,))
+    return Fix(f"`.{plain}()`: the out-of-place form (unsafe: the same only when nothing else holds the tensor)",
+               edits, FixSafety.UNSAFE, drops=(f.attr,))
+
+
+def rebind_fix(ctx, node: ast.Call, plain: str) -> Optional[Fix]:
+    """MSG202: the statement ``x.add_(v)`` on an input → ``x = x.add(v)``: what PyNative
+    computes, in both modes. Unsafe: graph mode no longer writes into the caller's tensor."""
+    f = node.func
+    stmt = ctx.parent(node)
+    if not isinstance(stmt, ast.Expr) or not isinstance(f.value, ast.Name) or f.end_lineno is None \
+            or not _starts_line(ctx, stmt):
+        return None
+    col = f.end_col_offset - len(f.attr)
+    name = f.value.id
+    return Fix(f"`{name} = {name}.{plain}(…)` (unsafe: the same only when the caller does not rely on graph mode "
+               "writing into its tensor; PyNative never does)",
+               (Edit(stmt.lineno, stmt.col_offset, stmt.lineno, stmt.col_offset, f"{name} = "),
+                Edit(f.end_lineno, col, f.end_lineno, f.end_col_offset, plain)), FixSafety.UNSAFE, drops=(f.attr,))

@@ -1,0 +1,1 @@
+"""Parsing: source text (encodings, limits) to trees; YAML documents; notebooks."""

@@ -1,0 +1,1 @@
+"""Suppressions: inline ``# noqa`` comments and baselines."""
