@@ -439,7 +439,7 @@ def test_mindspore_is_neither_read_nor_imported(tmp_path):
     probe = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(site)!r})
-        from msgraphlint import installed
+        from msgraphlint.project import installed
         env = installed.environment()
         print(env.answer("mypkg.MyPreTrained"), env.answer("mypkg.Deep"), env.answer("mypkg.ReExported"))
         read = sorted(m for m in env.modules if m.split(".")[0] == "mindspore" and env.modules[m] is not None)

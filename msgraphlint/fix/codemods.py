@@ -37,6 +37,7 @@ import ast
 from typing import List, Optional, Tuple
 
 from ..findings import Codemod, Edit, Fix, FixSafety
+from ..parse.astutil import per_tree
 from ..parse.source import split_lines
 
 # ---------------------------------------------------------------------------------------
@@ -124,7 +125,12 @@ def select_proof(cond: ast.AST, a: ast.AST, b: ast.AST, ctx=None) -> Tuple[str, 
 def ops_binding(ctx) -> Tuple[Optional[str], Tuple[Edit, ...]]:
     """The module's name for ``mindspore.ops`` and the edits that bind it: () when the module
     imports it; an inserted ``from mindspore import ops`` after the top-level imports when
-    no name ``ops`` is used; (None, ()) when neither."""
+    no name ``ops`` is used; (None, ()) when neither. Computed once per module (a rule asks
+    at every fixable ``if``; a walk of the whole module each time is quadratic)."""
+    return per_tree(ctx.source.tree, "ops_binding", lambda _tree: _ops_binding(ctx))
+
+
+def _ops_binding(ctx) -> Tuple[Optional[str], Tuple[Edit, ...]]:
     for local, q in ctx.imports.names.items():
         if q == "mindspore.ops" and "." not in local:
             return local, ()
