@@ -68,10 +68,13 @@ BENCH_TOML = "[tool.msgraphlint]\nrespect-gitignore = false\n"
 def count_scopes(paths: Sequence[str], config_file: str) -> Dict[str, int]:
     """Graph-mode roots in the files a run over ``paths`` would lint, by the engine's discovery."""
     from msgraphlint.config import load_config
-    from msgraphlint.run.discovery import PY_SUFFIXES, discover as discover_files
-    from msgraphlint.project.index import ProjectIndex
-    from msgraphlint.project.scopes import discover as discover_scopes
-    from msgraphlint.parse.source import SourceError, SourceFile
+
+    from _compat import module  # benchmarks/: current or pre-layout names (--rev of either layout)
+    discovery, source = module("msgraphlint.run.discovery"), module("msgraphlint.parse.source")
+    PY_SUFFIXES, discover_files = discovery.PY_SUFFIXES, discovery.discover
+    ProjectIndex = module("msgraphlint.project.index").ProjectIndex
+    discover_scopes = module("msgraphlint.project.scopes").discover
+    SourceError, SourceFile = source.SourceError, source.SourceFile
 
     cfg = load_config(config_file, start=paths[0])
     files = [f for f in discover_files(list(paths), cfg.all_excludes(), cfg.root, cfg.respect_gitignore)
@@ -99,7 +102,8 @@ def count_scopes(paths: Sequence[str], config_file: str) -> Dict[str, int]:
 
 
 def lint_corpus(root: Path, config_file: str, jobs: int) -> List[dict]:
-    from msgraphlint.run.runner import run_paths
+    from _compat import module  # benchmarks/: current or pre-layout names (--rev of either layout)
+    run_paths = module("msgraphlint.run.runner").run_paths
 
     result = run_paths([str(root)], config_file=config_file, jobs=jobs)
     out = []

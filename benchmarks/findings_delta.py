@@ -30,8 +30,9 @@ from pathlib import Path
 
 def dump(out: str, cache_dir: str, corpora, extend) -> int:
     sys.setrecursionlimit(10000)
-    from msgraphlint.project.index import ProjectIndex  # noqa: F401  (fail early outside a checkout)
-    from msgraphlint.run.runner import run_paths
+    from _compat import module  # benchmarks/: current or pre-layout names (--rev of either layout)
+    module("msgraphlint.project.index")  # fail early outside a checkout
+    run_paths = module("msgraphlint.run.runner").run_paths
     here = Path(__file__).resolve().parent
     sys.path.insert(0, str(here))
     from corpus_findings import count_scopes  # the denominator, as corpus_findings.py counts it
