@@ -156,9 +156,10 @@ def _is_mask(index: ast.AST, ctx, func: Optional[ast.AST], depth: int = 0) -> bo
 
 def _write_ops(sub: ast.Subscript, stmt: ast.stmt, mask: bool) -> str:
     """The kernels a subscript write compiles to (validate IR on MindSpore 2.10 CPU):
-    ``y[1:3] = v`` and ``y[1, :3] = v`` (a contiguous block) TensorCopySlices; ``y[0] = v``
-    TensorScatterUpdate; ``y[:, 0] = v``, ``y[..., 0] = v``, ``y[1:, :3] = v``, ``y[0, 1] = v`` and
-    ``y[:, 0::2] = v`` TensorScatterUpdate with Concat/ExpandDims; ``y[idx] = v`` with an
+    ``y[1:3] = v``, ``y[1, :3] = v``, ``y[1, :] = v`` and ``y[1, :, :] = v`` (a contiguous block)
+    TensorCopySlices; ``y[0] = v`` TensorScatterUpdate; ``y[:, 0] = v``, ``y[..., 0] = v``,
+    ``y[1:, :3] = v``, ``y[1:3, :] = v``, ``y[1:3, ...] = v``, ``y[0, 1] = v`` and ``y[:, 0::2] = v``
+    TensorScatterUpdate with Concat/ExpandDims; ``y[idx] = v`` with an
     index tensor TensorScatterUpdate and Select; ``y[mask] = v`` Select (+BroadcastTo);
     ``y[0] += v`` StridedSlice, InplaceAddsExt and TensorScatterUpdate."""
     if isinstance(stmt, ast.AugAssign):
@@ -166,12 +167,21 @@ def _write_ops(sub: ast.Subscript, stmt: ast.stmt, mask: bool) -> str:
     if mask:
         return "Select (with BroadcastTo)"
     parts = list(sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice])
+    stripped = False
     while parts and _full_slice(parts[-1]):
-        parts.pop()  # `y[1:3, :]` is `y[1:3]`
-    # a contiguous block: integer indices, then one slice (`y[1:3]`, `y[i, :n]`)
-    if parts and isinstance(parts[-1], ast.Slice) and parts[-1].step is None \
-            and all(isinstance(p, (ast.Name, ast.Constant)) and not (isinstance(p, ast.Constant) and p.value is Ellipsis)
-                    for p in parts[:-1]):
+        parts.pop()
+        stripped = True
+
+    def indices(ps) -> bool:
+        return all(isinstance(p, (ast.Name, ast.Constant)) and not (isinstance(p, ast.Constant) and p.value is Ellipsis)
+                   for p in ps)
+
+    # a contiguous block (measured): integer indices then whole axes (`y[1, :]`, `y[1, :, :]`), or
+    # integer indices then one slice and nothing after it (`y[1:3]`, `y[i, :n]`); a slice followed by
+    # a whole axis (`y[1:3, :]`) is not one: TensorScatterUpdate with Concat/ExpandDims
+    if stripped and parts and indices(parts):
+        return "TensorCopySlices"
+    if not stripped and parts and isinstance(parts[-1], ast.Slice) and parts[-1].step is None and indices(parts[:-1]):
         return "TensorCopySlices"
     if len(parts) > 1 or any(isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and p.value is Ellipsis)
                              for p in parts):
@@ -899,9 +909,9 @@ class TensorSubscriptAssign(Rule):
         (and StridedSlice/BroadcastTo for `y[0] += 1`) at that line, outside the fused
         kernels; the result equals PyNative's when no other name holds the tensor. The
         kernel depends on the index (validate IR): a contiguous block (`y[1:3] = v`,
-        `y[1, :3] = v`) is TensorCopySlices, `y[0] = v` TensorScatterUpdate, `y[:, 0] = v`,
-        `y[..., 0] = v`, `y[1:, :3] = v`, `y[0, 1] = v` and `y[:, 0::2] = v` TensorScatterUpdate with
-        Concat/ExpandDims, `y[idx] = v` with an index tensor
+        `y[1, :3] = v`, `y[1, :] = v`) is TensorCopySlices, `y[0] = v` TensorScatterUpdate,
+        `y[:, 0] = v`, `y[..., 0] = v`, `y[1:, :3] = v`, `y[1:3, :] = v`, `y[0, 1] = v` and
+        `y[:, 0::2] = v` TensorScatterUpdate with Concat/ExpandDims, `y[idx] = v` with an index tensor
         TensorScatterUpdate with Select; the message names the one that applies.
 
         A boolean-mask write on a local (`y[x < 0] = 0.0`) is not flagged: it compiles to

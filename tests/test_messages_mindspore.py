@@ -121,6 +121,23 @@ def test_subscript_write_kernels(tmp_path, require_mindspore):
     assert _kernels(tmp_path, "y[:, :2] = 0.0") == ["Concat", "ExpandDims", "TensorScatterUpdate"]
 
 
+def test_subscript_write_message_names_the_compiled_kernels(tmp_path, require_mindspore):
+    """For each index form, the kernels MSG203's message names are the ones the validate IR
+    holds (a slice then a whole axis is not a contiguous block; integer indices then whole
+    axes are)."""
+    from msgraphlint.run.runner import run_source
+    named = {"TensorCopySlices": ["TensorCopySlices"],
+             "TensorScatterUpdate (with Concat/ExpandDims)": ["Concat", "ExpandDims", "TensorScatterUpdate"],
+             "TensorScatterUpdate": ["TensorScatterUpdate"]}
+    for form in ("y[1:3] = 0.0", "y[1:3, :] = 0.0", "y[:2, :] = 0.0", "y[1, :] = 0.0", "y[1:3, ...] = 0.0",
+                 "y[0] = 0.0", "y[0, 1] = 0.0"):
+        src = ("import mindspore.nn as nn\nfrom mindspore import ops\n\nclass Net(nn.Cell):\n"
+               "    def construct(self, x):\n        y = ops.relu(x)\n        " + form + "\n        return y * 2\n")
+        (f,) = [f for f in run_source(src, "net.py", select=["MSG203"]).findings]
+        said = max((n for n in named if f"to {n} " in f.message or f"with {n})" in f.message), key=len)
+        assert named[said] == _kernels(tmp_path, form), (form, f.message)
+
+
 WITH_OPEN_CHILD = textwrap.dedent(r"""
     import os, sys
     import numpy as np
