@@ -58,13 +58,12 @@ _ASSIGN_FUNCS = {"mindspore.ops.assign": "ops.assign", "mindspore.ops.assign_add
 _ASSIGN_PRIMS = {"mindspore.ops.Assign": "ops.Assign()", "mindspore.ops.AssignAdd": "ops.AssignAdd()",
                  "mindspore.ops.AssignSub": "ops.AssignSub()"}
 
-_MASK_FUNCS = frozenset({
-    "mindspore.ops.logical_and", "mindspore.ops.logical_or", "mindspore.ops.logical_not",
-    "mindspore.ops.logical_xor", "mindspore.ops.isnan", "mindspore.ops.isinf", "mindspore.ops.isfinite",
-    "mindspore.ops.gt", "mindspore.ops.ge", "mindspore.ops.lt", "mindspore.ops.le", "mindspore.ops.eq",
-    "mindspore.ops.ne", "mindspore.ops.greater", "mindspore.ops.greater_equal", "mindspore.ops.less",
-    "mindspore.ops.less_equal", "mindspore.ops.equal", "mindspore.ops.not_equal",
-})
+# functions whose result is a boolean tensor, in ops and in mint (`t[mint.logical_not(m)] = v` is a
+# mask write: LogicalNot + BroadcastTo + Select on 2.10, no scatter)
+_MASK_NAMES = ("logical_and", "logical_or", "logical_not", "logical_xor", "isnan", "isinf", "isfinite",
+               "gt", "ge", "lt", "le", "eq", "ne", "greater", "greater_equal", "less", "less_equal", "equal",
+               "not_equal")
+_MASK_FUNCS = frozenset(f"mindspore.{ns}.{name}" for ns in ("ops", "mint") for name in _MASK_NAMES)
 _MASK_METHODS = frozenset({"gt", "ge", "lt", "le", "eq", "ne", "greater", "greater_equal", "less",
                            "less_equal", "equal", "not_equal", "isnan", "isinf", "isfinite",
                            "logical_not", "logical_and", "logical_or", "bool"})

@@ -68,3 +68,10 @@ def test_summary_does_not_call_info_findings_errors(tmp_path):
     assert "Found 1 error and 1 info finding (0 fixable)." in out.splitlines()
     out = run_cli("check", "--no-cache", "--select", "MSG201", str(tmp_path / "net.py")).output
     assert "Found 1 error (0 fixable)." in out.splitlines()   # ruff's wording, unchanged
+
+
+def test_a_mint_mask_write_is_a_mask(tmp_path):
+    """`t[mint.logical_not(m)] = v` is a boolean-mask write (a Select on 2.10, measured in
+    test_messages_mindspore.py), not a scatter: MSG203 is silent as for ops.logical_not."""
+    assert _findings(tmp_path, "y = ops.relu(x)\n            y[ms.mint.logical_not(y > 1)] = 0.0", ["MSG203"]) == []
+    assert _findings(tmp_path, "y = ops.relu(x)\n            y[ops.logical_not(y > 1)] = 0.0", ["MSG203"]) == []

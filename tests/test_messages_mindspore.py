@@ -87,14 +87,14 @@ WRITE_CHILD = textwrap.dedent(r"""
     ms.set_context(mode=ms.GRAPH_MODE)
     form = sys.argv[1]
     with open("net.py", "w") as f:   # graph mode reads the source: a module of its own
-        f.write("import mindspore.nn as nn\nfrom mindspore import ops\n\nclass Net(nn.Cell):\n"
+        f.write("import mindspore.nn as nn\nfrom mindspore import mint, ops\n\nclass Net(nn.Cell):\n"
                 "    def construct(self, x):\n        y = ops.relu(x)\n        " + form + "\n        return y * 2\n")
     sys.path.insert(0, os.getcwd())
     import net
     net.Net()(Tensor(np.ones((4, 4), np.float32)))
     texts = [open(f, errors="replace").read()
              for f in glob.glob(os.path.join(os.environ["MS_DEV_SAVE_GRAPHS_PATH"], "*validate*.ir"))]
-    names = ("TensorCopySlices", "TensorScatterUpdate", "Concat", "ExpandDims")
+    names = ("TensorCopySlices", "TensorScatterUpdate", "Concat", "ExpandDims", "Select")
     print(json.dumps(sorted({n for t in texts for n in names if re.search(r"\b(?:PrimFunc_)?" + n + r"\(", t)})))
 """)
 
@@ -131,11 +131,18 @@ def test_subscript_write_message_names_the_compiled_kernels(tmp_path, require_mi
              "TensorScatterUpdate": ["TensorScatterUpdate"]}
     for form in ("y[1:3] = 0.0", "y[1:3, :] = 0.0", "y[:2, :] = 0.0", "y[1, :] = 0.0", "y[1:3, ...] = 0.0",
                  "y[0] = 0.0", "y[0, 1] = 0.0"):
-        src = ("import mindspore.nn as nn\nfrom mindspore import ops\n\nclass Net(nn.Cell):\n"
+        src = ("import mindspore.nn as nn\nfrom mindspore import mint, ops\n\nclass Net(nn.Cell):\n"
                "    def construct(self, x):\n        y = ops.relu(x)\n        " + form + "\n        return y * 2\n")
         (f,) = [f for f in run_source(src, "net.py", select=["MSG203"]).findings]
         said = max((n for n in named if f"to {n} " in f.message or f"with {n})" in f.message), key=len)
         assert named[said] == _kernels(tmp_path, form), (form, f.message)
+    # a boolean mask, also from mint (mindone's math_utils.py `tmax[mint.logical_not(is_valid)] = -2`):
+    # a Select, no scatter kernel, and MSG203 stays silent
+    for form in ("y[mint.logical_not(y > 1)] = 0.0", "y[ops.logical_not(y > 1)] = 0.0"):
+        src = ("import mindspore.nn as nn\nfrom mindspore import mint, ops\n\nclass Net(nn.Cell):\n"
+               "    def construct(self, x):\n        y = ops.relu(x)\n        " + form + "\n        return y * 2\n")
+        assert run_source(src, "net.py", select=["MSG203"]).findings == [], form
+        assert _kernels(tmp_path, form) == ["Select"], form
 
 
 WITH_OPEN_CHILD = textwrap.dedent(r"""
