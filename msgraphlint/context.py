@@ -160,8 +160,9 @@ class RuleContext:
         return inputs.params.get(id(self.func), {}), inputs.self_attrs.get(id(self.func), {})
 
     def python_literals(self) -> dict:
-        """For a graph entry host code of this module calls: parameter -> the ``(line, value)``
-        of each call that writes a Python scalar or tuple literal for it (``net(x, 0.5)``);
+        """For a graph entry host code of this module calls: parameter -> the ``(line, value,
+        receiver)`` of each call that writes a Python scalar or tuple literal for it
+        (``net(x, 0.5)``; receiver: the Cell instance's construction call, None for a function);
         empty when the scope is not an entry."""
         if not self.called_from_python:
             return {}

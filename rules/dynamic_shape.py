@@ -659,7 +659,10 @@ class PythonScalarInput(Rule):
         reported whatever the body does with it, naming the values and lines (measured: 2
         compiles for 0.5, the same value again, then 0.75: `dynamic_shape_pos_float_from_callers`,
         `dynamic_shape_pos_jit_float_from_callers`); one value at every call compiles once
-        (`dynamic_shape_neg_single_float_from_callers`). Type annotations alone (`seqlen: int` on a rotary-embedding sub-cell,
+        (`dynamic_shape_neg_single_float_from_callers`). Values count per Cell instance: each
+        new instance compiles its own graph whatever it is passed (`Net()(x, 0.5); Net()(x, 0.5)`
+        and `Net()(x, 0.5); Net()(x, 0.75)` both compiled 2 graphs), so values spread over new
+        instances are no evidence. Type annotations alone (`seqlen: int` on a rotary-embedding sub-cell,
         `features: List[Tensor]` on a neck) are reported only with
         `include_annotations = true`: in the benchmark corpora nearly all of them were
         sub-cells.
@@ -758,12 +761,21 @@ class PythonScalarInput(Rule):
             if arg.arg in values.from_callers and values.params.get(arg.arg) is Kind.TENSOR:
                 continue  # the project's callers pass a Tensor (or `ms.mutable`): one graph for all values
             seen = literals.get(arg.arg) or []
-            distinct = sorted({repr(v) for _, v in seen})
+            # a graph per value and receiver: calls on one Cell instance (or one function) with two
+            # or more Python values recompile; `Net()(x, 'a')` and `Net()(x, 1.99)` are two instances,
+            # each compiled once whatever it is passed
+            by_receiver: dict = {}
+            for line, v, receiver in seen:
+                by_receiver.setdefault(receiver, []).append((line, v))
+            group = max(by_receiver.values(), key=lambda g: len({repr(v) for _, v in g}), default=[])
+            distinct = sorted({repr(v) for _, v in group})
             if len(distinct) >= 2:  # host calls write two or more Python values: a graph for each
-                kind = _literal_kind(seen[0][1])
-                lines = sorted({line for line, _ in seen})
+                kinds = {_literal_kind(v) for _, v in group}
+                kind = _literal_kind(group[0][1])
+                word = f"{_KIND_WORDS[kind]}s" if len(kinds) == 1 else "values"
+                lines = sorted({line for line, _ in group})
                 ctx.report(arg, param=arg.arg, where=f"`{scope.short_name}`", kind=_KIND_WORDS[kind],
-                           why=f"is passed the Python {_KIND_WORDS[kind]}s {' and '.join('`' + d + '`' for d in distinct[:3])}"
+                           why=f"is passed the Python {word} {' and '.join('`' + d + '`' for d in distinct[:3])}"
                                f" (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:4]))})",
                            when="", tail=_TAIL[kind], hint=_HINTS[kind])
                 continue

@@ -233,3 +233,53 @@ def test_data_dependent_ops_forms(tmp_path):
         """,
     })
     assert _found(root) == [("net.py", 7, "MSG302"), ("net.py", 8, "MSG302"), ("net.py", 11, "MSG302")]
+
+
+_SCALE_NET = ("import mindspore.nn as nn\nfrom mindspore import Tensor\n\nclass Net(nn.Cell):\n"
+              "    def construct(self, x, scale):\n        return x * scale\n\n\nx = Tensor([1.0])\n")
+
+
+def _msg304(host: str) -> List[str]:
+    from msgraphlint.run.runner import run_source
+    return [f.message for f in run_source(_SCALE_NET + host, "m.py", select=["MSG304"]).findings]
+
+
+def test_msg304_counts_values_per_receiver():
+    """A graph per value and Cell instance: one instance called with two Python values
+    recompiles; two instances each compile once whatever they are passed (measured:
+    `Net()(x, 0.5); Net()(x, 0.5)` and `Net()(x, 0.5); Net()(x, 0.75)` both give 2 compiles,
+    test_two_instances_compile_once_each_whatever_the_value), so values spread over new
+    instances (MindSpore's test_logic_and.py) are no evidence."""
+    (m,) = _msg304("net = Net()\nnet(x, 0.5)\nnet(x, 0.75)\n")
+    assert "is passed the Python floats `0.5` and `0.75` (lines 11, 12)" in m
+    assert _msg304('Net()(x, "cba")\nNet()(x, 1.99)\n') == []
+    assert _msg304("a = Net()\nb = Net()\na(x, 0.5)\nb(x, 0.75)\n") == []
+    (m,) = _msg304('net = Net()\nnet(x, "cba")\nnet(x, 1.99)\n')   # mixed kinds are "values", not "ints"
+    assert "is passed the Python values `'cba'` and `1.99`" in m
+
+
+def test_two_instances_compile_once_each_whatever_the_value(tmp_path, require_mindspore):
+    import subprocess
+    import sys
+    (tmp_path / "net.py").write_text("import mindspore.nn as nn\n\n\nclass Net(nn.Cell):\n"
+                                     "    def construct(self, x, scale):\n        return x * scale\n")
+    (tmp_path / "run.py").write_text(textwrap.dedent("""
+        import glob, os, sys
+        import mindspore as ms
+        from mindspore import Tensor
+        ms.set_context(mode=ms.GRAPH_MODE)
+        sys.path.insert(0, os.getcwd())
+        from net import Net
+        x = Tensor([1.0])
+        Net()(x, float(sys.argv[1])); Net()(x, float(sys.argv[2]))
+        print(len(glob.glob(os.path.join(os.environ["MS_DEV_SAVE_GRAPHS_PATH"], "*validate*.ir"))))
+        """))
+    counts = []
+    for i, (a, b) in enumerate((("0.5", "0.5"), ("0.5", "0.75"))):
+        env = dict(os.environ, MS_DEV_SAVE_GRAPHS="1", MS_DEV_SAVE_GRAPHS_PATH=str(tmp_path / f"ir{i}"),
+                   MS_DEV_DUMP_IR_PASSES="validate", GLOG_v="3")
+        proc = subprocess.run([sys.executable, "run.py", a, b], cwd=str(tmp_path), env=env, capture_output=True,
+                              text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        counts.append(int(proc.stdout.strip().splitlines()[-1]))
+    assert counts == [2, 2]

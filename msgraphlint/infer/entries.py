@@ -55,7 +55,10 @@ class Inputs:
         self.called: Set[int] = set()                                  # ids of defs called from host code
         self.params: Dict[int, Dict[str, List[Value]]] = {}            # def id -> param -> value at each site
         self.self_attrs: Dict[int, Dict[str, List[Value]]] = {}        # construct id -> attr -> value at each site
-        self.literals: Dict[int, Dict[str, List[Tuple[int, object]]]] = {}  # def id -> param -> (line, Python literal) per site that writes one
+        # def id -> param -> (line, Python literal, receiver) per site that writes one; receiver: the
+        # construction call of the Cell instance called (``net = Net(); net(x, 0.5)``: one per
+        # instance, each compiles its own graph), None for a function or jit function
+        self.literals: Dict[int, Dict[str, List[Tuple[int, object, Optional[int]]]]] = {}
         self._frames: List[Dict[str, _Binding]] = []  # every frame of the scan (see release)
 
     def release(self) -> None:
@@ -307,7 +310,7 @@ def _record(out: Inputs, target: ast.AST, inst: Optional[tuple], call: ast.Call,
         params.setdefault(name, []).append(bound.get(name))
     lits = out.literals.setdefault(key, {})
     for name, v in _bind_literals(target, call, skip_self=inst is not None).items():
-        lits.setdefault(name, []).append((call.lineno, v))
+        lits.setdefault(name, []).append((call.lineno, v, id(inst[1]) if inst is not None else None))
     if inst is not None:
         attrs = init_attrs(inst[0], inst[1], inst[2])
         mine = out.self_attrs.setdefault(key, {})
