@@ -290,7 +290,11 @@ def where_if_fix(ctx, node: ast.If) -> Optional[Fix]:
 
 
 def where_ifexp_fix(ctx, node: ast.IfExp) -> Optional[Fix]:
-    """MSG103: ``a if c else b`` → ``ops.where(c, a, b)``."""
+    """MSG103: ``a if c else b`` → ``ops.where(c, a, b)``. Not for a conditional inside another
+    (``a if c else b if d else e``): the chain's outermost one has the fix, and asking at every
+    link would walk the chain once per link (quadratic: a 3,000-link chain ran out of budget)."""
+    if isinstance(ctx.parent(node), ast.IfExp):
+        return None
     stmt = _statement_of(ctx, node)
     if _guards(node.test) or stmt is None or isinstance(stmt, (ast.If, ast.While, ast.For, ast.With, ast.Try, ast.FunctionDef,
                                          ast.AsyncFunctionDef, ast.ClassDef)) or not _starts_line(ctx, stmt):
