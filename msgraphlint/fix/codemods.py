@@ -122,6 +122,13 @@ def select_proof(cond: ast.AST, a: ast.AST, b: ast.AST, ctx=None) -> Tuple[str, 
             f"({', '.join(sorted(la[0]))}), promoting alike"), ""
 
 
+def _not_selectable(*exprs: ast.AST) -> bool:
+    """Whether evaluating ``exprs`` unconditionally (as ops.where does, both sides) could do
+    more than compute a value: a yield, an await, a walrus binding, or a lambda."""
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Lambda))
+               for e in exprs for n in ast.walk(e))
+
+
 def ops_binding(ctx) -> Tuple[Optional[str], Tuple[Edit, ...]]:
     """The module's name for ``mindspore.ops`` and the edits that bind it: () when the module
     imports it; an inserted ``from mindspore import ops`` after the top-level imports when
@@ -236,8 +243,7 @@ def _where_return_fix(ctx, node: ast.If, a: ast.expr) -> Optional[Fix]:
         end = block[i + 1]
         if b is not None and not _starts_line(ctx, end):
             return None
-    if b is None or any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Lambda))
-                        for e in (node.test, a, b) for n in ast.walk(e)):
+    if b is None or _not_selectable(node.test, a, b):
         return None
     ops, imports = ops_binding(ctx)
     if ops is None:
@@ -277,8 +283,7 @@ def where_if_fix(ctx, node: ast.If) -> Optional[Fix]:
         if not _bound_before(ctx, node, name):
             return None  # without an else the name keeps its value: it must have one
         b = ast.Name(id=name, ctx=ast.Load())
-    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Lambda))
-           for e in (node.test, a, b) for n in ast.walk(e)):
+    if _not_selectable(node.test, a, b):
         return None
     ops, imports = ops_binding(ctx)
     if ops is None:
@@ -299,7 +304,7 @@ def where_ifexp_fix(ctx, node: ast.IfExp) -> Optional[Fix]:
     if _guards(node.test) or stmt is None or isinstance(stmt, (ast.If, ast.While, ast.For, ast.With, ast.Try, ast.FunctionDef,
                                          ast.AsyncFunctionDef, ast.ClassDef)) or not _starts_line(ctx, stmt):
         return None
-    if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.NamedExpr, ast.Lambda)) for n in ast.walk(node)):
+    if _not_selectable(node):
         return None
     ops, imports = ops_binding(ctx)
     if ops is None:
