@@ -235,7 +235,11 @@ def main() -> int:
             if x.shape != y.shape:
                 return False
             try:
-                if not np.allclose(x.astype(np.float64), y.astype(np.float64), rtol=1e-4, atol=1e-5, equal_nan=True):
+                # float32 tolerance: graph-kernel fusion re-associates sums (MatMul + BiasAdd + GeLU
+                # fused), which moves a float32 result by up to ~2e-5 on these snippets' N(0, 1)
+                # inputs (measured: 1.5e-5 on inplace_neg_block_ffn_residual, flaky at 1e-5); the
+                # divergences the labels look for differ by O(1)
+                if not np.allclose(x.astype(np.float64), y.astype(np.float64), rtol=1e-3, atol=1e-4, equal_nan=True):
                     return False
             except Exception:
                 if not np.array_equal(x, y):
