@@ -135,6 +135,50 @@ def test_add_noqa_comments_the_cell_line_and_keeps_the_rest(tmp_path):
     assert _cli("--select", "MSG101", "nb.ipynb", cwd=tmp_path).returncode == 0
 
 
+HELPERS = "def show(x):\n    print(x)\n    return x\n"
+CALL_CELL = ["class Net(nn.Cell):\n",
+             "    def construct(self, x):\n",
+             "        print(x)\n",          # line 3 of cell 3: MSG201 of the notebook itself
+             "        return show(x)\n"]    # line 4 of cell 3: MSG004, `show()` reaches MSG201 in pkg/helpers.py
+
+
+def _call_site_project(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "helpers.py").write_text(HELPERS)
+    return _write(tmp_path / "nb.ipynb", [_cell(["# Net\n"], "markdown"),
+                                          _cell(["import mindspore.nn as nn\n", "from pkg.helpers import show\n"]),
+                                          _cell(CALL_CELL)]).decode("utf-8")
+
+
+def test_add_noqa_call_site_in_a_cell_with_the_helper_linted_too(tmp_path):
+    # both files linted: the helper's line gets MSG201, the cell only its own MSG201 (a
+    # `# noqa: MSG004` at the call would be stale once the helper is silenced: MSG002)
+    before = _call_site_project(tmp_path)
+    got = _cli("--output-format", "concise", ".", cwd=tmp_path).stdout
+    assert "nb.ipynb:cell 3:4:16: MSG004" in got and "nb.ipynb:cell 3:3:9: MSG201" in got, got
+    res = _cli("--add-noqa", ".", cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (tmp_path / "pkg" / "helpers.py").read_text() == HELPERS.replace("print(x)\n", "print(x)  # noqa: MSG201\n")
+    assert (tmp_path / "nb.ipynb").read_text(encoding="utf-8") == before.replace(
+        '"        print(x)\\n"', '"        print(x)  # noqa: MSG201\\n"')
+    after = _cli(".", cwd=tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
+
+
+def test_add_noqa_call_site_in_a_cell_with_only_the_notebook_linted(tmp_path):
+    # the helper is not linted: the call's line of cell 3 gets `# noqa: MSG004`
+    before = _call_site_project(tmp_path)
+    res = _cli("--add-noqa", "nb.ipynb", cwd=tmp_path)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert (tmp_path / "nb.ipynb").read_text(encoding="utf-8") == before.replace(
+        '"        print(x)\\n"', '"        print(x)  # noqa: MSG201\\n"').replace(
+        '"        return show(x)\\n"', '"        return show(x)  # noqa: MSG004\\n"')
+    assert (tmp_path / "pkg" / "helpers.py").read_text() == HELPERS
+    after = _cli("nb.ipynb", cwd=tmp_path)
+    assert after.returncode == 0, after.stdout + after.stderr
+
+
 def test_fix_changes_only_that_cells_source(tmp_path):
     outputs = [{"name": "stdout", "output_type": "stream", "text": ["tenseur \u00e9\n"]}]
     cells = [_cell(["# Modèle\n"], "markdown"), _cell(MODEL_CELL, outputs=outputs),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import io
 import tokenize
-from typing import Dict, List, Set, Tuple
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..findings import FileResult
 from ..suppress.inline import parse_noqa
@@ -82,15 +82,16 @@ def add_noqa(results: List[FileResult]) -> Tuple[int, List[str]]:
     # a call-site finding (MSG004) repeats a finding of another file; once that one has its
     # noqa, the call site reports nothing, and a comment there would be stale (MSG002)
     silenced = {(os.path.abspath(f.path), f.line, f.code) for fr in results for f in fr.findings
-                if f.code not in SKIP_CODES and f.origin is None}
+                if f.code not in SKIP_CODES and f.origin is None and f.cell is None}
     for fr in results:
-        wanted: Dict[int, List[str]] = {}
+        # (cell, line) -> codes; the cell is None except in a notebook, whose lines count within their cell
+        wanted: Dict[Tuple[Optional[int], int], List[str]] = {}
         for f in fr.findings:
             if f.code in SKIP_CODES:
                 continue
             if f.origin is not None and (os.path.abspath(f.origin[1]), f.origin[2], f.origin[0]) in silenced:
                 continue
-            codes = wanted.setdefault(f.line, [])
+            codes = wanted.setdefault((f.cell, f.line), [])
             if f.code not in codes:
                 codes.append(f.code)
         if not wanted:
@@ -103,48 +104,19 @@ def add_noqa(results: List[FileResult]) -> Tuple[int, List[str]]:
             problems.append(f"{fr.path}: cannot add noqa: {exc}")
             continue
         if source.notebook is not None:  # per cell line, spliced into the cells' sources (msgraphlint.parse.notebook)
-            n_file, text = add_noqa_cells(source.notebook, fr, SKIP_CODES, problems)
+            n_file, text = _add_noqa_cells(source.notebook, fr.path, wanted, problems)
+        elif fr.path.endswith((".yaml", ".yml")):  # a run config: YAML comments, the data unchanged
+            n_file, text = _add_noqa_yaml(fr.path, source.text, {line: c for (_, line), c in wanted.items()}, problems)
+        else:
+            n_file, text = _comment_lines(source.text, {line: c for (_, line), c in wanted.items()}, fr.path,
+                                          problems)
             if n_file:
                 try:
-                    replace_if_unchanged(fr.path, data, encode_like(source, text))
-                    added += n_file
-                except Changed:
-                    problems.append(f"{fr.path}: changed on disk while noqa comments were added; left as it is")
-                except NotWritten as exc:
-                    problems.append(f"{fr.path}: noqa comments not written: {exc.reason}")
-            continue
-        if fr.path.endswith((".yaml", ".yml")):  # a run config: YAML comments, the data unchanged
-            n_file, text = _add_noqa_yaml(fr.path, source.text, wanted, problems)
-            if n_file:
-                try:
-                    replace_if_unchanged(fr.path, data, encode_like(source, text))
-                    added += n_file
-                except Changed:
-                    problems.append(f"{fr.path}: changed on disk while noqa comments were added; left as it is")
-                except NotWritten as exc:
-                    problems.append(f"{fr.path}: noqa comments not written: {exc.reason}")
-            continue
-        lines = source.text.split("\n")
-        blocked = uncommentable_lines(source.text)
-        n_file = 0
-        for line_no, codes in sorted(wanted.items()):
-            if line_no in blocked or not 1 <= line_no <= len(lines):
-                problems.append(f"{fr.path}:{line_no}: cannot hold a comment (inside a string or after a "
-                                f"backslash); not suppressed: {', '.join(codes)}")
-                continue
-            old = lines[line_no - 1]
-            cr = "\r" if old.endswith("\r") else ""
-            new = add_to_line(old[:-1] if cr else old, codes) + cr
-            if new != old:
-                lines[line_no - 1] = new
-                n_file += 1
+                    check_parses(text, fr.path)
+                except FixError as exc:
+                    problems.append(f"{fr.path}: noqa comments not written: {exc}")
+                    continue
         if not n_file:
-            continue
-        text = "\n".join(lines)
-        try:
-            check_parses(text, fr.path)
-        except FixError as exc:
-            problems.append(f"{fr.path}: noqa comments not written: {exc}")
             continue
         try:  # only over the bytes that were linted: a file changed meanwhile is left alone
             replace_if_unchanged(fr.path, data, encode_like(source, text))
@@ -156,6 +128,30 @@ def add_noqa(results: List[FileResult]) -> Tuple[int, List[str]]:
             continue
         added += n_file
     return added, problems
+
+
+def _comment_lines(text: str, wanted: Dict[int, List[str]], where: str, problems: List[str],
+                   masked: Sequence[int] = (), tokens: Optional[str] = None) -> Tuple[int, str]:
+    """The one per-line loop, for a Python file and for a notebook cell: ``text`` with the
+    codes of each 1-based line in ``wanted`` added to its noqa comment; (lines changed, the
+    new text). A line that cannot hold a comment (inside a string, after a backslash, one of
+    the ``masked`` 0-based IPython lines, past the end) is a problem, named ``where:LINE``.
+    ``tokens``: the text to tokenize for that (a cell's source with its IPython lines masked)."""
+    lines = text.split("\n")
+    blocked = uncommentable_lines(text if tokens is None else tokens)
+    n = 0
+    for line_no, codes in sorted(wanted.items()):
+        if line_no in blocked or line_no - 1 in masked or not 1 <= line_no <= len(lines):
+            why = "an IPython line" if line_no - 1 in masked else "inside a string or after a backslash"
+            problems.append(f"{where}:{line_no}: cannot hold a comment ({why}); not suppressed: {', '.join(codes)}")
+            continue
+        old = lines[line_no - 1]
+        cr = "\r" if old.endswith("\r") else ""
+        new = add_to_line(old[:-1] if cr else old, codes) + cr
+        if new != old:
+            lines[line_no - 1] = new
+            n += 1
+    return n, "\n".join(lines) if n else text
 
 
 def _yaml_comment_start(line: str):
@@ -220,50 +216,29 @@ def _add_noqa_yaml(path: str, text: str, wanted: Dict[int, List[str]], problems:
     return n, new_text
 
 
-def add_noqa_cells(nb, result, skip_codes, problems: List[str]) -> Tuple[int, str]:
-    """``--add-noqa`` for a notebook: (comments added, the new file text). Each finding's
-    code goes on its line of its cell; only the changed cells' sources are spliced in."""
+def _add_noqa_cells(nb, path: str, wanted: Dict[Tuple[Optional[int], int], List[str]],
+                    problems: List[str]) -> Tuple[int, str]:
+    """``--add-noqa`` for a notebook: (comments added, the new file text). ``wanted``:
+    (cell, line within it) -> codes; each cell's lines get them by :func:`_comment_lines`,
+    and only the changed cells' sources are spliced in (``notebook.splice``)."""
     from .contract import FixError, check_parses
     from ..parse.notebook import mask, splice
 
-    wanted: Dict[Tuple[int, int], List[str]] = {}
-    for f in result.findings:
-        if f.code in skip_codes or f.cell is None:
-            continue
-        codes = wanted.setdefault((f.cell, f.line), [])
-        if f.code not in codes:
-            codes.append(f.code)
     cells = {c.index + 1: c for c in nb.cells}
     new_sources: Dict[int, str] = {}
     added = 0
-    for cell_no in sorted({c for c, _ in wanted}):
+    for cell_no in sorted({c for c, _ in wanted if c is not None}):
         cell = cells.get(cell_no)
         if cell is None:
             continue
-        masked = mask(cell.source)[0]
-        lines = cell.source.split("\n")
-        blocked = uncommentable_lines(masked)
-        n = 0
-        for (c, line_no), codes in sorted(wanted.items()):
-            if c != cell_no:
-                continue
-            if line_no in blocked or line_no - 1 in cell.masked or not 1 <= line_no <= len(lines):
-                problems.append(f"{result.path}:cell {cell_no}:{line_no}: cannot hold a comment; "
-                                f"not suppressed: {', '.join(codes)}")
-                continue
-            old = lines[line_no - 1]
-            cr = "\r" if old.endswith("\r") else ""
-            new = add_to_line(old[:-1] if cr else old, codes) + cr
-            if new != old:
-                lines[line_no - 1] = new
-                n += 1
+        n, text = _comment_lines(cell.source, {line: codes for (c, line), codes in wanted.items() if c == cell_no},
+                                 f"{path}:cell {cell_no}", problems, cell.masked, mask(cell.source)[0])
         if not n:
             continue
-        text = "\n".join(lines)
         try:
-            check_parses(mask(text)[0], f"{result.path}:cell {cell_no}")
+            check_parses(mask(text)[0], f"{path}:cell {cell_no}")
         except FixError as exc:
-            problems.append(f"{result.path}: noqa comments not written: {exc}")
+            problems.append(f"{path}: noqa comments not written: {exc}")
             return 0, nb.raw
         new_sources[cell.index] = text
         added += n
