@@ -6,7 +6,7 @@ import ast
 from typing import Any, Callable, Optional, Sequence
 
 from .parse.astutil import per_tree
-from .findings import Finding, Fix
+from .findings import Finding, Fix, format_message
 from .fix.contract import CONTRACT_LOG  # noqa: F401  (the contract's refusals; rules' fixes are checked here)
 from .project.imports import ImportMap
 from .project.scopes import GraphScope
@@ -267,7 +267,8 @@ class RuleContext:
         rule = self.rule
         fix = self._checked_fix(fix)
         alts = tuple(a for a in (self._checked_fix(a) for a in alternatives) if a is not None)
-        text = (message or rule.message).format(**fmt) if fmt else (message or rule.message)
+        # the template's first line is the title (Finding.message), the rest its detail
+        text, detail = format_message(message or rule.message, fmt)
         hint_text = hint if hint is not None else rule.hint
         if hint_text and fmt:
             try:
@@ -275,7 +276,7 @@ class RuleContext:
             except (KeyError, IndexError):
                 pass
         finding = Finding(
-            code=rule.code, name=rule.name, message=text, path=self.path, line=line, col=col,
+            code=rule.code, name=rule.name, message=text, detail=detail, path=self.path, line=line, col=col,
             end_line=end_line, end_col=end_col, severity=rule.severity, hint=hint_text,
             chain=self.scope.chain if self.scope else (), fix=fix,
             source_line=self.source.line(line), alternatives=alts,

@@ -77,7 +77,14 @@ class Fix:
 @dataclass(frozen=True)
 class Finding:
     """One diagnostic. Lines are 1-based, columns 0-based (as in ``ast``);
-    reporters convert to what their format wants."""
+    reporters convert to what their format wants.
+
+    ``message`` is one short line saying what and where (ruff's message: what an editor's
+    one-line view and every one-line format show); ``detail``, when there is more to say,
+    is the rest: what happens in the graph, the compiler's words, the evidence (text
+    below the header, JSON ``detail``, SARIF markdown, the LSP message's later lines).
+    A rule writes both in one template, the title on its first line (``Rule.message``,
+    ``ctx.report(message=...)``); ``full_message`` joins them again."""
 
     code: str
     name: str
@@ -103,6 +110,14 @@ class Finding:
     # a notebook's finding: the cell (1-based among all its cells), ``line``/``end_line``
     # counted within that cell (``notebook.localize``); None for every other file
     cell: Optional[int] = None
+    # the lines after ``message``: what happens in the graph and the evidence; None when the
+    # title says it all
+    detail: Optional[str] = None
+
+    @property
+    def full_message(self) -> str:
+        """``message`` and, on the following lines, ``detail``."""
+        return self.message + "\n" + self.detail if self.detail else self.message
 
     @property
     def sort_key(self):
@@ -112,6 +127,25 @@ class Finding:
         from dataclasses import replace
 
         return replace(self, **changes)
+
+
+def split_message(text: str) -> Tuple[str, Optional[str]]:
+    """A message template or text → (the title line, the detail or None): the first line
+    and the rest, each stripped; an empty rest is None."""
+    title, _, rest = (text or "").partition("\n")
+    rest = rest.strip()
+    return title.strip(), rest or None
+
+
+def format_message(template: str, fmt: Optional[dict] = None) -> Tuple[str, Optional[str]]:
+    """A rule's message template filled in → (title, detail): split before it is filled in,
+    so that a value with a line break (a source segment) cannot move the split; a line
+    break inside a filled-in title is shown escaped by the reporters."""
+    title, detail = split_message(template)
+    if fmt:
+        title = title.format(**fmt)
+        detail = detail.format(**fmt) if detail else None
+    return title, detail
 
 
 @dataclass

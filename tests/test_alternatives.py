@@ -150,7 +150,7 @@ def test_json_alternatives_array_and_schema_2_2():
 
     doc = json.loads(render("json", _results(), _rules()))
     jsonschema.Draft202012Validator(json_reporter.load_schema()).validate(doc)
-    assert doc["schema_version"] == "2.3"
+    assert doc["schema_version"] == "2.4"
     alt, safe = doc["findings"]
     assert alt["fix"] is None and alt["alternatives"] == [
         {"description": KEEP, "safety": "unsafe",

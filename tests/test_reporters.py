@@ -232,7 +232,7 @@ def test_json_document_matches_its_schema_and_content():
     doc = json.loads(render("json", sample_results(), RULES))
     jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker()).validate(doc)
 
-    assert doc["schema_version"] == "2.3"
+    assert doc["schema_version"] == "2.4"
     assert doc["tool"] == {"name": "msgraphlint", "version": __version__}
     assert doc["summary"] == {"files": 3, "findings": 4, "fixable": 1, "hidden_fixes": 0,
                               "by_code": {"MSG002": 1, "MSG901": 1, "MSG902": 2}}
@@ -241,7 +241,7 @@ def test_json_document_matches_its_schema_and_content():
     printed = doc["findings"][2]
     assert printed == {
         "code": "MSG901", "name": "print-in-graph",
-        "message": "print() is not supported in graph mode", "severity": "error",
+        "message": "print() is not supported in graph mode", "detail": None, "severity": "error",
         "path": "pkg/model.py", "line": 12, "column": 9, "end_line": 12, "end_column": 17,
         "hint": "use ops.Print", "chain": ["called from Net.construct (pkg/model.py:4)"],
         "fix": {"description": "Replace print with ops.Print", "safety": "safe",

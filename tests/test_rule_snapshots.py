@@ -1,5 +1,5 @@
 """Every rule's INVALID examples, snapshotted: the message, line and column (and the end of the
-span) of each finding, one file per rule module (tests/rules/snapshots/<module>.json), so that
+span) of each finding, and its detail (the lines after the title), one file per rule module (tests/rules/snapshots/<module>.json), so that
 a change of wording or position cannot pass unnoticed. tests/test_rule_examples.py checks the
 lines an example expects; this file checks everything else a user reads.
 
@@ -47,7 +47,8 @@ def _findings(tmp_path: Path, rule, index: int, example) -> list:
     result = run_paths([str(path)], select=[rule.code], config_file=None)
     found = [f for fr in result.files for f in fr.findings + fr.unused_suppressions if f.code == rule.code]
     return [{"line": f.line, "col": f.col + 1, "end_line": f.end_line,
-             "end_col": f.end_col + 1 if f.end_col is not None else None, "message": f.message}
+             "end_col": f.end_col + 1 if f.end_col is not None else None, "message": f.message,
+             "detail": f.detail}
             for f in sorted(found, key=lambda f: (f.line, f.col, f.message))]
 
 

@@ -37,7 +37,8 @@ def diagnostic(f: Finding, doc: Document, encoding: str) -> lsp.Diagnostic:
     end_line = f.end_line or f.line
     end_col = f.end_col if f.end_col is not None else len(doc.line(end_line - 1))
     rule = _rules().get(f.code)
-    message = f.message + (f"\nhelp: {f.hint}" if f.hint else "") + "".join(f"\nnote: {c}" for c in f.chain)
+    # the title first (an editor's one-line view), then the detail, the help and the notes
+    message = f.full_message + (f"\nhelp: {f.hint}" if f.hint else "") + "".join(f"\nnote: {c}" for c in f.chain)
     return lsp.Diagnostic(
         range=_range(doc, doc.lsp_position(f.line, f.col, encoding), doc.lsp_position(end_line, end_col, encoding)),
         message=message, severity=_SEVERITY.get(f.severity, lsp.DiagnosticSeverity.Warning),
@@ -233,5 +234,7 @@ def hover(doc: Document, position: lsp.Position, findings: List[Finding], encodi
             end = f.end_col if f.end_col is not None and (f.end_line or f.line) == f.line else len(text)
             if f.col <= col <= end:
                 return lsp.Hover(lsp.MarkupContent(lsp.MarkupKind.Markdown,
-                                                   f"**{f.message}**\n\n" + rules[f.code].docs()))
+                                                   f"**{f.message}**\n\n"
+                                                   + (f"{f.detail}\n\n" if f.detail else "")
+                                                   + rules[f.code].docs()))
     return None

@@ -21,7 +21,7 @@ from ._common import (all_findings, column1, count_by_code, fix_applicable, hidd
 
 # 2.0: summary.fixable counts what --fix applies; summary.hidden_fixes; 2.1: origin; 2.2: alternatives;
 # 2.3: `cell` (a notebook's findings and edits)
-SCHEMA_VERSION = "2.3"
+SCHEMA_VERSION = "2.4"
 SCHEMA_RESOURCE = "findings.schema.json"  # in the msgraphlint.data package
 
 
@@ -51,6 +51,7 @@ def _finding_dict(finding: Finding, rules: Mapping[str, type]) -> Dict[str, Any]
         "code": finding.code,
         "name": finding.name,
         "message": finding.message,
+        "detail": finding.detail,
         "severity": getattr(finding.severity, "value", finding.severity),
         "path": finding.path,
         "line": finding.line,

@@ -42,9 +42,11 @@ def _attr(text: str) -> str:
 def _case(f: Finding) -> List[str]:
     cell = f' cell="{f.cell}"' if f.cell is not None else ""
     where = (f"cell {f.cell}, " if f.cell is not None else "") + f"line {f.line}, col {f.col + 1}"
+    # the detail as the failure's text after the title (one line: `&#10;` would start a log line)
+    detail = escape(_clean(": " + " ".join(f.detail.split()))) if f.detail else ""
     return [f'    <testcase name={_attr("msgraphlint." + f.code)} classname={_attr(f.path)} '
             f'line="{f.line}" column="{f.col + 1}"{cell}>',
-            f'      <failure message={_attr(f.message)}>{escape(_clean(f"{where}, {f.message}"))}</failure>',
+            f'      <failure message={_attr(f.message)}>{escape(_clean(f"{where}, {f.message}"))}{detail}</failure>',
             "    </testcase>"]
 
 

@@ -122,6 +122,15 @@ def _fix(fix: Fix, location: Dict[str, str], alternative: bool = False) -> Optio
     return out
 
 
+def _message(finding: Finding) -> Dict[str, str]:
+    """``text``: the one-line title; ``markdown`` (only when there is a detail): the title,
+    then the detail as its own paragraph (the messages' backticks are markdown's code spans)."""
+    out = {"text": finding.message}
+    if finding.detail:
+        out["markdown"] = finding.message + "\n\n" + finding.detail
+    return out
+
+
 def _result(finding: Finding, rule_index: int, location: Dict[str, str], print_: str,
             rules: Mapping[str, type], root: Optional[str] = None) -> Dict[str, Any]:
     physical: Dict[str, Any] = {
@@ -139,7 +148,7 @@ def _result(finding: Finding, rule_index: int, location: Dict[str, str], print_:
         "ruleId": finding.code,
         "ruleIndex": rule_index,
         "level": _level(finding.severity),
-        "message": {"text": finding.message},
+        "message": _message(finding),
         "locations": [where],
         "partialFingerprints": {FINGERPRINT_KEY: print_},
     }

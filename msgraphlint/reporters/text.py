@@ -1,6 +1,7 @@
 """The default, human-readable output, in the style of ruff's ``full`` format::
 
-    model.py:12:9: MSG201 [*] print() is not supported in graph mode
+    model.py:12:9: MSG201 [*] `print()` in graph code
+      graph mode compiles `print` to a Print op with the graph's other side effects...
        |
     12 |         print(x)
        |         ^^^^^^^^ MSG201
@@ -14,6 +15,8 @@
   ``nb.ipynb:cell 3:4:5: ...``: the cell, then the line within it, as ruff prints it);
   ``[*]`` appears only when ``--fix`` would apply the finding's fix (a safe fix, or
   any fix with ``--unsafe-fixes``), as in ruff;
+* ``Finding.detail`` (what happens in the graph, the evidence) follows on lines indented
+  by two spaces, wrapped at 88 columns;
 * the snippet (only when ``Finding.source_line`` is known) has a line-number
   gutter and carets under the flagged span; a span that runs onto later lines
   is underlined to the end of its first line; a span of unknown end gets one
@@ -36,6 +39,7 @@ line starts with its path or the gutter, never with ``::``.
 
 from __future__ import annotations
 
+import textwrap
 import unicodedata
 from typing import List, Mapping, Optional
 
@@ -45,6 +49,7 @@ from ..findings import FileResult, Finding, Severity
 from ._common import all_findings, fix_applicable, hint_for, safe_path, safe_text, statistics_rows, summary_line
 
 TAB_WIDTH = 4
+DETAIL_WIDTH = 88  # the detail's lines are wrapped at this many columns
 
 
 def _style(text: str, color: bool, **kw) -> str:
@@ -111,9 +116,24 @@ def snippet(finding: Finding, *, color: bool = False) -> List[str]:
     ]
 
 
+def detail_lines(finding: Finding, width: int = DETAIL_WIDTH) -> List[str]:
+    """``Finding.detail`` below the header, indented by two spaces and wrapped at ``width``
+    columns (a detail's own line breaks are kept), each line escaped (``safe_text``)."""
+    if not finding.detail:
+        return []
+    out: List[str] = []
+    for part in finding.detail.splitlines():
+        part = safe_text(part.strip())
+        if part:
+            out += textwrap.wrap(part, width=width, initial_indent="  ", subsequent_indent="  ",
+                                 break_long_words=False, break_on_hyphens=False) or ["  " + part]
+    return out
+
+
 def render_finding(finding: Finding, rules: Mapping[str, type], *, color: bool = False,
                    unsafe_fixes: bool = False) -> List[str]:
     lines = [header(finding, color=color, unsafe_fixes=unsafe_fixes)]
+    lines += detail_lines(finding)
     lines += snippet(finding, color=color)
     pad = " " * len(str(finding.line))
     eq = _style("=", color, fg="blue", bold=True)
