@@ -31,9 +31,10 @@ class UnjoinableBranches(Rule):
     name = "unjoinable-branches"
     summary = ("A tensor-decided branch whose two sides give values graph mode cannot join (a Tensor and a Python "
                "scalar or tuple, scalars of different types, tensors of different dtypes): the compile fails.")
-    message = ("{what} ({where}), and {subject} {a} (line {la}: `{ta}`) and {b} (line {lb}: `{tb}`): MindSpore "
+    message = ("`{expr}`: {a} and {b} cannot be joined\n"
+               "{what} ({where}), and {subject} {a} (line {la}: `{ta}`) and {b} (line {lb}: `{tb}`): MindSpore "
                "cannot join them, so it fails to compile (`TypeError: Cannot join the return values of different "
-               "branches`)")
+               "branches`).")
     hint = ("make both branches give the same kind: a Tensor on both sides (`ops.zeros_like(x)`, `Tensor(0, x.dtype)`, "
             "`.astype(...)` to one dtype), or pick with `ops.select`/`ops.where`")
     severity = Severity.ERROR
@@ -245,14 +246,17 @@ class UnjoinableBranches(Rule):
                 continue
             done.add(id(node))
             if isinstance(node, (ast.BoolOp, ast.IfExp)):
-                what = f"`{line_text(ctx, node)}` picks a value by a tensor's truth"
+                expr = line_text(ctx, node)
+                what = f"`{expr}` picks a value by a tensor's truth"
             elif isinstance(node, ast.Call):
-                what = f"`{line_text(ctx, node)}` picks a Cell by a tensor index (a switch_layer)"
+                expr = line_text(ctx, node)
+                what = f"`{expr}` picks a Cell by a tensor index (a switch_layer)"
             else:
                 parent = ctx.parent(node)
                 kw = "elif" if isinstance(parent, ast.If) and ctx.source.line(parent.lineno).lstrip().startswith("elif") else "if"
-                what = f"`{kw} {line_text(ctx, node)}` branches on a tensor value"
-            ctx.report(node, what=what, where=ctx.where, subject=subject, a=a.describe(), b=b.describe(),
+                expr = f"{kw} {line_text(ctx, node)}"
+                what = f"`{expr}` branches on a tensor value"
+            ctx.report(node, expr=expr, what=what, where=ctx.where, subject=subject, a=a.describe(), b=b.describe(),
                        la=getattr(a.node, "lineno", "?"), lb=getattr(b.node, "lineno", "?"),
                        ta=line_text(ctx, a.node), tb=line_text(ctx, b.node))
 
@@ -306,9 +310,10 @@ class TensorSizedList(Rule):
     name = "tensor-sized-list"
     summary = ("A list whose length a tensor decides (a comprehension filtered by a tensor condition, `append` "
                "under a tensor `if`): MindSpore 2.10 fails to compile it or crashes.")
-    message = ("{what} ({where}): the list's length depends on a tensor value, which graph mode cannot join; "
-               "it fails to compile on MindSpore 2.10 (`RuntimeError: The pointer[...] is null`) or the process "
-               "crashes (segmentation fault)")
+    message = ("{what}: the list's length depends on a tensor\n"
+               "In {where} the list's length depends on a tensor value, which graph mode cannot join; it fails to "
+               "compile on MindSpore 2.10 (`RuntimeError: The pointer[...] is null`) or the process crashes "
+               "(segmentation fault).")
     hint = ("keep the length fixed: compute every element and mask the unwanted ones (`ops.where(cond, v, 0)`), "
             "or filter outside the graph")
     severity = Severity.ERROR

@@ -61,9 +61,10 @@ class BytecodeGraphBreak(_ModeBranch):
     mode = "bytecode"
     summary = ("A tensor-decided `if`/`while`/conditional expression under `jit(capture_mode=\"bytecode\")`: "
                "the graph breaks there.")
-    message = ("`{what} {cond}` decides on a tensor value under `jit(capture_mode=\"bytecode\")` ({where}): "
-               "the graph breaks here — MindSpore compiles the code around it as separate graphs and Python "
-               "takes the branch (no Switch; results are right, the work is split across graphs)")
+    message = ("`{what} {cond}` on a tensor breaks a bytecode-captured graph\n"
+               "It decides on a tensor value under `jit(capture_mode=\"bytecode\")` ({where}): the graph breaks "
+               "here — MindSpore compiles the code around it as separate graphs and Python takes the branch (no "
+               "Switch; results are right, the work is split across graphs).")
     hint = ("keep the decision on the device with `ops.where(cond, a, b)` / `ops.select`, or move the "
             "data-dependent control flow out of the jit function")
     severity = Severity.WARNING
@@ -115,9 +116,10 @@ class TraceFrozenBranch(_ModeBranch):
     mode = "trace"
     summary = ("A tensor-decided `if`/`while`/conditional expression under `jit(capture_mode=\"trace\")`: decided "
                "once while tracing, replayed for every input.")
-    message = ("`{what} {cond}` decides on a tensor value under `jit(capture_mode=\"trace\")` ({where}): it is "
-               "decided once, while tracing, and the graph replays that branch (or trip count) for every input "
-               "— wrong results when a later input decides otherwise")
+    message = ("`{what} {cond}` on a tensor is decided once under trace capture\n"
+               "It decides on a tensor value under `jit(capture_mode=\"trace\")` ({where}): it is decided once, "
+               "while tracing, and the graph replays that branch (or trip count) for every input — wrong results "
+               "when a later input decides otherwise.")
     hint = ("express the choice as data with `ops.where(cond, a, b)` / `ops.select`, or use the default (ast) "
             "capture, which compiles a real branch")
     severity = Severity.ERROR
@@ -185,7 +187,7 @@ class BytecodeCaptureBreak(Rule):
     captures = frozenset({"bytecode"})
     summary = ("A statement or call where MindSpore 2.10 breaks the graph under `jit(capture_mode=\"bytecode\")` "
                "(a set, a nested class, `import`, `nonlocal`, `.asnumpy()`, `open()`).")
-    message = "{what} in a `jit(capture_mode=\"bytecode\")` function ({where}): {effect}"
+    message = "{what} breaks a bytecode-captured graph\nIn a `jit(capture_mode=\"bytecode\")` function ({where}): {effect}."
     hint = ("keep Python-only work (imports, files, host copies, sets, classes) outside the "
             "jit function, or pass `fullgraph=True` to make every graph break an error")
     severity = Severity.WARNING

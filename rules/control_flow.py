@@ -71,8 +71,9 @@ class TensorIf(Rule):
     name = "tensor-if"
     fix_safety = FixSafety.SAFE  # ops.where when proved (msgraphlint/fix/codemods.py), else unsafe
     summary = "`if`/`elif` whose condition is a tensor value: compiled into a Switch with branch subgraphs."
-    message = ("`{what} {cond}` branches on a tensor value in graph-mode code ({where}): MindSpore compiles it "
-               "into a Switch with separate branch subgraphs (more kernel graphs, no fusion across the branch)")
+    message = ("`{what} {cond}` branches on a tensor value\n"
+               "In graph-mode code ({where}) MindSpore compiles it into a Switch with separate branch subgraphs "
+               "(more kernel graphs, no fusion across the branch).")
     hint = ("compute both values and pick one with `ops.select(cond, a, b)` / `ops.where(cond, a, b)` "
             "(or multiply by a mask); keep `if` for compile-time tests (`is None`, shapes, `self.training`)")
     severity = Severity.WARNING
@@ -266,8 +267,9 @@ class TensorWhile(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-while"
     summary = "`while` whose condition is a tensor value: a run-time loop subgraph, not unrolled."
-    message = ("`while {cond}` loops on a tensor value in graph-mode code ({where}): MindSpore compiles a "
-               "run-time loop (Switch + loop subgraphs, not unrolled, no fusion across iterations)")
+    message = ("`while {cond}` loops on a tensor value\n"
+               "In graph-mode code ({where}) MindSpore compiles a run-time loop (Switch + loop subgraphs, not "
+               "unrolled, no fusion across iterations).")
     hint = ("use a fixed trip count (`for _ in range(N)` is unrolled) and freeze finished elements with "
             "`ops.select`/`ops.where`, or move the data-dependent loop out of the graph")
     severity = Severity.WARNING
@@ -364,8 +366,9 @@ class TensorValueBranch(Rule):
     name = "tensor-value-branch"
     fix_safety = FixSafety.SAFE  # ops.where when proved (msgraphlint/fix/codemods.py), else unsafe
     summary = "Conditional expression or `and`/`or` that picks a value by a tensor's truth: a Switch."
-    message = ("`{expr}` picks a value by a tensor's truth in graph-mode code ({where}): MindSpore compiles "
-               "it into a Switch with branch subgraphs (more kernel graphs, no fusion across them)")
+    message = ("`{expr}` picks a value by a tensor's truth\n"
+               "In graph-mode code ({where}) MindSpore compiles it into a Switch with branch subgraphs (more "
+               "kernel graphs, no fusion across them).")
     hint = ("`ops.where(cond, a, b)` / `ops.select` for a conditional expression; `ops.logical_and` / "
             "`ops.logical_or` (or `&` / `|` on boolean tensors) for `and` / `or`")
     severity = Severity.WARNING
@@ -460,9 +463,9 @@ class TensorAssert(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-assert"
     summary = "`assert`, or `if ...: raise`, on a tensor value: a Switch in the graph that fails only at run time."
-    message = ("`{what}` checks a tensor value in graph-mode code ({where}): MindSpore compiles the check into "
-               "a Switch with a raise branch that runs on every call (more kernel graphs) and fails only at "
-               "run time")
+    message = ("`{what}` checks a tensor value in the graph\n"
+               "In graph-mode code ({where}) MindSpore compiles the check into a Switch with a raise branch that "
+               "runs on every call (more kernel graphs) and fails only at run time.")
     hint = ("validate the data outside the Cell (in the input pipeline or the training loop), or clamp/mask "
             "the value with `ops.clamp`/`ops.where` instead of failing")
     severity = Severity.WARNING
@@ -578,9 +581,10 @@ class EntryParameterBranch(Rule):
     name = "entry-parameter-branch"
     summary = ("A branch on a parameter of a graph entry whose kind nothing in the project shows: a tensor "
                "gives a Switch, a Python scalar a recompile per value.")
-    message = ("`{what} {cond}` branches on `{param}`, a parameter of {where} that no caller, annotation, default or "
-               "use in the body types: if callers pass a tensor, MindSpore compiles a Switch with branch subgraphs; "
-               "if they pass a Python scalar, the branch is folded but the graph is compiled again for every new value")
+    message = ("`{what} {cond}` branches on `{param}`, a parameter of unknown type\n"
+               "No caller, annotation, default or use in the body of {where} types `{param}`: if callers pass a "
+               "tensor, MindSpore compiles a Switch with branch subgraphs; if they pass a Python scalar, the branch "
+               "is folded but the graph is compiled again for every new value.")
     hint = ("a setting: fix it in `__init__` (or pass it to the constructor); a run-time value: pass a Tensor and "
             "pick with `ops.select`/`ops.where`")
     severity = Severity.INFO
