@@ -196,6 +196,13 @@ class _Outputs:
                 if inner:
                     return f"a tuple holding {inner}"
             return None
+        if isinstance(e, ast.BoolOp):
+            picked = self.picked_operand(e)
+            return self.why(picked, depth + 1, in_tuple) if picked is not None else None
+        if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Slice) and not in_tuple:
+            sliced = self.sliced_constants(e)
+            if sliced:
+                return f"a list of constants sliced from {sliced} (`{self.ctx.segment(e)}`)"
         vals = self.input_values(e)
         if vals:
             what = _same(_classify(v) for v in vals)
@@ -221,6 +228,57 @@ class _Outputs:
             what = _classify(outside[0])
             if what:
                 return f"{what} (`{self.ctx.segment(e)}`) held by a container defined outside the graph"
+        return None
+
+    def truthiness(self, e: ast.AST, depth: int = 0) -> Optional[bool]:
+        """``bool(e)`` when the parser knows it: a constant, a display of known length (no
+        ``*``), a local bound once to one of those and never filled or emptied in place."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(e, ast.Constant):
+            return bool(e.value)
+        if isinstance(e, (ast.List, ast.Tuple, ast.Set)) and not any(isinstance(x, ast.Starred) for x in e.elts):
+            return bool(e.elts)
+        if isinstance(e, ast.Dict) and None not in e.keys:
+            return bool(e.keys)
+        if isinstance(e, ast.Name) and e.id not in self.params:
+            values = self.assignments(e.id)
+            if values and len(values) == 1 and e.id not in self._mutated:
+                return self.truthiness(values[0], depth + 1)
+        return None
+
+    def picked_operand(self, e: ast.BoolOp) -> Optional[ast.AST]:
+        """The operand ``a or b`` / ``a and b`` evaluates to, when the truthiness of the operands
+        before it is known at compile time (Python's rule: ``or`` gives the first true operand,
+        ``and`` the first false one, else the last). Measured on 2.10 CPU: ``[1, 2] or 2`` returned
+        from a graph entry is that list (1 PyExecute), ``[1, 2] and 2`` is 2 (none)."""
+        stop = isinstance(e.op, ast.Or)
+        for op in e.values[:-1]:
+            t = self.truthiness(op)
+            if t is None:
+                return None
+            if t is stop:
+                return op
+        return e.values[-1]
+
+    def sliced_constants(self, e: ast.Subscript) -> Optional[str]:
+        """What ``seq[a:b:c]`` (literal bounds) slices when it makes a new list of constants: a list
+        display of constants bound in the graph, or the Python list of constants every host call passes in
+        (measured on 2.10 CPU: ``x[::2]`` of ``[0, 1, 0, 1]`` passed in, 1 PyExecute)."""
+        sl = e.slice
+        if not all(b is None or self.const_literal(b) for b in (sl.lower, sl.upper, sl.step)):
+            return None  # `x[a::]` with a Tensor bound is a dynamic-length list, a graph value (2.10: no PyExecute)
+        base = e.value
+        if isinstance(base, ast.Name) and base.id not in self.params:
+            values = self.assignments(base.id)
+            if values and len(values) == 1 and base.id not in self._mutated \
+                    and isinstance(values[0], ast.List) and all(self.const_literal(x) for x in values[0].elts):
+                return f"the list `{base.id}`"
+            return None
+        vals = self.input_values(base)
+        if vals and all(v is not None and v[0] == "value" and isinstance(v[1], ast.List)
+                        and all(isinstance(x, ast.Constant) for x in v[1].elts) for v in vals):
+            return "the Python list the caller passes in"
         return None
 
     def outside_values(self, e: ast.AST, depth: int = 0) -> Optional[list]:
@@ -491,6 +549,11 @@ class PythonObjectOutput(Rule):
           calls this module makes (`msgraphlint/infer/entries.py`); every call must pass one.
 
         - `None` that the calling Python code passes in and the graph returns (1 node).
+        - a slice with literal bounds of a list of constants, a new list of constants (1 node):
+          `names[1:]` of `names = [1, 2, 3, 4]`, `x[::2]` of the `[0, 1, 0, 1]` the caller passes;
+          with a Tensor bound (`names[a::]`) it is a dynamic-length list, a graph value (none);
+        - `a or b` / `a and b`: the operand Python picks, where the operands before it have a
+          truthiness the parser knows (`[1, 2] or 2` is the list: 1 node; `[1, 2] and 2` is 2: none).
 
         Not affected (measured: no PyExecute): a tensor, an int, a float, a string, a bool,
         `x.shape`, tuples of those (also nested), a list of tensors (`[x, x + 1]`, `[[x]]`, a

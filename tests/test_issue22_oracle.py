@@ -1,0 +1,56 @@
+"""Issue 22 done-when (the oracle of MindSpore's own compiler tests): the in-reach misses of
+``benchmarks/oracle_mindspore_tests.py`` turned into mechanisms, each with labeled fixtures
+(fixtures/labeled/, compiled on MindSpore 2.10 CPU by scripts/label_fixtures.py): a positive
+the rule must report on its ``# defect`` line only, and look-alikes it must leave alone.
+The label's compile facts are checked first, so a case cannot pass on a fixture the compiler
+disagrees with.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from msgraphlint.run.runner import run_paths
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LABELED = os.path.join(ROOT, "fixtures", "labeled")
+
+# fixture stem -> (the rule run, what the label's evidence must show)
+CASES = {
+    # `a or b` / `a and b` returned from a graph entry: the operand Python picks, when the
+    # operands before it have a truthiness the parser knows (MindSpore's meta_fg_not_support_type_or)
+    "fallback_pos_output_or_picks_list": ("MSG414", "1 PyExecute"),
+    "fallback_neg_output_and_picks_int": ("MSG414", "clean"),
+    # a slice of a list of constants is a new list of constants (MindSpore's
+    # multitype_generated_by_inner_method_1: `x[::2]` of the caller's list)
+    "fallback_pos_output_slice_of_caller_list": ("MSG414", "1 PyExecute"),
+    "fallback_pos_output_slice_of_local_list": ("MSG414", "1 PyExecute"),
+    "fallback_neg_output_slice_of_caller_tuple": ("MSG414", "clean"),
+}
+
+
+def _label(stem):
+    with open(os.path.join(LABELED, stem + ".json"), encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def _defect_line(path):
+    with open(path, encoding="utf-8") as fh:
+        return next(i for i, line in enumerate(fh, 1) if "# defect" in line)
+
+
+@pytest.mark.parametrize("stem", sorted(CASES))
+def test_oracle_miss_fixture(stem):
+    code, fact = CASES[stem]
+    lab = _label(stem)
+    assert lab["confirmed"], lab["evidence"]
+    assert fact in lab["evidence"], lab["evidence"]
+    path = os.path.join(LABELED, stem + ".py")
+    found = [(f.line, f.code) for fr in run_paths([path], select=[code]).files for f in fr.findings]
+    if "_pos_" in stem:
+        assert found == [(_defect_line(path), code)]
+    else:
+        assert found == []
