@@ -12,6 +12,9 @@ import ast
 from typing import Optional
 
 from msgraphlint.parse.astutil import last_assignment_before, walk_no_ctx
+from msgraphlint.findings import FixSafety
+from msgraphlint.fix.codemods import (async_fix, del_fix, import_fix, loop_else_fix, set_fix, try_finally_fix,
+                                      walrus_fix, with_null_fix)
 from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 
 # construct -> (what the message calls it, MindSpore 2.10's error, first line)
@@ -75,6 +78,7 @@ class UnsupportedSyntax(Rule):
     code = "MSG410"
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "unsupported-syntax"
+    fix_safety = FixSafety.SAFE  # mechanical rewrites where proved (msgraphlint/fix/codemods.py), else unsafe
     summary = "Python syntax that MindSpore 2.10 graph mode rejects at every syntax level."
     message = "{what} in graph-mode code ({where}) does not compile in MindSpore 2.10 (default level and STRICT): `{error}`"
     hint = ("rewrite it with what graph mode accepts (the message's hint names the replacement: a tuple for a set, "
@@ -271,7 +275,7 @@ class UnsupportedSyntax(Rule):
 
     # statements -------------------------------------------------------------------
     def visit_Try(self, node, ctx) -> None:
-        self._report(node, "try", ctx)
+        self._report(node, "try", ctx, fix=try_finally_fix(ctx, node) if isinstance(node, ast.Try) else None)
 
     visit_TryStar = visit_Try
 
@@ -281,7 +285,8 @@ class UnsupportedSyntax(Rule):
                 return
         opens = any(isinstance(i.context_expr, ast.Call) and isinstance(i.context_expr.func, ast.Name)
                     and i.context_expr.func.id == "open" and "open" not in ctx.imports.names for i in node.items)
-        self._report(node, "with-open" if opens else "with", ctx)
+        self._report(node, "with-open" if opens else "with", ctx,
+                     fix=with_null_fix(ctx, node) if isinstance(node, ast.With) else None)
 
     # MindSpore context managers the graph compiler accepts (measured on 2.10 CPU:
     # `with ms.runtime.StreamCtx(self.s):` in construct compiles and runs)
@@ -313,7 +318,7 @@ class UnsupportedSyntax(Rule):
             self._report(target, "subscript-attr", ctx)
 
     def visit_Delete(self, node, ctx) -> None:
-        self._report(node, "del", ctx)
+        self._report(node, "del", ctx, fix=del_fix(ctx, node))
 
     def visit_Nonlocal(self, node, ctx) -> None:
         self._report(node, "nonlocal", ctx)
@@ -325,21 +330,22 @@ class UnsupportedSyntax(Rule):
         self._report(node, "match", ctx)
 
     def visit_Import(self, node, ctx) -> None:
-        self._report(node, "import", ctx)
+        self._report(node, "import", ctx, fix=import_fix(ctx, node))
 
     visit_ImportFrom = visit_Import
 
     def visit_For(self, node: ast.For, ctx) -> None:
         if node.orelse:
-            self._report(node, "for-else", ctx, end=node.iter)
+            self._report(node, "for-else", ctx, end=node.iter, fix=loop_else_fix(ctx, node))
 
     def visit_While(self, node: ast.While, ctx) -> None:
         if node.orelse:
-            self._report(node, "while-else", ctx, end=node.test)
+            self._report(node, "while-else", ctx, end=node.test, fix=loop_else_fix(ctx, node))
 
     def visit_AsyncFunctionDef(self, node, ctx) -> None:
         scope_func = ctx.scope is not None and node.lineno == ctx.scope.lineno
-        self._report(node, "async" if scope_func else "async-nested", ctx, end=node.args)
+        self._report(node, "async" if scope_func else "async-nested", ctx, end=node.args,
+                     fix=async_fix(ctx, node) if scope_func else None)
 
     # expressions ----------------------------------------------------------------
     def visit_Yield(self, node, ctx) -> None:
@@ -361,10 +367,10 @@ class UnsupportedSyntax(Rule):
         return first is node
 
     def visit_SetComp(self, node, ctx) -> None:
-        self._report(node, "setcomp", ctx)
+        self._report(node, "setcomp", ctx, fix=set_fix(ctx, node))
 
     def visit_Set(self, node, ctx) -> None:
-        self._report(node, "set", ctx)
+        self._report(node, "set", ctx, fix=set_fix(ctx, node))
 
     def visit_ListComp(self, node, ctx) -> None:
         if len(node.generators) > 1:  # one comprehension each: nested ones compile
@@ -373,23 +379,23 @@ class UnsupportedSyntax(Rule):
     visit_GeneratorExp = visit_DictComp = visit_ListComp
 
     def visit_NamedExpr(self, node, ctx) -> None:
-        self._report(node, "walrus", ctx)
+        self._report(node, "walrus", ctx, fix=walrus_fix(ctx, node))
 
     def visit_Constant(self, node: ast.Constant, ctx) -> None:
         if isinstance(node.value, complex):
             self._report(node, "complex", ctx)
 
     # helpers --------------------------------------------------------------------
-    def _report(self, node: ast.AST, key: str, ctx, end: Optional[ast.AST] = None) -> None:
+    def _report(self, node: ast.AST, key: str, ctx, end: Optional[ast.AST] = None, fix=None) -> None:
         what, error = _ERRORS[key]
         hint = _REPLACE[key]
         if end is not None:  # a compound statement: underline its header, not the whole block
-            ctx.report(node, end_node=end, hint=hint, what=what, where=ctx.where, error=error)
+            ctx.report(node, end_node=end, hint=hint, what=what, where=ctx.where, error=error, fix=fix)
         elif isinstance(node, (ast.Try, ast.With, ast.AsyncWith, ast.ClassDef) + _MATCH):
             ctx.report_at(node.lineno, ctx.char_col(node.lineno, node.col_offset), hint=hint, what=what,
-                          where=ctx.where, error=error)
+                          where=ctx.where, error=error, fix=fix)
         else:
-            ctx.report(node, hint=hint, what=what, where=ctx.where, error=error)
+            ctx.report(node, hint=hint, what=what, where=ctx.where, error=error, fix=fix)
 
     @staticmethod
     def _maybe_jit_class(expr: ast.AST, ctx) -> bool:

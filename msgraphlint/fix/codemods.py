@@ -628,3 +628,392 @@ def rebind_fix(ctx, node: ast.Call, plain: str) -> Optional[Fix]:
                "writing into its tensor; PyNative never does)",
                (Edit(stmt.lineno, stmt.col_offset, stmt.lineno, stmt.col_offset, f"{name} = "),
                 Edit(f.end_lineno, col, f.end_lineno, f.end_col_offset, plain)), FixSafety.UNSAFE, drops=(f.attr,))
+
+
+# ---------------------------------------------------------------------------------------
+# graph-mode rewrites of unsupported syntax and Python-object outputs (MSG410, MSG414):
+# the ast side decides while checking; text edits where one statement changes, libcst
+# transforms (``loop-else``, ``try-finally``, ``with-null``) where a block moves
+
+def _line_end(ctx, line: int) -> Tuple[int, str]:
+    """(the byte length of ``line`` without its ending, the ending)."""
+    full = split_lines(ctx.source.text, keepends=True)[line - 1]
+    body = full.rstrip("\r\n")
+    return len(body.encode("utf-8")), full[len(body):]
+
+
+def _remove_statement(ctx, stmt: ast.stmt) -> Optional[Tuple[Edit, ...]]:
+    """Edits that remove a statement alone on its lines, keeping a trailing comment as a
+    comment line; ``pass`` when it is its block's only statement. None when it shares a line."""
+    if not _starts_line(ctx, stmt):
+        return None
+    block = _block_of(ctx, stmt)
+    if block is None:
+        return None
+    last = ctx.source.line(stmt.end_lineno)
+    tail = last.encode("utf-8")[stmt.end_col_offset:].decode("utf-8", "replace")
+    if len(block) == 1:
+        return (Edit(stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset, "pass"),)
+    if tail.strip():  # a comment: it stays, on its own line
+        comment_col = stmt.end_col_offset + len(tail.encode("utf-8")) - len(tail.lstrip().encode("utf-8"))
+        return (Edit(stmt.lineno, stmt.col_offset, stmt.end_lineno, comment_col, ""),)
+    return (Edit(stmt.lineno, 0, stmt.end_lineno + 1, 0, ""),)
+
+
+def _loads_after(func: ast.AST, names: frozenset, line: int) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names and not isinstance(n.ctx, ast.Store)
+               and n.lineno > line for n in ast.walk(func))
+
+
+def _in_loop(ctx, node: ast.AST) -> bool:
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, (ast.For, ast.While, ast.AsyncFor)):
+            return True
+        if isinstance(anc, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            return False
+    return False
+
+
+def _enclosing_def(ctx, node: ast.AST) -> Optional[ast.AST]:
+    return next((a for a in ctx.ancestors(node) if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+
+
+def del_fix(ctx, node: ast.Delete) -> Optional[Fix]:
+    """MSG410 ``del``: of locals never read again → the statement removed (graph mode frees
+    intermediates itself); ``del xs[k]`` of a list with a constant index → ``xs = xs[:k] + xs[k + 1:]``."""
+    func = _enclosing_def(ctx, node)
+    if func is None or len(node.targets) != 1 and not all(isinstance(t, ast.Name) for t in node.targets):
+        return None
+    if all(isinstance(t, ast.Name) for t in node.targets):
+        names = frozenset(t.id for t in node.targets)
+        declared = {n for s in ast.walk(func) if isinstance(s, (ast.Global, ast.Nonlocal)) for n in s.names}
+        assigned = {n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if names & declared or not names <= assigned or _in_loop(ctx, node) or _loads_after(func, names, node.end_lineno):
+            return None
+        edits = _remove_statement(ctx, node)
+        if edits is None:
+            return None
+        shown = ", ".join(sorted(names))
+        return Fix(f"remove `del {shown}` (the name is not read again; graph mode frees it itself)", edits,
+                   FixSafety.SAFE, drops=("del",) + tuple(t.id for t in node.targets),
+                   proof=f"`{shown}`: a local of this function, not read after the `del` and not in a loop")
+    t = node.targets[0]
+    if not (isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and _number(t.slice)
+            and isinstance(ast.literal_eval(t.slice), int)) or not _starts_line(ctx, node) or \
+            not _is_list(ctx, func, t.value.id, node):
+        return None
+    k = ast.literal_eval(t.slice)
+    name = t.value.id
+    if k == -1:
+        new = f"{name} = {name}[:-1]"
+    elif k == 0:
+        new = f"{name} = {name}[1:]"
+    else:
+        new = f"{name} = {name}[:{k}] + {name}[{k + 1}:]"
+    return Fix(f"`{new}`: a new list without the item (unsafe: the same only when no other name holds the list; "
+               "`del` changes it in place)", (Edit(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, new),),
+               FixSafety.UNSAFE, drops=("del",) + (("0",) if k == 0 else ()))
+
+
+def _is_list(ctx, func: ast.AST, name: str, before: ast.stmt) -> bool:
+    """``name`` is bound in ``func`` only by list displays or list comprehensions (before ``before``)."""
+    binds = [n for n in ast.walk(func) if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
+                                                                        for t in n.targets)]
+    others = [n for n in ast.walk(func) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+    return bool(binds) and len(others) == len(binds) and all(
+        isinstance(b.value, (ast.List, ast.ListComp)) and b.lineno < before.lineno for b in binds)
+
+
+def set_fix(ctx, node: ast.AST) -> Optional[Fix]:
+    """MSG410 set display / set comprehension → a tuple / a list comprehension. Unsafe: a
+    tuple keeps duplicates and its order and has no set operations."""
+    if node.lineno != node.end_lineno:
+        return None
+    line = ctx.source.line(node.lineno).encode("utf-8")
+    if line[node.col_offset:node.col_offset + 1] != b"{" or line[node.end_col_offset - 1:node.end_col_offset] != b"}":
+        return None
+    cond = ("the same only when the code uses no set operation and relies neither on the elements being distinct "
+            "nor on their order")
+    if isinstance(node, ast.Set):
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            return None
+        close = ",)" if len(node.elts) == 1 else ")"
+        edits = (Edit(node.lineno, node.col_offset, node.lineno, node.col_offset + 1, "("),
+                 Edit(node.end_lineno, node.end_col_offset - 1, node.end_lineno, node.end_col_offset, close))
+        if len(node.elts) == 1:  # `{a,}`: the comma is kept by the edit's text
+            src = ctx.segment(node)
+            if src.rstrip("} ").endswith(","):
+                edits = edits[:1] + (Edit(node.end_lineno, node.end_col_offset - 1, node.end_lineno,
+                                          node.end_col_offset, ")"),)
+        return Fix(f"a tuple instead of the set (unsafe: {cond})", edits, FixSafety.UNSAFE)
+    edits = (Edit(node.lineno, node.col_offset, node.lineno, node.col_offset + 1, "["),
+             Edit(node.end_lineno, node.end_col_offset - 1, node.end_lineno, node.end_col_offset, "]"))
+    return Fix(f"a list comprehension instead of the set comprehension (unsafe: {cond})", edits, FixSafety.UNSAFE)
+
+
+def walrus_fix(ctx, node: ast.NamedExpr) -> Optional[Fix]:
+    """MSG410 ``if (n := e) > k:`` → ``n = e`` on the line before, ``if (n) > k:``: the
+    value is computed first either way. Only where the walrus is what the ``if`` test
+    evaluates first (the test itself, a comparison's left side or ``not``), in an ``if``
+    (not an ``elif``, a loop or a comprehension) alone on its line."""
+    parent = ctx.parent(node)
+    if not isinstance(node.target, ast.Name) or node.lineno != node.end_lineno:
+        return None
+    stmt = parent
+    if isinstance(parent, ast.Compare) and parent.left is node or isinstance(parent, ast.UnaryOp) \
+            and isinstance(parent.op, ast.Not):
+        stmt = ctx.parent(parent)
+        test = parent
+    else:
+        test = node
+    if not isinstance(stmt, ast.If) or stmt.test is not test or not _starts_line(ctx, stmt) \
+            or not ctx.source.line(stmt.lineno).lstrip().startswith("if") or _not_selectable(node.value) \
+            or any(isinstance(n, ast.NamedExpr) for n in ast.walk(stmt.test) if n is not node):
+        return None
+    name = node.target.id
+    value = ctx.segment(node.value)
+    _, nl = _line_end(ctx, stmt.lineno)
+    indent = ctx.source.line(stmt.lineno)[:len(ctx.source.line(stmt.lineno)) - len(ctx.source.line(stmt.lineno).lstrip())]
+    line = ctx.source.line(node.lineno).encode("utf-8")
+    a, b = node.col_offset, node.end_col_offset
+    if line[a - 1:a] == b"(" and line[b:b + 1] == b")":  # `(n := e)`: the parentheses only grouped the walrus
+        a, b = a - 1, b + 1
+    edits = (Edit(stmt.lineno, 0, stmt.lineno, 0, f"{indent}{name} = {value}{nl or chr(10)}"),
+             Edit(node.lineno, a, node.end_lineno, b, name))
+    return Fix(f"`{name} = …` before the `if`", edits, FixSafety.SAFE,
+               proof="the assignment expression is the first thing the `if` test evaluates: the same value, bound "
+                     "at the same point")
+
+
+def import_fix(ctx, node: ast.AST) -> Optional[Fix]:
+    """MSG410 an ``import`` inside a graph function → at the top of the module. Safe for a
+    standard-library module the module binds nowhere else; unsafe otherwise (the import
+    then runs when the module loads)."""
+    import sys
+
+    tree = ctx.source.tree
+    func = _enclosing_def(ctx, node)
+    if func is None or not _starts_line(ctx, node) or getattr(node, "level", 0) or node.lineno != node.end_lineno:
+        return None
+    bound = [a.asname or a.name.split(".")[0] for a in node.names]
+    if any(a.name == "*" for a in node.names):
+        return None
+    if any(isinstance(n, ast.Name) and n.id in bound and isinstance(n.ctx, ast.Store) for n in ast.walk(tree)) or \
+            any(isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef)) and n.name in bound
+                for n in ast.walk(tree)):
+        return None
+    top = {(a.asname or a.name.split(".")[0], a.name) for s in tree.body if isinstance(s, ast.Import) for a in s.names}
+    other = [(a.asname or a.name.split(".")[0]) for s in ast.walk(tree) if isinstance(s, (ast.Import, ast.ImportFrom))
+             and s is not node for a in s.names]
+    here = {(a.asname or a.name.split(".")[0], a.name) for a in node.names}
+    removal = _remove_statement(ctx, node)
+    if removal is None:
+        return None
+    module = node.module if isinstance(node, ast.ImportFrom) else None
+    roots = {(module or a.name).split(".")[0] for a in node.names}
+    stdlib = roots <= set(getattr(sys, "stdlib_module_names", ()))
+    if isinstance(node, ast.Import) and here <= top:
+        edits = removal  # the module imports it already
+    else:
+        if any(b in other for b in bound):
+            return None  # bound by another import elsewhere: leave the choice to the author
+        last = 0
+        for stmt in tree.body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                last = stmt.end_lineno
+            elif last or not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+                break
+        if not last or last >= node.lineno:
+            return None
+        _, nl = _line_end(ctx, last)
+        text = ctx.segment(node)
+        edits = (Edit(last + 1, 0, last + 1, 0, text + (nl or "\n")),) + removal
+    what = f"move `{ctx.segment(node)}` to the top of the module"
+    if stdlib:
+        return Fix(what, edits, FixSafety.SAFE, drops=("import",) if len(edits) == len(removal) else (),
+                   proof="a standard-library module bound by no other name in the module: importing it when the "
+                         "module loads binds the same module")
+    return Fix(f"{what} (unsafe: the same only when importing it when the module loads has no other effect)", edits,
+               FixSafety.UNSAFE, drops=("import",) if len(edits) == len(removal) else ())
+
+
+def async_fix(ctx, node: ast.AsyncFunctionDef) -> Optional[Fix]:
+    """MSG410 ``async def`` with no ``await``/``async for``/``async with`` → ``def``. Unsafe:
+    a caller that awaits it, or uses the coroutine, sees a plain value."""
+    if any(isinstance(n, (ast.Await, ast.AsyncFor, ast.AsyncWith, ast.Yield, ast.YieldFrom))
+           for s in node.body for n in ast.walk(s)):
+        return None
+    line = ctx.source.line(node.lineno).encode("utf-8")
+    if line[node.col_offset:node.col_offset + 6] != b"async ":
+        return None
+    end = node.col_offset + 6 + len(line[node.col_offset + 6:]) - len(line[node.col_offset + 6:].lstrip())
+    return Fix("`def`: a plain function (unsafe: the same only when no caller awaits it or uses it as a coroutine; "
+               "graph mode calls it as a plain function)", (Edit(node.lineno, node.col_offset, node.lineno, end, ""),),
+               FixSafety.UNSAFE, drops=("async",))
+
+
+def _no_break(loop: ast.AST) -> bool:
+    """No ``break`` of this loop (nested loops and defs have their own)."""
+    stack = list(loop.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Break):
+            return False
+        if isinstance(n, (ast.For, ast.While, ast.AsyncFor)):
+            stack.extend(n.orelse)  # a nested loop's else belongs to this loop
+            continue
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+    return True
+
+
+def _escapes(body: List[ast.stmt]) -> bool:
+    """A return, break, continue or yield in ``body`` (outside nested defs)."""
+    stack = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom, ast.Raise)):
+            return True
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        stack.extend(ast.iter_child_nodes(n))
+    return False
+
+
+def loop_else_fix(ctx, node: ast.AST) -> Optional[Fix]:
+    """MSG410 ``for``/``while`` … ``else`` whose loop never breaks → the ``else`` block after
+    the loop (without a ``break`` it always runs once the loop ends)."""
+    if not _no_break(node) or not _starts_line(ctx, node):
+        return None
+    cm = Codemod("loop-else", node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+    return Fix("the `else` block after the loop (the loop has no `break`, so it always runs)", (), FixSafety.SAFE,
+               proof="the loop has no `break`: its `else` block runs exactly when the loop ends, as the statements "
+                     "after it do", drops=("else",), codemod=cm)
+
+
+def try_finally_fix(ctx, node: ast.Try) -> Optional[Fix]:
+    """MSG410 ``try: A finally: B`` (no handler) → ``A`` then ``B``: the same when ``A`` does
+    not raise. Safe when ``A`` cannot leave early (no return/break/continue/raise/yield)
+    and ``B`` only binds local names (after an exception nothing sees them)."""
+    if node.handlers or node.orelse or not node.finalbody or _escapes(node.body) or _escapes(node.finalbody) \
+            or not _starts_line(ctx, node):
+        return None
+    cm = Codemod("try-finally", node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+    local = all(isinstance(s, ast.Assign) and all(isinstance(t, ast.Name) for t in s.targets)
+                or isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name) for s in node.finalbody) and \
+        not any(isinstance(n, ast.Call) for s in node.finalbody for n in ast.walk(s))
+    what = "the `try` body, then the `finally` block"
+    if local:
+        return Fix(what, (), FixSafety.SAFE, drops=("try", "finally"), codemod=cm,
+                   proof="the body cannot leave early and the finally block only binds local names: without an "
+                         "exception both run in order; after one, the call fails either way and nothing sees them")
+    return Fix(f"{what} (unsafe: the same only when the body raises no exception; after one the finally block "
+               "would not run)", (), FixSafety.UNSAFE, drops=("try", "finally"), codemod=cm)
+
+
+_NULL_CMS = frozenset({"contextlib.nullcontext"})
+
+
+def with_null_fix(ctx, node: ast.With) -> Optional[Fix]:
+    """MSG410 ``with contextlib.nullcontext():`` (no ``as``) → its body: the context manager
+    does nothing."""
+    if len(node.items) != 1 or node.items[0].optional_vars is not None or not _starts_line(ctx, node):
+        return None
+    e = node.items[0].context_expr
+    if not (isinstance(e, ast.Call) and not e.args and not e.keywords and ctx.qualname(e.func) in _NULL_CMS):
+        return None
+    cm = Codemod("with-null", node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
+    return Fix("the `with` block's body (`contextlib.nullcontext()` does nothing)", (), FixSafety.SAFE,
+               proof="contextlib.nullcontext() enters and exits doing nothing", drops=("with", "contextlib",
+                                                                                      "nullcontext"), codemod=cm)
+
+
+def tuple_output_fix(ctx, value: ast.expr, why: str) -> Optional[Fix]:
+    """MSG414 a returned Python list → a tuple (``[a, b]`` → ``(a, b)``, ``xs`` →
+    ``tuple(xs)``): a tuple of constants or tensors is a native graph output. Unsafe: the
+    Python caller gets a tuple where it got a list."""
+    if "list" not in why or "holding" in why or isinstance(value, (ast.Tuple, ast.Dict, ast.Set)):
+        return None
+    cond = ("the same only when the Python caller uses the result as a sequence (indexing, iteration, `len`); "
+            "a tuple is not a list for `append` or `==` with a list")
+    if isinstance(value, ast.List):
+        if any(isinstance(e, ast.Starred) for e in value.elts) or not value.elts:
+            return None
+        src = ctx.segment(value)
+        close = ",)" if len(value.elts) == 1 and not src.rstrip("] \n").endswith(",") else ")"
+        edits = (Edit(value.lineno, value.col_offset, value.lineno, value.col_offset + 1, "("),
+                 Edit(value.end_lineno, value.end_col_offset - 1, value.end_lineno, value.end_col_offset, close))
+        return Fix(f"return a tuple (unsafe: {cond})", edits, FixSafety.UNSAFE)
+    edits = (Edit(value.lineno, value.col_offset, value.lineno, value.col_offset, "tuple("),
+             Edit(value.end_lineno, value.end_col_offset, value.end_lineno, value.end_col_offset, ")"))
+    return Fix(f"return `tuple(…)` (unsafe: {cond})", edits, FixSafety.UNSAFE)
+
+
+# the libcst transforms of this block
+
+def _moved_comments(*lines) -> list:
+    import libcst as cst
+
+    return [cst.EmptyLine(indent=True, comment=c) for c in lines if c is not None]
+
+
+def _loop_else(module, cm: Codemod):
+    import libcst as cst
+
+    if len(module.body) != 1 or not isinstance(module.body[0], (cst.For, cst.While)) or module.body[0].orelse is None:
+        return None
+    loop = module.body[0]
+    orelse = loop.orelse
+    if not isinstance(orelse.body, cst.IndentedBlock):
+        return None
+    stmts = list(orelse.body.body)
+    carried = [ln for ln in orelse.leading_lines if ln.comment is not None]
+    carried += _moved_comments(orelse.body.header.comment)
+    carried += [ln for ln in orelse.body.footer if ln.comment is not None]
+    if not stmts:
+        return None
+    stmts[0] = stmts[0].with_changes(leading_lines=carried + list(stmts[0].leading_lines))
+    return module.with_changes(body=[loop.with_changes(orelse=None)] + stmts)
+
+
+def _try_finally(module, cm: Codemod):
+    import libcst as cst
+
+    if len(module.body) != 1 or not isinstance(module.body[0], cst.Try):
+        return None
+    node = module.body[0]
+    if node.handlers or node.orelse or node.finalbody is None or not isinstance(node.body, cst.IndentedBlock) \
+            or not isinstance(node.finalbody.body, cst.IndentedBlock):
+        return None
+    first = list(node.body.body)
+    second = list(node.finalbody.body.body)
+    if not first or not second:
+        return None
+    head = [ln for ln in node.leading_lines] + _moved_comments(node.body.header.comment)
+    first[0] = first[0].with_changes(leading_lines=head + list(first[0].leading_lines))
+    mid = [ln for ln in node.body.footer if ln.comment is not None] + \
+        [ln for ln in node.finalbody.leading_lines if ln.comment is not None] + \
+        _moved_comments(node.finalbody.body.header.comment)
+    second[0] = second[0].with_changes(leading_lines=mid + list(second[0].leading_lines))
+    tail = [ln for ln in node.finalbody.body.footer if ln.comment is not None]
+    return module.with_changes(body=first + second, footer=tail + list(module.footer))
+
+
+def _with_null(module, cm: Codemod):
+    import libcst as cst
+
+    if len(module.body) != 1 or not isinstance(module.body[0], cst.With) \
+            or not isinstance(module.body[0].body, cst.IndentedBlock):
+        return None
+    node = module.body[0]
+    stmts = list(node.body.body)
+    if not stmts:
+        return None
+    head = list(node.leading_lines) + _moved_comments(node.body.header.comment)
+    stmts[0] = stmts[0].with_changes(leading_lines=head + list(stmts[0].leading_lines))
+    tail = [ln for ln in node.body.footer if ln.comment is not None]
+    return module.with_changes(body=stmts, footer=tail + list(module.footer))
+
+
+TRANSFORMS.update({"loop-else": _loop_else, "try-finally": _try_finally, "with-null": _with_null})

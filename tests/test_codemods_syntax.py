@@ -1,0 +1,142 @@
+"""Fixes for syntax graph mode rejects (MSG410) and for Python objects a graph returns
+(MSG414): which look-alikes get a safe fix, an unsafe one or none, and the exact rewritten
+text. The semantic harness (tests/test_fix_semantics.py) compiles tests/data/codemods/
+before and after in graph mode and PyNative; the safe fixes here are proved there."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from msgraphlint.fix.files import fix_paths
+from msgraphlint.run.runner import run_paths
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "codemods"
+
+
+def _verdicts(path, select):
+    return {(f.line, f.code): (f.fix.safety.value if f.fix else None)
+            for fr in run_paths([str(path)], select=select).files for f in fr.findings}
+
+
+def test_syntax_positives_get_safe_fixes():
+    assert _verdicts(DATA / "syntax_pos.py", ["MSG410"]) == {
+        (9, "MSG410"): "safe",    # for-else without break
+        (19, "MSG410"): "safe",   # while-else without break
+        (29, "MSG410"): "safe",   # walrus first in an if test
+        (38, "MSG410"): "safe",   # del of a local not read again
+        (45, "MSG410"): "safe",   # try/finally binding locals
+        (54, "MSG410"): "safe",   # with contextlib.nullcontext()
+        (61, "MSG410"): "safe"}   # import math inside construct
+
+
+def test_syntax_look_alikes_get_an_unsafe_fix_or_none():
+    assert _verdicts(DATA / "syntax_neg.py", ["MSG410"]) == {
+        (9, "MSG410"): None,       # the loop breaks: its else does not always run
+        (21, "MSG410"): None,      # the name is bound and read again after the del
+        (28, "MSG410"): None,      # the walrus runs only when `flag` is true
+        (36, "MSG410"): None,      # the try body returns: the finally block runs after it
+        (48, "MSG410"): "unsafe",  # the finally block calls something
+        (57, "MSG410"): None,      # nullcontext(x) as v binds a value
+        (66, "MSG410"): "unsafe",  # another name holds the list
+        (72, "MSG410"): "unsafe"}  # a set becomes a tuple
+
+
+SYNTAX_FIXED = '''\
+"""Safe rewrites of syntax graph mode rejects (MSG410): each Cell runs in PyNative as written."""
+import contextlib
+
+import mindspore.nn as nn
+import math
+
+
+class ForElse(nn.Cell):
+    def construct(self, x):
+        for i in range(3):
+            x = x + i
+        # always runs: no break
+        x = x * 2
+        return x
+
+
+class WhileElse(nn.Cell):
+    def construct(self, x):
+        i = 0
+        while i < 2:
+            x = x + 1
+            i += 1
+        x = x - 3
+        return x
+
+
+class Walrus(nn.Cell):
+    def construct(self, x):
+        n = x.shape[0]
+        if n > 1:
+            x = x * n
+        return x
+
+
+class DelLocal(nn.Cell):
+    def construct(self, x):
+        tmp = x * 2
+        y = tmp + 1
+        return y
+
+
+class TryFinally(nn.Cell):
+    def construct(self, x):
+        y = x
+        y = x * 2
+        y = y + 1
+        return y
+
+
+class WithNull(nn.Cell):
+    def construct(self, x):
+        y = x * 2
+        return y + 1
+
+
+class ImportInside(nn.Cell):
+    def construct(self, x):
+        return x * math.e
+'''
+
+
+def test_syntax_fixes_rewrite_to_what_graph_mode_compiles(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_bytes((DATA / "syntax_pos.py").read_bytes())
+    _, changed, errors = fix_paths(run_paths([str(p)], select=["MSG410"]))
+    assert not errors and len(changed) == 1
+    assert p.read_text(encoding="utf-8") == SYNTAX_FIXED
+    assert _verdicts(p, ["MSG410"]) == {}
+
+
+def _fixed(tmp_path, body, select, unsafe=True):
+    p = tmp_path / "m.py"
+    p.write_text("import mindspore.nn as nn\n\n\nclass Net(nn.Cell):\n    def construct(self, x):\n"
+                 + textwrap.indent(textwrap.dedent(body), " " * 8), encoding="utf-8")
+    _, changed, errors = fix_paths(run_paths([str(p)], select=select), unsafe=unsafe, write=False)
+    assert not errors
+    return changed[0].fixed.split("construct(self, x):\n", 1)[1] if changed else None
+
+
+def test_unsafe_syntax_rewrites_and_their_conditions(tmp_path):
+    assert _fixed(tmp_path, "parts = [x, x * 2]\ndel parts[0]  # drop\nreturn parts[0]\n", ["MSG410"]) == \
+        "        parts = [x, x * 2]\n        parts = parts[1:]  # drop\n        return parts[0]\n"
+    assert _fixed(tmp_path, "parts = [x, x * 2]\ndel parts[-1]\nreturn parts[0]\n", ["MSG410"]) == \
+        "        parts = [x, x * 2]\n        parts = parts[:-1]\n        return parts[0]\n"
+    assert _fixed(tmp_path, "dims = {d * 2 for d in x.shape}\nreturn x * len(dims)\n", ["MSG410"]) == \
+        "        dims = [d * 2 for d in x.shape]\n        return x * len(dims)\n"
+    assert _fixed(tmp_path, "axes = {1}\nreturn x * len(axes)\n", ["MSG410"]) == \
+        "        axes = (1,)\n        return x * len(axes)\n"
+    assert _fixed(tmp_path, "axes = {1}\nreturn x * len(axes)\n", ["MSG410"], unsafe=False) is None
+    (f,) = [f for fr in run_paths([str(tmp_path / "m.py")], select=["MSG410"]).files for f in fr.findings]
+    assert "relies neither on the elements being distinct" in f.fix.description
+
+
+def test_a_del_whose_name_is_read_in_a_loop_or_an_import_of_a_bound_name_gets_nothing(tmp_path):
+    assert _fixed(tmp_path, "for i in range(2):\n    t = x * i\n    del t\nreturn x\n", ["MSG410"]) is None
+    assert _fixed(tmp_path, "import math as x2\nx2 = 1\nreturn x * x2\n", ["MSG410"]) is None
