@@ -392,6 +392,12 @@ def create_server() -> MsGraphLintServer:
                     lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix, actions.FIX_ALL_KIND]))
     async def code_action(ls: MsGraphLintServer, params: lsp.CodeActionParams):
         uri = params.text_document.uri
+        if uri not in ls.documents and notebooks.cell_of(ls, uri) is not None:  # a notebook's cell
+            try:
+                return await notebooks.cell_code_actions(ls, params)
+            except Exception as exc:
+                ls.log_line(f"code actions failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
+                return []
         outcome = await ls.current_outcome(uri)
         if outcome is None:
             return []
@@ -412,6 +418,12 @@ def create_server() -> MsGraphLintServer:
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     def hover(ls: MsGraphLintServer, params: lsp.HoverParams):
         doc = ls.documents.get(params.text_document.uri)
+        if doc is None and notebooks.cell_of(ls, params.text_document.uri) is not None:  # a notebook's cell
+            try:
+                return notebooks.cell_hover(ls, params)
+            except Exception as exc:
+                ls.log_line(f"hover failed: {type(exc).__name__}: {exc}", lsp.MessageType.Error)
+                return None
         if doc is None:
             return None
         outcome = ls.outcomes.get(doc.uri)
