@@ -528,7 +528,7 @@ class InplaceWriteDiverges(Rule):
     code = "MSG202"
     name = "inplace-write-diverges"
     summary = "An in-place write that graph mode and PyNative apply differently (silently different results)."
-    message = "{what}: {effect}"
+    message = "{what}: differs from PyNative\n{effect}."
     hint = _HINT
     severity = Severity.ERROR
     fix_safety = FixSafety.UNSAFE
@@ -815,7 +815,7 @@ class InplaceWriteDiverges(Rule):
         answer = ctx.tensor(t)
         held = "Parameter" if answer.provenance is Provenance.PARAMETER else "tensor attribute"
         op = _OPS.get(type(node.op), "?")
-        ctx.report(node, what=f"`{t.id} {op}= …` on `{t.id}`, which is bound to the Cell's {held} `self.{answer.attr}`",
+        ctx.report(node, what=f"`{t.id} {op}= …` on `{t.id}` (the Cell's {held} `self.{answer.attr}`)",
                    effect=f"graph mode writes into `self.{answer.attr}` (its value changes from call to call), "
                           f"PyNative rebinds `{t.id}` to a new tensor and leaves the attribute unchanged",
                    hint=f"write `{t.id} = {t.id} {op} …` to compute a new tensor, or update the state explicitly "
@@ -896,8 +896,9 @@ class TensorSubscriptAssign(Rule):
     code = "MSG203"
     name = "tensor-subscript-assign"
     summary = "Subscript assignment to a local tensor: a scatter kernel that stays outside fused kernels."
-    message = ("subscript assignment to tensor `{name}` compiles to {ops} outside fused kernels "
-               "(graph mode builds a new tensor; nothing is written in place)")
+    message = ("subscript assignment to tensor `{name}` stays outside fused kernels\n"
+               "It compiles to {ops} outside fused kernels (graph mode builds a new tensor; nothing is written "
+               "in place).")
     hint = ("write it functionally: `ops.masked_fill(y, mask, v)` / `ops.select(mask, v, y)` for masked "
             "values, `ops.tensor_scatter_update(y, idx, v)` for an explicit scatter, `ops.concat` of slices")
     severity = Severity.WARNING
@@ -1011,8 +1012,9 @@ class TensorAugmentedAssign(Rule):
     code = "MSG204"
     name = "tensor-augmented-assign"
     summary = "Augmented assignment (`y += v`) on a local tensor: an in-place kernel plus Assign/Depend bookkeeping."
-    message = ("`{name} {op}= …` on a tensor compiles to an in-place kernel ({kernel}) with Assign/Depend/"
-               "UpdateState ordering nodes; `{name} = {name} {op} …` is a plain fusable op")
+    message = ("`{name} {op}= …` on a tensor compiles to an in-place kernel\n"
+               "The in-place kernel ({kernel}) comes with Assign/Depend/UpdateState ordering nodes; "
+               "`{name} = {name} {op} …` is a plain fusable op.")
     hint = "write `{name} = {name} {op} …`"
     severity = Severity.WARNING
     fix_safety = FixSafety.SAFE
@@ -1167,7 +1169,8 @@ class TensorInplaceMethod(Rule):
     name = "tensor-inplace-method"
     fix_safety = FixSafety.SAFE  # `.mul()` for `.mul_()`: safe with the no-alias proof
     summary = "In-place Tensor method (`add_`, `mul_`, …) on a local tensor: an Inplace* kernel instead of a fusable op."
-    message = "in-place `{method}()` on tensor `{name}` compiles to an Inplace* kernel with Depend/UpdateState ordering"
+    message = ("in-place `{method}()` on tensor `{name}` compiles to an Inplace* kernel\n"
+               "The Inplace* kernel comes with Depend/UpdateState ordering nodes instead of a fusable op.")
     hint = "use the out-of-place form and rebind: `{name} = {name}.{plain}(…)`"
     severity = Severity.WARNING
     rationale = """
@@ -1240,7 +1243,7 @@ class AssignToNonParameter(Rule):
     code = "MSG206"
     name = "assign-to-non-parameter"
     summary = "`ops.assign`/`Assign`/`assign_add`/`copy_` on a tensor that is not a Parameter."
-    message = "{call} writes into {what}: {effect}"
+    message = "{call} writes into {what}\n{effect}."
     hint = ("keep state in a `Parameter` created in `__init__` and update it with `ops.assign`; "
             "for a value computed in this step just rebind the name (`y = x`)")
     severity = Severity.WARNING
@@ -1393,7 +1396,7 @@ class InplaceMethodUnsupportedOnCPU(Rule):
     code = "MSG212"
     name = "inplace-method-unsupported-on-cpu"
     summary = "In-place Tensor method that MindSpore 2.10 has no CPU kernel for (`fill_`, `zero_`, `masked_fill_`, …)."
-    message = "in-place `{method}()` on `{name}`: {effect}"
+    message = "in-place `{method}()` on `{name}`: no CPU kernel in MindSpore 2.10\n{effect}."
     hint = "use the out-of-place form and rebind (`{name} = {name}.{plain}(…)`, `ops.masked_fill`, `ops.zeros_like`, `ops.clamp`)"
     severity = Severity.ERROR
     mindspore = ">=2.10,<2.11"  # kernel coverage is version-specific: only 2.10 was measured

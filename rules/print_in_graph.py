@@ -15,7 +15,7 @@ class PrintInGraph(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "print-in-graph"
     summary = "Python `print()` inside graph-mode code."
-    message = "`print()`{what} in graph-mode code {how} (in {where})"
+    message = "`print()`{what} in graph-mode code\nIn {where} it {how}."
     hint = "use `ops.print_(...)` (or `ops.Print()`) for deliberate graph-side printing, or remove it"
     severity = Severity.WARNING
     fix_safety = FixSafety.UNSAFE

@@ -58,7 +58,7 @@ class ContainerMutation(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "python-container-mutation"
     summary = "Mutating a Python list/dict/set held by `self` or the module from graph-mode code."
-    message = "`{expr}` mutates {what} from graph code: it {effect}"
+    message = "`{expr}` mutates {what} from graph code\nIt {effect}."
     hint = ("keep per-step state in a Parameter updated with `ops.assign`; collect values in a local list "
             "and return them; mutate Python containers outside `construct`")
     severity = Severity.ERROR
@@ -223,7 +223,8 @@ class GlobalRebind(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "global-rebind-in-graph"
     summary = "Rebinding a `global` name inside graph-mode code: the module variable never changes."
-    message = "`{name}` is declared `global` and rebound in graph code: the module variable keeps its value (compiled as a constant)"
+    message = ("`{name}` is declared `global` and rebound in graph code\n"
+               "The module variable keeps its value (compiled as a constant).")
     hint = "keep the value in a Parameter (`ops.assign`/`ops.assign_add`), or update the global outside `construct`"
     severity = Severity.ERROR
     requires_text = ("global",)  # an ast.Global needs the keyword in the text
@@ -343,7 +344,7 @@ class SelfAttributeWrite(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "self-attribute-write"
     summary = "Assigning a `self.<attr>` that is not a Parameter in graph-mode code: PyExecute fallback, an error under STRICT."
-    message = "`self.{attr}` ({what}) is assigned in graph code: {effect}"
+    message = "`self.{attr}` ({what}) is assigned in graph code\n{effect}."
     hint = ("make it a Parameter created in `__init__` and update it with `ops.assign`/`ops.assign_add`, "
             "or return the value from `construct` instead of storing it")
     severity = Severity.WARNING
@@ -535,7 +536,7 @@ class CompileTimeRandomTime(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "compile-time-random-or-time"
     summary = "`random.*`, `numpy.random.*` or `time.*` called in graph-mode code: evaluated once, at compile time."
-    message = "`{call}()` runs once, while the graph is compiled: every call of the compiled graph reuses that value"
+    message = "`{call}()` runs once, while the graph is compiled\nEvery call of the compiled graph reuses that value."
     hint = ("for per-step randomness use MindSpore random ops (`ops.uniform`, `ops.standard_normal`, "
             "`ops.randint`, `nn.Dropout`); take timings outside `construct`")
     severity = Severity.ERROR
@@ -600,7 +601,7 @@ class LoggingFileIO(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "logging-or-file-io-in-graph"
     summary = "Logging or file I/O in graph-mode code: runs once at compile time, or does not compile."
-    message = "{what} in graph code: {effect}"
+    message = "{what} in graph code runs once, at compile time\nIt {effect}."
     hint = "log and write files outside `construct` (in the training loop or a callback); use `ops.print_` for graph-side debugging"
     severity = Severity.ERROR
     rationale = """
@@ -712,7 +713,7 @@ class LoggingFileIO(Rule):
             ctx.report(node, what="`open()`", effect=self._ONCE + " (measured: the file was written on the first call only)")
             return
         if q and q.startswith("mindspore.log.") and q.rsplit(".", 1)[1] in _LOG_METHODS:
-            ctx.report(node, what=f"MindSpore's logger (`{ctx.segment(f)}`)",
+            ctx.report(node, "{what} in graph code does not compile\nIt {effect}.", what=f"MindSpore's logger (`{ctx.segment(f)}`)",
                        effect=f"does not compile ('{q}' is not supported in 'construct' or function with @jit decorator)")
             return
         if q and q.startswith("logging.") and q.rsplit(".", 1)[1] in _LOG_METHODS:
@@ -737,7 +738,8 @@ class ObjectAttributeWrite(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "python-object-attribute-write"
     summary = "Setting an attribute of a Python object (not `self`) in graph-mode code: PyExecute on every call."
-    message = "`{target}` sets an attribute of {what} in graph code: it runs through PyExecute nodes on the host at every call"
+    message = ("`{target}` = … sets a Python object's attribute on the host every call\n"
+               "It sets an attribute of {what} in graph code: it runs through PyExecute nodes on the host at every call.")
     hint = ("keep state that changes per step in a Parameter updated with `ops.assign`, or return the value and "
             "set the attribute in the Python caller")
     severity = Severity.WARNING

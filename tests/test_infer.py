@@ -261,8 +261,8 @@ def test_divergence_message_names_the_attribute(tmp_path):
                 return loss
     """)})
     [f] = lint([tmp_path / "m.py"], select=["MSG202"])
-    assert "bound to the Cell's tensor attribute `self.loss`" in f.message
-    assert "graph mode writes into `self.loss`" in f.message and "PyNative rebinds `loss`" in f.message
+    assert "the Cell's tensor attribute `self.loss`" in f.full_message
+    assert "graph mode writes into `self.loss`" in f.full_message and "PyNative rebinds `loss`" in f.full_message
 
 
 def test_tuple_grown_by_augmented_assignment_is_not_a_tensor_write(tmp_path):

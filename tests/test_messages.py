@@ -25,34 +25,34 @@ def _findings(tmp_path, body, select):
 
 def test_print_of_an_f_string_of_a_tensor_is_pyexecute_not_a_print_op(tmp_path):
     (f,) = _findings(tmp_path, 'print(f"x={x}")', ["MSG201"])
-    assert "PyExecute" in f.message and "no Print op" in f.message and f.fix is None
-    assert "compiled into a Print op" not in f.message
+    assert "PyExecute" in f.full_message and "no Print op" in f.full_message and f.fix is None
+    assert "compiled into a Print op" not in f.full_message
 
 
 def test_print_of_a_folded_f_string_is_a_print_op(tmp_path):
     (f,) = _findings(tmp_path, 'print(f"shape {x.shape}")', ["MSG201"])
-    assert "compiled into a Print op" in f.message and "PyExecute" not in f.message
+    assert "compiled into a Print op" in f.full_message and "PyExecute" not in f.full_message
     (f,) = _findings(tmp_path, 't = (1, 2)\n            print(f"t: {ms.Tensor(t)}")', ["MSG201"])
-    assert "compiled into a Print op" in f.message and "PyExecute" not in f.message
+    assert "compiled into a Print op" in f.full_message and "PyExecute" not in f.full_message
 
 
 def test_with_open_is_reported_as_not_compiling_not_as_running_once(tmp_path):
     body = 'with open("trace.log", "a") as f:\n                f.write("forward")'
     found = _findings(tmp_path, body, ["MSG211", "MSG410"])
     assert [f.code for f in found] == ["MSG410"]
-    assert "`TypeError: issubclass() arg 1 must be a class`" in found[0].message
+    assert "`TypeError: issubclass() arg 1 must be a class`" in found[0].full_message
 
 
 def test_open_outside_a_with_still_runs_once(tmp_path):
     (f,) = _findings(tmp_path, 'open("trace.log", "a").write("forward")', ["MSG211"])
-    assert "runs once" in f.message
+    assert "runs once" in f.full_message
 
 
 def test_two_scalar_indices_name_the_concat_kernels(tmp_path):
     (f,) = _findings(tmp_path, "y = ops.relu(x)\n            y[0, 1] = 0.0", ["MSG203"])
-    assert "TensorScatterUpdate (with Concat/ExpandDims)" in f.message
+    assert "TensorScatterUpdate (with Concat/ExpandDims)" in f.full_message
     (f,) = _findings(tmp_path, "y = ops.relu(x)\n            y[1:3] = 0.0", ["MSG203"])
-    assert "TensorCopySlices" in f.message
+    assert "TensorCopySlices" in f.full_message
 
 
 def test_summary_does_not_call_info_findings_errors(tmp_path):

@@ -134,8 +134,8 @@ def test_subscript_write_message_names_the_compiled_kernels(tmp_path, require_mi
         src = ("import mindspore.nn as nn\nfrom mindspore import mint, ops\n\nclass Net(nn.Cell):\n"
                "    def construct(self, x):\n        y = ops.relu(x)\n        " + form + "\n        return y * 2\n")
         (f,) = [f for f in run_source(src, "net.py", select=["MSG203"]).findings]
-        said = max((n for n in named if f"to {n} " in f.message or f"with {n})" in f.message), key=len)
-        assert named[said] == _kernels(tmp_path, form), (form, f.message)
+        said = max((n for n in named if f"to {n} " in f.full_message or f"with {n})" in f.full_message), key=len)
+        assert named[said] == _kernels(tmp_path, form), (form, f.full_message)
     # a boolean mask, also from mint (mindone's math_utils.py `tmax[mint.logical_not(is_valid)] = -2`):
     # a Select, no scatter kernel, and MSG203 stays silent
     for form in ("y[mint.logical_not(y > 1)] = 0.0", "y[ops.logical_not(y > 1)] = 0.0"):

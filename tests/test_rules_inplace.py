@@ -116,7 +116,7 @@ def test_fix_on_an_input_is_unsafe(tmp_path):
     """)
     assert (f.code, f.fix.safety) == ("MSG202", FixSafety.UNSAFE)
     assert "x = x + 1\n" in fixed
-    assert "caller's tensor" in f.message
+    assert "caller's tensor" in f.full_message
 
 
 def test_no_fix_for_a_multi_line_right_side(tmp_path):

@@ -162,10 +162,10 @@ def test_container_mutations_by_kind(tmp_path):
                 return x
     """)
     assert at(found) == [(13, "MSG207"), (14, "MSG207"), (15, "MSG207"), (16, "MSG207")]
-    assert "PyExecute" in found[0].message            # list.extend: PyExecute at the default level
-    assert "list stays unchanged" in found[1].message  # list subscript store: dropped
-    assert "compile time" in found[2].message         # dict subscript store: compile-time value
-    assert "compile time" in found[3].message         # set.add: once, while compiling
+    assert "PyExecute" in found[0].full_message            # list.extend: PyExecute at the default level
+    assert "list stays unchanged" in found[1].full_message  # list subscript store: dropped
+    assert "compile time" in found[2].full_message         # dict subscript store: compile-time value
+    assert "compile time" in found[3].full_message         # set.add: once, while compiling
 
 
 def test_local_names_shadowing_module_containers_are_fine(tmp_path):
@@ -306,9 +306,9 @@ def test_print_message_names_the_mechanism_measured_on_2_10(tmp_path):
     by_line = {f.line: f for f in found}
     assert sorted(by_line) == [8, 9, 10, 11, 12]
     for line in (8, 9, 10):
-        assert "PyExecute" in by_line[line].message and "NumPy" in by_line[line].message
-        assert "compiled into a Print op" not in by_line[line].message
+        assert "PyExecute" in by_line[line].full_message and "NumPy" in by_line[line].full_message
+        assert "compiled into a Print op" not in by_line[line].full_message
         assert by_line[line].fix is None  # ops.print_ of a NumPy value is not the same program
     for line in (11, 12):
-        assert "compiled into a Print op" in by_line[line].message and "PyExecute" not in by_line[line].message
+        assert "compiled into a Print op" in by_line[line].full_message and "PyExecute" not in by_line[line].full_message
         assert by_line[line].fix is not None
