@@ -131,7 +131,13 @@ def _is_mask(index: ast.AST, ctx, func: Optional[ast.AST], depth: int = 0) -> bo
     if depth > 3:
         return False
     if isinstance(index, ast.Compare):
-        return ctx.kind(index) is Kind.TENSOR and not any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for o in index.ops)
+        if any(isinstance(o, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for o in index.ops):
+            return False
+        kind = ctx.kind(index)
+        # a comparison the analysis cannot place (a helper's `input_ids == self.config.token_id`,
+        # mindone modeling_csm.py:845) that indexes a tensor is a mask: a Python bool index is no model code
+        return kind is Kind.TENSOR or (kind is Kind.UNKNOWN and not all(
+            ctx.kind(o).constant for o in [index.left] + list(index.comparators)))
     if isinstance(index, ast.UnaryOp) and isinstance(index.op, (ast.Invert, ast.Not)):
         return _is_mask(index.operand, ctx, func, depth + 1)
     if isinstance(index, ast.BinOp) and isinstance(index.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):

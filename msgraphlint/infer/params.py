@@ -435,6 +435,19 @@ def _narrowed_to_python(ctx, node: ast.Name) -> bool:
     return False
 
 
+def _bound_names(node: ast.AST) -> List[ast.Name]:
+    """The names a statement (or comprehension, walrus) binds."""
+    if isinstance(node, ast.Assign):
+        targets = list(node.targets)
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr)):
+        targets = [node.target]
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        targets = [node.optional_vars]
+    else:
+        return []
+    return [n for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+
+
 class ScopeUses:
     """Per-scope cache: one analysis per ScopeValues object (i.e. per scope walk)."""
 
@@ -444,6 +457,7 @@ class ScopeUses:
         self._weak: FrozenSet[str] = frozenset()
         self._assigns: Dict[str, Optional[List[ast.AST]]] = {}
         self._name_memo: Dict[str, bool] = {}
+        self._first_binding: Dict[str, Tuple[Optional[int], bool]] = {}
 
     def get(self, ctx) -> Tuple[Dict[str, ParamUse], FrozenSet[str]]:
         """(evidence per parameter and weak name, the weak names)."""
@@ -460,6 +474,7 @@ class ScopeUses:
                                 self._weak | frozenset(param_names(values.func)) | frozenset(self._assigns), nodes,
                                 prim_inputs=lambda f: primitive_inputs(ctx, f))
             self._name_memo = {}
+            self._first_binding = {}
         return self._val, self._weak
 
     def assigns(self, ctx) -> Dict[str, Optional[List[ast.AST]]]:
@@ -490,7 +505,48 @@ class ScopeUses:
             return False  # the project's call sites pass a tensor (msgraphlint/infer/paramkinds.py)
         uses, weak = self.get(ctx)
         use = uses.get(node.id)
-        return node.id in weak and use is not None and use.tensor is None
+        if node.id not in weak:
+            return self._param_before_rebinding(ctx, node)
+        return use is not None and use.tensor is None
+
+    def _param_before_rebinding(self, ctx, node: ast.Name) -> bool:
+        """A parameter rebound later in the body (``dtype = dtype or x.dtype``, ``if not
+        dtype: dtype = x.dtype``) is read as the caller's value up to its first binding:
+        there, it is a guess like any parameter, unless the body uses it as a tensor (when
+        that first binding is an unconditional statement of the body, which the caller's
+        value does not pass, only the statements up to it count). A read inside a loop is
+        not judged so (a later binding may flow back)."""
+        func = ctx.values.func
+        if node.id not in param_names(func):
+            return False
+        memo = self._first_binding
+        if node.id not in memo:
+            nodes = _walk(func)
+            lines = [t.lineno for n in nodes for t in _bound_names(n) if t.id == node.id]
+            first = min(lines) if lines else None
+            used = True
+            if first is not None:
+                kills = any(isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                            and any(t.id == node.id and t.lineno == first for t in _bound_names(st))
+                            for st in func.body)
+                if kills:
+                    from .primattrs import primitive_inputs
+                    early = [n for n in nodes if getattr(n, "lineno", first + 1) <= first]
+                    use = analyse(func, ctx.qualname, frozenset({node.id}), early,
+                                  prim_inputs=lambda f: primitive_inputs(ctx, f)).get(node.id)
+                else:
+                    use = self._val.get(node.id)
+                used = use is None or use.tensor is not None
+            memo[node.id] = (first, used)
+        first, used_as_tensor = memo[node.id]
+        if first is None or used_as_tensor or node.lineno > first:
+            return False
+        for anc in ctx.ancestors(node):
+            if anc is func:
+                break
+            if isinstance(anc, (ast.For, ast.AsyncFor, ast.While)):
+                return False
+        return True
 
     def grounded(self, ctx, node: ast.AST, depth: int = 0, names: bool = True) -> bool:
         """A tensor-kind expression whose value is known only at run time. Not grounded: one

@@ -90,6 +90,20 @@ def pynative_by_construction(text: str) -> bool:
     return bool(_PYNATIVE_SET.search(text)) and not re.search(r"\bmode\s*=\s*0\b", text)
 
 
+def pynative_by_name(modname: str, text: str) -> bool:
+    """The module is named for PyNative and never mentions graph mode: it sits in a package
+    called ``pynative`` (mindformers' ``mindformers/pynative/``, whose Cells use ``with``,
+    ``try`` and ``yield`` in ``construct``, run by its PyNative trainer) or its own name ends
+    in ``_pynative`` (``modeling_deepseek_v3_pynative``), and its text has no ``GRAPH_MODE``,
+    ``jit`` nor ``mode=0``. The name is the project's statement of the mode where no
+    ``set_context`` in the module says it; a module that mentions graph mode stays graph code
+    (``test_grad_pynative.py`` jits)."""
+    parts = modname.split(".")
+    if not ("pynative" in parts[:-1] or parts[-1] == "pynative" or parts[-1].endswith("_pynative")):
+        return False
+    return "GRAPH_MODE" not in text and "jit" not in text and not re.search(r"\bmode\s*=\s*0\b", text)
+
+
 def mindspore_patches(tree: ast.Module, imports: ImportMap, text: str) -> Tuple[str, ...]:
     """The MindSpore names a module rebinds, monkey-patching MindSpore for the code that runs
     after it: `nn.Dropout = MyDropout`, `mindspore.nn.Dropout = ...`, `setattr(nn, "Dropout",
@@ -453,7 +467,7 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
     text = source.text
     summary = ModuleSummary(modname, source.path, is_package, imports,
                             graph_hint=("mindspore" in text or "construct" in text or "jit" in text),
-                            pynative_only=pynative_by_construction(text),
+                            pynative_only=pynative_by_construction(text) or pynative_by_name(modname, text),
                             patches=mindspore_patches(tree, imports, text))
     # module-level definitions resolve to this module
     for node in tree.body:
