@@ -104,9 +104,9 @@ class BooleanMaskIndex(Rule):
     captures = AST_CAPTURE
     name = "boolean-mask-index"
     summary = "Reading `x[mask]` with a boolean tensor mask: the result's shape depends on the data."
-    message = ("`{expr}` selects by a boolean tensor mask in graph-mode code ({where}): the result's length "
-               "depends on the data, so MindSpore compiles a dynamic-shape NonZero + GatherNd and "
-               "everything computed from it is dynamic-shape")
+    message = ("`{expr}` selects by a boolean tensor mask: a dynamic shape\n"
+               "In graph-mode code ({where}) the result's length depends on the data, so MindSpore compiles a "
+               "dynamic-shape NonZero + GatherNd and everything computed from it is dynamic-shape.")
     hint = ("keep the shape static: `ops.select(mask, x, 0)` / `x.masked_fill(~mask, 0)`, then reduce with "
             "the mask (`(x * mask).sum() / mask.sum()`); or pad to a fixed number of elements")
     severity = Severity.WARNING
@@ -187,8 +187,9 @@ class DataDependentShapeOp(Rule):
     code = "MSG302"
     name = "data-dependent-shape-op"
     summary = "An op whose output shape depends on tensor values (nonzero, unique, masked_select, argwhere, ...)."
-    message = ("`{api}` in graph-mode code ({where}) returns a shape that depends on the data: MindSpore "
-               "compiles a dynamic-shape kernel and everything computed from it is dynamic-shape (no fusion)")
+    message = ("`{api}` returns a data-dependent shape in graph-mode code\n"
+               "In {where} it returns a shape that depends on the data: MindSpore compiles a dynamic-shape kernel "
+               "and everything computed from it is dynamic-shape (no fusion).")
     hint = ("keep shapes static: masks with `ops.select`/`ops.where(cond, x, y)`, `ops.topk` with a fixed k, "
             "or pad the result to a fixed size")
     severity = Severity.WARNING
@@ -359,8 +360,9 @@ class ShapeFromTensorValue(Rule):
     code = "MSG303"
     name = "shape-from-tensor-value"
     summary = "A shape, size, count or slice bound computed from tensor values: a dynamic-shape result."
-    message = ("`{expr}` takes a {what} from tensor data (`{value}`) in graph-mode code ({where}): the output "
-               "shape is known only at run time, so MindSpore compiles it dynamic-shape (no fusion downstream)")
+    message = ("`{expr}` takes a {what} from tensor data (`{value}`)\n"
+               "In graph-mode code ({where}) the output shape is known only at run time, so MindSpore compiles "
+               "it dynamic-shape (no fusion downstream).")
     hint = ("derive sizes from `x.shape` (static) or constants, and express the data-dependent part as a mask "
             "(`ops.select`, `masked_fill`) over a fixed (bucketed or padded) size")
     severity = Severity.WARNING
@@ -604,8 +606,8 @@ class PythonScalarInput(Rule):
     code = "MSG304"
     name = "python-scalar-input"
     summary = "A `construct`/`jit` parameter that takes a Python scalar, string or tuple: each new value compiles a new graph."
-    message = ("parameter `{param}` of {where} {why}: {when}graph mode compiles it in as a constant and compiles a "
-               "new graph for every new value{tail}")
+    message = ("parameter `{param}` of {where} {why}: recompiles per value\n"
+               "{when}graph mode compiles it in as a constant and compiles a new graph for every new value{tail}.")
     hint = ("pass changing numbers as Tensors or `ms.mutable(...)`; fix modes and sizes in `__init__` or round "
             "sizes up to a few buckets; pass tensors as separate arguments instead of a tuple")
     severity = Severity.WARNING
@@ -858,8 +860,8 @@ class DynamicSetInputs(Rule):
     requires_text = ("set_inputs",)
     name = "dynamic-set-inputs"
     summary = "`Cell.set_inputs(...)` with `None`/`-1` dimensions: the whole graph compiles dynamic-shape, without fusion."
-    message = ("`set_inputs` declares dynamic dimensions (`{spec}`): the whole Cell compiles as one dynamic-shape "
-               "graph and loses graph-kernel fusion on every op")
+    message = ("`set_inputs` declares dynamic dimensions (`{spec}`): the Cell loses fusion\n"
+               "The whole Cell compiles as one dynamic-shape graph and loses graph-kernel fusion on every op.")
     hint = ("prefer static shapes: pad inputs to a few fixed bucket sizes (one compile each, fused), and keep "
             "set_inputs dynamic only where the number of distinct shapes makes recompiling too costly")
     severity = Severity.WARNING
