@@ -6,8 +6,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from msgraphlint.fix.hostfixes import inplace_name_fix, named_tuple_fix
 from msgraphlint.kinds import Kind
-from msgraphlint.rule import Invalid, Rule, Severity, Valid
+from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 
 from msgraphlint.infer.guards import maybe_not_compiled
 from msgraphlint.infer.provenance import _CACHE, assigned_values, rebound, surely_tensor
@@ -19,6 +20,7 @@ _MUTABLE = ("mindspore.mutable", "mindspore.graph.mutable", "mindspore.common.mu
 
 class NoSuchAttribute(Rule):
     code = "MSG508"
+    fix_safety = FixSafety.UNSAFE  # .values -> [0], m.triu_(k) -> m = m.triu(k) (msgraphlint/fix/hostfixes.py)
     name = "no-such-attribute"
     summary = ("An attribute MindSpore's Tensor does not have (`x.abs2`, `getattr(x, \"size_\")`), one a local "
                "list, tuple or dict does not have, or `len()` of an `ms.mutable` scalar, in graph-mode code.")
@@ -146,7 +148,10 @@ class NoSuchAttribute(Rule):
             why = (f"a Python {_TYPES[owner].__name__} has no attribute `{attr}`: the graph fails to compile "
                    f"(`AttributeError: '{owner}' object has no attribute '{attr}'`)")
             advice = f"check the value's type: a {_TYPES[owner].__name__} has no `{attr}`"
-        ctx.report(node, expr=_short(ctx.segment(node)), why=why, advice=advice)
+        fix = None
+        if owner == "Tensor" and isinstance(node, ast.Attribute):
+            fix = named_tuple_fix(ctx, node) or inplace_name_fix(ctx, node)
+        ctx.report(node, expr=_short(ctx.segment(node)), why=why, advice=advice, fix=fix)
 
     def _owner(self, recv: ast.AST, at: ast.AST, ctx, skip_tensor: bool = False) -> Optional[str]:
         values = ctx.values

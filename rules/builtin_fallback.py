@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 from typing import FrozenSet
 
-from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
+from msgraphlint.fix.hostfixes import builtin_fix
+from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.infer.values import Kind
 
 from msgraphlint.infer.hostvalues import builtin, short, under_string_dispatch
@@ -69,6 +70,7 @@ def interpreted_builtins(ctx) -> FrozenSet[str]:
 
 class InterpretedBuiltin(Rule):
     code = "MSG420"
+    fix_safety = FixSafety.SAFE  # and/or chains, dict literals, reversed slices where proved; else unsafe
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "interpreted-builtin"
     summary = ("`all()` / `any()` / `type()` / `reversed()` / `sorted()` / `set()` … on graph values: builtins "
@@ -220,4 +222,4 @@ class InterpretedBuiltin(Rule):
         if _in_error_message(node, ctx):
             return  # runs only on the error path
         ctx.report(node, hint=_HINTS.get(f.id, _GENERIC_HINT), call=short(ctx, node, 50), name=f.id, why=why,
-                   where=ctx.where)
+                   where=ctx.where, fix=builtin_fix(ctx, node))

@@ -16,7 +16,8 @@ import builtins
 import json
 from typing import FrozenSet, Optional
 
-from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
+from msgraphlint.fix.hostfixes import asnumpy_fix, const_asnumpy_fix, host_math_fix
+from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.infer.values import Kind
 
 from msgraphlint.infer.hostvalues import (NUMERIC_HOST, Flow, builtin, folded, scalar_from_tensor, short, under_string_dispatch)
@@ -190,6 +191,7 @@ def _scalar_arg(ctx, node: ast.Call) -> Optional[ast.AST]:
 
 class TensorToNumpy(Rule):
     code = "MSG401"
+    fix_safety = FixSafety.UNSAFE  # the op for a NumPy round trip (msgraphlint/fix/hostfixes.py): gradients now flow
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-to-numpy"
     summary = "`.asnumpy()` / `.tolist()` / `str()` / f-strings of a tensor inside graph-mode code: the interpreter fallback."
@@ -356,11 +358,12 @@ class TensorToNumpy(Rule):
                 return  # a constant tensor's NumPy value used in the graph is folded
             if not under_string_dispatch(ctx, node):
                 ctx.report(node, self.CONST_MESSAGE, hint=self.CONST_HINT, expr=_short(ctx, node), where=ctx.where,
-                           escape=escape)
+                           escape=escape, fix=const_asnumpy_fix(ctx, node) if f.attr in ("asnumpy", "numpy") else None)
             return
         if under_string_dispatch(ctx, node):
             return  # one configuration's branch (see _hostvalues.under_string_dispatch)
-        ctx.report(node, hint=self._suggestion(node, f, ctx), expr=_short(ctx, node), where=ctx.where)
+        ctx.report(node, hint=self._suggestion(node, f, ctx), expr=_short(ctx, node), where=ctx.where,
+                   fix=asnumpy_fix(ctx, node))
 
     CONST_MESSAGE = ("`{expr}` of a constant tensor in graph-mode code ({where}) is folded, but its NumPy value "
                      "{escape}: MindSpore builds that with the Python interpreter (PyExecute)")
@@ -451,6 +454,7 @@ class TensorToNumpy(Rule):
 
 class HostMathOnTensor(Rule):
     code = "MSG402"
+    fix_safety = FixSafety.UNSAFE  # np.exp(t) -> ops.exp(t) (msgraphlint/fix/hostfixes.py): gradients now flow
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "host-math-on-tensor"
     summary = "A NumPy / math / SciPy / random function applied to a tensor inside graph-mode code."
@@ -562,7 +566,8 @@ class HostMathOnTensor(Rule):
         if under_string_dispatch(ctx, node):
             return  # one configuration's branch (see _hostvalues.under_string_dispatch)
         ctx.report(node, hint=suggestion, func=short_name, where=ctx.where,
-                   what="a scalar taken from a tensor (`.item()`/`float(t)`)" if scalar else "a tensor")
+                   what="a scalar taken from a tensor (`.item()`/`float(t)`)" if scalar else "a tensor",
+                   fix=host_math_fix(ctx, node, dotted))
 
 
 class ThirdPartyOnTensor(Rule):

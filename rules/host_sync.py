@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 from typing import Optional, Set
 
-from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
+from msgraphlint.fix.hostfixes import scalar_fix
+from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.infer.values import Kind
 
 from msgraphlint.infer.hostvalues import NUMERIC_HOST, Flow, builtin, conversion, short, under_string_dispatch
@@ -105,6 +106,7 @@ def sinks(ctx, conv: ast.Call) -> Set[str]:
 
 class TensorToScalar(Rule):
     code = "MSG403"
+    fix_safety = FixSafety.UNSAFE  # keep the 0-d tensor (msgraphlint/fix/hostfixes.py)
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-to-python-scalar"
     summary = "`.item()` or `float()`/`int()`/`bool()` of a tensor inside graph-mode code (a host round trip)."
@@ -218,7 +220,7 @@ class TensorToScalar(Rule):
         if effects == ["condition"] and isinstance(node.func, ast.Name) and node.func.id == "bool":
             return  # `if bool(t):` is a tensor truth test: MSG101/MSG102/MSG103 report the Switch
         effect = "; " + "; ".join(EFFECTS[e] for e in effects) if effects else ""
-        ctx.report(node, expr=short(ctx, node), where=ctx.where, effect=effect)
+        ctx.report(node, expr=short(ctx, node), where=ctx.where, effect=effect, fix=scalar_fix(ctx, node, recv))
 
     @staticmethod
     def _param_arithmetic(expr: ast.AST, ctx, depth: int = 0) -> bool:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
+from msgraphlint.fix.hostfixes import set_data_fix
+from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.infer.values import Kind
 
 # MSG211 (logging-or-file-io-in-graph) already reports MindSpore's logger calls, and MSG206
@@ -41,6 +42,7 @@ def _owner(ctx, recv: ast.AST) -> Optional[str]:
 
 class JitForbiddenApi(Rule):
     code = "MSG413"
+    fix_safety = FixSafety.UNSAFE  # set_data -> ops.assign (msgraphlint/fix/hostfixes.py)
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "jit-forbidden-api"
     summary = "A call MindSpore's own `@jit_forbidden_register` registry rejects in graph mode (fails to compile)."
@@ -158,7 +160,8 @@ class JitForbiddenApi(Rule):
                     impl = cat.jit_forbidden_methods("mindspore.Tensor").get(f.attr)
                 if impl is not None and f.attr not in _OWNED_METHODS:
                     ctx.report(node, call=f"{ctx.segment(f)}()", where=ctx.where, impl=impl,
-                               advice=_ADVICE.get(f.attr, "keep the result as an attribute"))
+                               advice=_ADVICE.get(f.attr, "keep the result as an attribute"),
+                               fix=set_data_fix(ctx, node) if f.attr == "set_data" else None)
                     return
         q = ctx.qualname(f)
         if not q or not q.startswith("mindspore"):

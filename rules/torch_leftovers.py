@@ -10,6 +10,7 @@ from typing import Optional
 
 from msgraphlint.parse.astutil import dump
 from msgraphlint.fix.codemods import property_call_fix, swapaxes_fix
+from msgraphlint.fix.hostfixes import keyword_rename_fix, to_device_fix
 from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 
 from msgraphlint.infer.guards import up_the_chain
@@ -94,6 +95,7 @@ _MS_DEVICES = ("Ascend", "npu", "cpu", "CPU", "meta")
 
 class TorchOnlyTensorMethod(Rule):
     code = "MSG503"
+    fix_safety = FixSafety.UNSAFE  # drop the device (msgraphlint/fix/hostfixes.py)
     name = "torch-tensor-method"
     summary = "`.cuda()`, `.cpu()`, `.detach()` or `.to(device)` on a tensor in graph-mode code."
     message = "`.{method}()` is a PyTorch Tensor method: {why}"
@@ -201,11 +203,11 @@ class TorchOnlyTensorMethod(Rule):
             if isinstance(arg, ast.Attribute) and arg.attr == "device" and ctx.is_tensor(arg.value):
                 ctx.report(node, message=f"`.to({ctx.segment(arg)})`: graph mode reads a tensor's `.device` through "
                            "the interpreter fallback (PyExecute; an AttributeError under STRICT), and a graph's tensors "
-                           "are on the device already: drop the device")
+                           "are on the device already: drop the device", fix=to_device_fix(ctx, node))
             elif isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value not in _MS_DEVICES:
                 ctx.report(node, message=f"`.to({arg.value!r})` is a PyTorch device: MindSpore {ctx.catalog.version}'s "
                            f"`Tensor.to` takes a MindSpore device ({', '.join(map(repr, _MS_DEVICES))}) and refuses "
-                           f"{arg.value!r} (ValueError)")
+                           f"{arg.value!r} (ValueError)", fix=to_device_fix(ctx, node))
 
     @staticmethod
     def _guarded(node: ast.Call, f: ast.Attribute, ctx) -> bool:
@@ -404,7 +406,8 @@ class TorchTensorHabit(Rule):
                    why="the call fails in graph mode and in PyNative alike (`Got an unexpected keyword argument "
                        f"'{kw}'`)",
                    advice=f"pass `{alt}=` (MindSpore's name for it)" if alt else
-                   f"use the function's own parameters (`{short}({', '.join(names)})`)")
+                   f"use the function's own parameters (`{short}({', '.join(names)})`)",
+                   fix=keyword_rename_fix(node, kw, alt) if alt else None)
 
     _FIX = {"shape": "read `x.shape` (a tuple): `x.shape[0]`", "size": "`x.shape` (or `x.shape[d]`) for the shape; "
             "`x.size` is the element count", "dtype": "read `x.dtype`", "ndim": "read `x.ndim`", "T": "read `x.T`"}
