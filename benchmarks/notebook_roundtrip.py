@@ -18,6 +18,10 @@ notebook is compared with its original without msgraphlint's own notebook code:
   (``ast.parse``; lines starting with ``%``/``!``, counted by the script itself), and a
   second ``--fix`` changes nothing.
 
+With ``--add-noqa`` the run is ``check --add-noqa`` instead: the same byte checks, then a
+plain ``check`` of the copy, whose exit code and remaining findings (by code) are printed;
+only findings no comment can suppress (``MSG001``: a code cell that is not Python) may remain.
+
 Prints one line per changed notebook and a summary; exits 1 on any violation.
 """
 
@@ -124,6 +128,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("folder", nargs="?", default=DEFAULT)
     ap.add_argument("--unsafe-fixes", action="store_true")
+    ap.add_argument("--add-noqa", action="store_true", help="check --add-noqa, then check: only MSG001 may remain")
     ap.add_argument("--keep", action="store_true", help="leave the scratch copy")
     args = ap.parse_args(argv)
     src = os.path.abspath(args.folder)
@@ -134,11 +139,13 @@ def main(argv=None) -> int:
         for name in dirs + files:
             os.chmod(os.path.join(d, name), 0o755 if name in dirs else 0o644)
     names = list(_notebooks(copy))
-    cmd = [sys.executable, "-m", "msgraphlint", "check", "--no-cache", "--fix", "--exit-zero", "--output-format", "concise"]
+    base = [sys.executable, "-m", "msgraphlint", "check", "--no-cache"]
+    cmd = base + (["--add-noqa"] if args.add_noqa else ["--fix", "--exit-zero", "--output-format", "concise"])
     if args.unsafe_fixes:
         cmd.append("--unsafe-fixes")
     first = subprocess.run(cmd + ["."], cwd=copy, capture_output=True, text=True)
-    fixed_line = next((ln for ln in (first.stdout + first.stderr).splitlines() if ln.startswith("Fixed")), "")
+    fixed_line = next((ln for ln in (first.stdout + first.stderr).splitlines()
+                       if ln.startswith(("Fixed", "Added"))), "")
     bad = changed_files = changed_cells = 0
     after_first = {}
     for rel in names:
@@ -154,18 +161,34 @@ def main(argv=None) -> int:
         changed_cells += cells
         print(f"{rel}: {cells} cell(s) changed" + (": " + "; ".join(problems) if problems else ", rest identical"))
         bad += bool(problems)
-    again = subprocess.run(cmd + ["."], cwd=copy, capture_output=True, text=True)
-    moved = [rel for rel in names if open(os.path.join(copy, rel), encoding="utf-8").read() != after_first[rel]]
-    for rel in moved:
-        print(f"{rel}: changed again by a second --fix")
-    print(f"{len(names)} notebooks, {changed_files} changed ({changed_cells} cells), "
-          f"{bad} with bytes changed outside the fixed cells' sources, {len(moved)} changed by a second --fix; "
-          f"first run: {fixed_line or 'no fix line'} (rc {first.returncode}), second run rc {again.returncode}")
+    if args.add_noqa:  # then a plain check: what no comment suppressed
+        again = subprocess.run(base + ["--output-format", "json", "."], cwd=copy, capture_output=True, text=True)
+        left = {}
+        for f in json.loads(again.stdout)["findings"]:
+            left[f["code"]] = left.get(f["code"], 0) + 1
+        for line in first.stderr.splitlines():
+            if "cannot hold a comment" in line or "not written" in line:
+                print(f"add-noqa: {line}")
+        moved = []
+        print(f"{len(names)} notebooks, {changed_files} changed ({changed_cells} cells), "
+              f"{bad} with bytes changed outside the changed cells' sources; "
+              f"--add-noqa: {fixed_line or 'no Added line'} (rc {first.returncode}); "
+              f"check afterwards: rc {again.returncode}, left {sum(left.values())} {dict(sorted(left.items()))}")
+        unsuppressed = sum(n for c, n in left.items() if c != "MSG001")
+    else:
+        again = subprocess.run(cmd + ["."], cwd=copy, capture_output=True, text=True)
+        moved = [rel for rel in names if open(os.path.join(copy, rel), encoding="utf-8").read() != after_first[rel]]
+        for rel in moved:
+            print(f"{rel}: changed again by a second --fix")
+        print(f"{len(names)} notebooks, {changed_files} changed ({changed_cells} cells), "
+              f"{bad} with bytes changed outside the fixed cells' sources, {len(moved)} changed by a second --fix; "
+              f"first run: {fixed_line or 'no fix line'} (rc {first.returncode}), second run rc {again.returncode}")
+        unsuppressed = 0
     if not args.keep:
         shutil.rmtree(scratch, ignore_errors=True)
     else:
         print(f"scratch copy: {copy}")
-    return 1 if bad or moved or first.returncode == 2 else 0
+    return 1 if bad or moved or unsuppressed or first.returncode == 2 else 0
 
 
 if __name__ == "__main__":
