@@ -43,6 +43,11 @@ _ERRORS = {
     "async": ("`async def`", "TypeError: Parse Lambda Function Fail. Node type must be Lambda, but got NoneType."),
     "async-nested": ("`async def`", "RuntimeError: Unsupported statement 'AsyncFunctionDef'."),
     "complex": ("complex literal", "TypeError: Unsupported Constant type : 1j"),
+    # MindSpore parses a lambda from its source line and needs the lambda to be the whole value
+    # of that line's statement; `{node}` is the type of the value it found instead (measured on
+    # 2.10 CPU: IfExp, BoolOp; `f = lambda …` on its own line, then the conditional, compiles)
+    "lambda-in-expr": ("`{attr}(…)`, when `{attr}` holds the lambda written inside a {node_desc} at line {line},",
+                       "TypeError: Parse Lambda Function Fail. Node type must be Lambda, but got {node}."),
     "subscript-attr": ("an attribute assignment on a subscripted object (`a[i].attr = …`)",
                        "RuntimeError: In graph mode, only attribute and name of class members can be assigned. "
                        "But got Subscript."),
@@ -68,6 +73,7 @@ _REPLACE = {
     "async": "make it a plain `def`",
     "async-nested": "make it a plain `def`",
     "complex": "build complex tensors with `ops.Complex(real, imag)`",
+    "lambda-in-expr": "bind the lambda to a name on a line of its own (`f = lambda x: ...`), then choose between the names",
     "subscript-attr": "set the attribute outside the graph (before the Cell is called), or keep the state in a "
                       "Parameter updated with `ops.assign`",
 }
@@ -112,6 +118,7 @@ class UnsupportedSyntax(Rule):
         | `async def` helper called from construct | `TypeError: Parse Lambda Function Fail. Node type must be Lambda, but got NoneType.` (misleading) |
         | nested `async def` | `RuntimeError: Unsupported statement 'AsyncFunctionDef'.` |
         | complex literal `1j` | `TypeError: Unsupported Constant type : 1j` |
+        | `self.f(x)` where a method set `self.f = A if c else lambda t: …` (or `A or lambda …`) with the lambda on that line, when `self.f` is the lambda | `TypeError: Parse Lambda Function Fail. Node type must be Lambda, but got IfExp.` (`BoolOp`; MindSpore reads the lambda's source line; `f = lambda t: …` on its own line, then the conditional, compiles) |
         | attribute of a subscript as a target: `self.cells[0].x = v`, `self.objs[0].x += 1`, `lst[0].x, y = …` (CellList, list or dict element) | `RuntimeError: In graph mode, only attribute and name of class members can be assigned. But got Subscript.` |
 
         Checked and accepted at both levels (not reported): `global` (reading and rebinding;
@@ -385,6 +392,32 @@ class UnsupportedSyntax(Rule):
         if isinstance(node.value, complex):
             self._report(node, "complex", ctx)
 
+    def visit_Call(self, node: ast.Call, ctx) -> None:
+        """``self.f(x)`` where the class binds ``self.f = A if c else lambda x: ...`` (or ``A or
+        lambda ...``) on the lambda's own line: when the lambda is what ``self.f`` holds, 2.10
+        fails to parse it (MindSpore's test_lambda_location_2)."""
+        f = node.func
+        if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"
+                and "lambda" in ctx.source.text):
+            return
+        func = next((a for a in ctx.ancestors(node) if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+        owners = ctx.memo.get("msg410_method_class")
+        if owners is None:  # method -> its class, once per module
+            owners = ctx.memo["msg410_method_class"] = {
+                id(item): c for c in ast.walk(ctx.source.tree) if isinstance(c, ast.ClassDef)
+                for item in c.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        cls = owners.get(id(func))
+        if cls is None:
+            return
+        found = _lambda_in_expression(cls, f.attr)
+        if found is not None:
+            stmt, value = found
+            what, error = _ERRORS["lambda-in-expr"]
+            desc = "conditional expression" if isinstance(value, ast.IfExp) else "`and`/`or` expression"
+            ctx.report(node, hint=_REPLACE["lambda-in-expr"],
+                       what=what.format(node_desc=desc, attr=f"self.{f.attr}", line=stmt.lineno),
+                       where=ctx.where, error=error.format(node=type(value).__name__))
+
     # helpers --------------------------------------------------------------------
     def _report(self, node: ast.AST, key: str, ctx, end: Optional[ast.AST] = None, fix=None) -> None:
         what, error = _ERRORS[key]
@@ -409,6 +442,41 @@ class UnsupportedSyntax(Rule):
                     return any(ctx.qualname(d.func if isinstance(d, ast.Call) else d) == "mindspore.jit_class"
                                for d in node.decorator_list)
         return True  # defined elsewhere in a module that uses jit_class: cannot tell
+
+
+def _picked_lambdas(value: ast.AST):
+    """The lambdas an expression may evaluate to (the branches of a conditional expression,
+    the operands of ``and``/``or``)."""
+    if isinstance(value, ast.Lambda):
+        yield value
+    elif isinstance(value, ast.IfExp):
+        yield from _picked_lambdas(value.body)
+        yield from _picked_lambdas(value.orelse)
+    elif isinstance(value, ast.BoolOp):
+        for v in value.values:
+            yield from _picked_lambdas(v)
+
+
+def _lambda_in_expression(cls: ast.ClassDef, attr: str):
+    """``(statement, value)`` of a method's ``self.<attr> = <IfExp/BoolOp>`` that may give a
+    lambda starting on the statement's own first line (MindSpore reads the lambda's source from
+    that line and finds the conditional, not the lambda); None otherwise."""
+    for item in cls.body:
+        if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for stmt in ast.walk(item):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target, value = stmt.targets[0], stmt.value
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                target, value = stmt.target, stmt.value
+            else:
+                continue
+            if not (isinstance(target, ast.Attribute) and target.attr == attr and isinstance(target.value, ast.Name)
+                    and target.value.id == "self" and isinstance(value, (ast.IfExp, ast.BoolOp))):
+                continue
+            if any(lam.lineno == stmt.lineno for lam in _picked_lambdas(value)):
+                return stmt, value
+    return None
 
 
 class InterpretedSyntax(Rule):
