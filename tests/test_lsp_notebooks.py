@@ -205,3 +205,31 @@ async def test_hover_on_a_cell_finding_and_on_a_noqa_code_in_a_cell(client: Lang
     h = await client.text_document_hover_async(lsp.HoverParams(
         text_document=lsp.TextDocumentIdentifier(uri=cells[3]), position=lsp.Position(2, 17)))
     assert h is not None and "# MSG201 print-in-graph" in h.contents.value
+
+
+@pytest.mark.asyncio
+async def test_noqa_action_on_a_call_site_finding_in_a_cell(client: LanguageClient):
+    # MSG004: `show()` in the cell reaches a print in pkg/helpers.py (on disk, not open)
+    root = Path(client.root)
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "helpers.py").write_text("def show(x):\n    print(x)\n    return x\n")
+    nb_uri, cells = _uris(client, "calls.ipynb", 2)
+    texts = ["import mindspore.nn as nn\nfrom pkg.helpers import show\n",
+             "class Net(nn.Cell):\n    def construct(self, x):\n        return show(x)\n"]
+    client.notebook_document_did_open(lsp.DidOpenNotebookDocumentParams(
+        notebook_document=lsp.NotebookDocument(
+            uri=nb_uri, notebook_type="jupyter-notebook", version=1,
+            cells=[lsp.NotebookCell(kind=lsp.NotebookCellKind.Code, document=u) for u in cells]),
+        cell_text_documents=[lsp.TextDocumentItem(uri=u, language_id="python", version=3, text=t)
+                             for u, t in zip(cells, texts)]))
+    [d] = await _wait(client, cells[1], lambda ds: len(ds) == 1)
+    assert (d.code, d.range.start.line, d.range.start.character) == ("MSG004", 2, 15)
+    actions = await _actions(client, cells[1], d)
+    [sup] = [a for a in actions if a.title == "MSG004: suppress on this line"]
+    uri, version, edits = _one_edit(sup)
+    assert (uri, version) == (cells[1], 3)
+    buffer = apply_text_edits(texts[1], edits)
+    assert buffer == texts[1].replace("return show(x)\n", "return show(x)  # noqa: MSG004\n")
+    _change_cell(client, nb_uri, 2, cells[1], 4, buffer)
+    assert await _wait(client, cells[1], lambda ds: ds == []) == []
