@@ -75,9 +75,10 @@ class InterpretedBuiltin(Rule):
     name = "interpreted-builtin"
     summary = ("`all()` / `any()` / `type()` / `reversed()` / `sorted()` / `set()` … on graph values: builtins "
                "MindSpore has no graph form for run in the interpreter.")
-    message = ("`{call}` in graph-mode code ({where}): MindSpore's graph parser has no graph form of the builtin "
-               "`{name}` and folds it only when every argument is a Python constant at parse time; {why}, so it runs "
-               "in the Python interpreter (PyExecute), which cuts the graph")
+    message = ("`{call}` runs in the Python interpreter\n"
+               "In graph-mode code ({where}) MindSpore's graph parser has no graph form of the builtin `{name}` and "
+               "folds it only when every argument is a Python constant at parse time; {why}, so it runs in the "
+               "Python interpreter (PyExecute), which cuts the graph.")
     hint = _GENERIC_HINT
     severity = Severity.WARNING
     rationale = """

@@ -195,9 +195,9 @@ class TensorToNumpy(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-to-numpy"
     summary = "`.asnumpy()` / `.tolist()` / `str()` / f-strings of a tensor inside graph-mode code: the interpreter fallback."
-    message = ("`{expr}` pulls tensor data into Python inside graph-mode code ({where}): MindSpore runs it "
-               "in the interpreter (PyExecute), which cuts the graph and makes everything computed from it "
-               "dynamic-shape; under STRICT it does not compile")
+    message = ("`{expr}` pulls tensor data into Python in graph-mode code\n"
+               "In {where} MindSpore runs it in the interpreter (PyExecute), which cuts the graph and makes "
+               "everything computed from it dynamic-shape; under STRICT it does not compile.")
     hint = ("keep the value a tensor and use the `ops.*`/`mint.*` equivalent (e.g. `np.tanh(t.asnumpy())` → "
             "`ops.tanh(t)`); convert to NumPy outside the Cell, after it returns")
     severity = Severity.WARNING
@@ -458,9 +458,9 @@ class HostMathOnTensor(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "host-math-on-tensor"
     summary = "A NumPy / math / SciPy / random function applied to a tensor inside graph-mode code."
-    message = ("`{func}` applied to {what} in graph-mode code ({where}) runs in the Python interpreter "
-               "(PyExecute): the graph is cut there and what follows becomes dynamic-shape; under STRICT it "
-               "does not compile")
+    message = ("`{func}` on {what} runs in the Python interpreter\n"
+               "In graph-mode code ({where}) it runs in the Python interpreter (PyExecute): the graph is cut there "
+               "and what follows becomes dynamic-shape; under STRICT it does not compile.")
     hint = "use the native op on the tensor (`np.tanh` → `ops.tanh`, `np.clip` → `ops.clamp`, `math.erf` → `ops.erf`, …)"
     severity = Severity.WARNING
     rationale = """
@@ -575,8 +575,9 @@ class ThirdPartyOnTensor(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "third-party-call-in-graph"
     summary = "A third-party library (tokenizer, OpenCV, PIL, scikit-learn, torch, …) called on graph values."
-    message = ("`{func}` is a {package} call in graph-mode code ({where}): MindSpore cannot compile it and runs "
-               "it in the Python interpreter (PyExecute), cutting the graph; under STRICT it does not compile")
+    message = ("`{func}` is a {package} call MindSpore cannot compile\n"
+               "In graph-mode code ({where}) MindSpore runs it in the Python interpreter (PyExecute), cutting the "
+               "graph; under STRICT it does not compile.")
     hint = ("do this work in the data pipeline (`mindspore.dataset` map operations) or before calling the Cell, "
             "and pass tensors in")
     severity = Severity.WARNING
@@ -766,8 +767,9 @@ class LocalListMethod(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "list-method-fallback"
     summary = "`.extend()` / `.insert()` / `.pop()` / `.reverse()` on a local list in graph-mode code: interpreter fallback at the default level."
-    message = ("`{expr}` on a local list in graph-mode code ({where}) runs in the Python interpreter at the default "
-               "syntax level (PyExecute: the graph is cut there); STRICT compiles it natively")
+    message = ("`{expr}` on a local list runs in the Python interpreter\n"
+               "In graph-mode code ({where}) it runs in the Python interpreter at the default syntax level "
+               "(PyExecute: the graph is cut there); STRICT compiles it natively.")
     hint = "build lists with `append`, `+` and `+=`, which compile natively at both levels"
     severity = Severity.WARNING
     rationale = """

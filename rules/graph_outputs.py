@@ -517,8 +517,9 @@ class PythonObjectOutput(Rule):
     captures = frozenset({"ast", "trace"})
     name = "python-object-output"
     summary = "A graph called from Python returns a dict, None, a constant list or a Python object."
-    message = ("`{where}` is called from Python and its output is {what}: MindSpore builds this output with "
-               "PyExecute on the host after the graph runs")
+    message = ("`{where}`'s output to Python is built on the host (PyExecute)\n"
+               "`{where}` is called from Python and its output is {what}: MindSpore builds this output with "
+               "PyExecute on the host after the graph runs.")
     hint = ("return tensors (a tuple of tensors, shapes or scalars); keep dicts, constant lists and Python objects "
             "inside the graph, and build them in the Python caller if it needs them")
     severity = Severity.WARNING
@@ -761,8 +762,9 @@ class NoneResultAfterTensorBranch(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "none-result-after-tensor-branch"
     summary = "A graph helper that returns None after a tensor-decided branch with a side effect."
-    message = ("`{where}` returns None after a branch on a tensor that holds {effect}: MindSpore builds that "
-               "None result with PyExecute each time the graph runs this call")
+    message = ("`{where}` returns None after a tensor branch: built with PyExecute\n"
+               "`{where}` returns None after a branch on a tensor that holds {effect}: MindSpore builds that None "
+               "result with PyExecute each time the graph runs this call.")
     hint = "return a tensor from the helper (for example its input) and use it, or keep the check outside the graph"
     severity = Severity.WARNING
     rationale = """

@@ -110,8 +110,8 @@ class TensorToScalar(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tensor-to-python-scalar"
     summary = "`.item()` or `float()`/`int()`/`bool()` of a tensor inside graph-mode code (a host round trip)."
-    message = ("`{expr}` turns a tensor into a Python scalar in graph-mode code ({where}): MindSpore compiles it to "
-               "TensorToScalar, a device-to-host copy mid-graph{effect}")
+    message = ("`{expr}` turns a tensor into a Python scalar in graph-mode code\n"
+               "In {where} MindSpore compiles it to TensorToScalar, a device-to-host copy mid-graph{effect}.")
     hint = ("keep it a tensor: use the 0-d tensor directly (`x / t.max()`), `ops.cast(t, ms.float32)` for a dtype, "
             "masks or `ops.select` instead of data-dependent sizes and branches")
     severity = Severity.WARNING
@@ -260,9 +260,9 @@ class CellListRuntimeIndex(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "cell-list-indexed-by-tensor-value"
     summary = "A CellList indexed by a Python scalar taken from a tensor: graph mode silently runs the wrong Cell."
-    message = ("`{expr}` indexes a Cell list with a scalar taken from a tensor ({where}): in graph mode MindSpore "
-               "2.10 silently runs the first Cell whatever the value (default level and STRICT); PyNative runs "
-               "the right one")
+    message = ("`{expr}` indexes a Cell list with a tensor's scalar: always the first Cell\n"
+               "In graph mode ({where}) MindSpore 2.10 silently runs the first Cell whatever the value (default "
+               "level and STRICT); PyNative runs the right one.")
     hint = ("index with the int32 tensor itself (`self.experts[idx]` selects correctly in graph mode), or compute "
             "every Cell and combine with masks / `ops.select`")
     severity = Severity.ERROR

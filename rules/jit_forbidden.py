@@ -46,8 +46,9 @@ class JitForbiddenApi(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "jit-forbidden-api"
     summary = "A call MindSpore's own `@jit_forbidden_register` registry rejects in graph mode (fails to compile)."
-    message = ("`{call}` is registered by MindSpore as forbidden in graph mode ({where}): "
-               "the graph fails to compile ('{impl}' is not supported in 'construct' or function with @jit decorator)")
+    message = ("`{call}` is forbidden in graph mode: the graph fails to compile\n"
+               "MindSpore registers it as forbidden in graph mode ({where}): '{impl}' is not supported in "
+               "'construct' or function with @jit decorator.")
     hint = "do it outside the graph: in `__init__`, before the call, or in the training loop ({advice})"
     severity = Severity.ERROR
     rationale = """

@@ -19,8 +19,8 @@ class PythonObjectFromTensor(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "python-object-from-tensor"
     summary = "An instance of a plain Python class created in graph code with a tensor argument."
-    message = ("`{call}` creates a `{cls}` object from a tensor in graph code: the object and its uses are built "
-               "with PyExecute on the host at every call")
+    message = ("`{call}` creates a `{cls}` object from a tensor in graph code\n"
+               "The object and its uses are built with PyExecute on the host at every call.")
     hint = ("compute with the tensor directly (a helper function or a method of the Cell), or make the class a Cell; "
             "pass only constants (sizes, flags) to plain objects")
     severity = Severity.WARNING

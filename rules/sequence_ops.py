@@ -169,8 +169,9 @@ class SequenceOpFallback(Rule):
     name = "sequence-op-fallback"
     summary = ("`in` / `*` / `.count()` / `.index()` / `<` on tuples or lists that mix tensors, strings and nested "
                "sequences, a tuple/list indexed by a tensor, a list `==` a number: interpreter fallback.")
-    message = ("`{expr}` in graph-mode code ({where}): {why}, so MindSpore runs it in the Python interpreter "
-               "(PyExecute), which cuts the graph")
+    message = ("`{expr}` has no graph form: it runs in the Python interpreter\n"
+               "In graph-mode code ({where}) {why}, so MindSpore runs it in the Python interpreter (PyExecute), "
+               "which cuts the graph.")
     hint = ("keep tuples/lists homogeneous (tensors apart from strings, numbers and nested tuples) and index them "
             "with Python ints")
     severity = Severity.WARNING
@@ -363,9 +364,9 @@ class IsLiteralOnVariable(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "is-literal-on-variable"
     summary = "`v is 3` / `v is not \"s\"` on a value MindSpore does not fold: interpreter fallback."
-    message = ("`{expr}` in graph-mode code ({where}) tests identity with a literal on a value known only at run "
-               "time: MindSpore runs it in the Python interpreter (PyExecute); `==`/`!=` compile natively "
-               "(and `is` with a literal is a Python bug: SyntaxWarning)")
+    message = ("`{expr}` tests identity with a literal on a run-time value\n"
+               "In graph-mode code ({where}) MindSpore runs it in the Python interpreter (PyExecute); `==`/`!=` "
+               "compile natively (and `is` with a literal is a Python bug: SyntaxWarning).")
     hint = "compare values with `==` / `!=`"
     severity = Severity.WARNING
     rationale = """

@@ -86,7 +86,8 @@ class UnsupportedSyntax(Rule):
     name = "unsupported-syntax"
     fix_safety = FixSafety.SAFE  # mechanical rewrites where proved (msgraphlint/fix/codemods.py), else unsafe
     summary = "Python syntax that MindSpore 2.10 graph mode rejects at every syntax level."
-    message = "{what} in graph-mode code ({where}) does not compile in MindSpore 2.10 (default level and STRICT): `{error}`"
+    message = ("{what} does not compile in graph mode\n"
+               "In graph-mode code ({where}) MindSpore 2.10 rejects it (default level and STRICT): `{error}`")
     hint = ("rewrite it with what graph mode accepts (the message's hint names the replacement: a tuple for a set, "
             "`if`/`elif` for `match`, a module-level import, a flag instead of `for … else`, …), or move it "
             "out of `construct`")
@@ -485,7 +486,7 @@ class InterpretedSyntax(Rule):
     name = "strict-incompatible-expression"
     summary = ("`%`-formatting that mentions a graph variable, `len()` of a string, `exec()`: interpreted at the "
                "default level or rejected under STRICT.")
-    message = "{what} in graph-mode code ({where}) {effect}"
+    message = "{what} does not compile under STRICT\nIn graph-mode code ({where}) it {effect}."
     hint = "bind attributes of graph values to a local before `%`-formatting; keep string lengths as int attributes"
     severity = Severity.WARNING
     rationale = """
@@ -638,7 +639,8 @@ class DictUnpackOfTensors(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "dict-unpacking-of-tensors"
     summary = "`{**d}` over a dict of tensors (or a Cell's dict output) in graph-mode code: wrong values or no compile."
-    message = ("`{{**{expr}}}` in graph-mode code ({where}) {effect} (MindSpore 2.10, default level and STRICT)")
+    message = ("`{{**{expr}}}` in graph-mode code {problem}\n"
+               "In {where} it {effect} (MindSpore 2.10, default level and STRICT).")
     hint = "build the dict with explicit keys (`{\"a\": d[\"a\"], \"loss\": loss}`) or pass the values as a tuple"
     severity = Severity.ERROR
     rationale = """
@@ -734,7 +736,8 @@ class DictUnpackOfTensors(Rule):
                 effect = self._WRONG
             if effect:
                 ctx.report(node, expr=" ".join(ctx.segment(value).split()) or ast.unparse(value),
-                           where=ctx.where, effect=effect)
+                           where=ctx.where, effect=effect,
+                           problem="does not compile" if effect is self._NO_COMPILE else "gives nested tuples")
                 return
 
     @staticmethod

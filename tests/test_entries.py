@@ -89,7 +89,7 @@ def test_jit_wrapped_and_called():
 
 
 def _msg414(src: str):
-    return [(f.line, f.message) for f in check_source(textwrap.dedent(src), select=["MSG414"])]
+    return [(f.line, f.full_message) for f in check_source(textwrap.dedent(src), select=["MSG414"])]
 
 
 def test_no_visible_python_call_is_silent():

@@ -222,7 +222,7 @@ def test_print_of_a_numpy_attribute_says_pyexecute(tmp_path):
                 return x * 2
     """
     write_tree(tmp_path, {"m.py": src})
-    found = {f.line: f.message for f in lint([tmp_path], select=["MSG201"], config_file=None)}
+    found = {f.line: f.full_message for f in lint([tmp_path], select=["MSG201"], config_file=None)}
     assert "PyExecute" in found[11] and "PyExecute" not in found[12]
 
 

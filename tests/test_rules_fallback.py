@@ -43,7 +43,7 @@ def test_cross_module_helper_reported_at_helper_and_call_site(tmp_path):
     }, select=FALLBACK + ["MSG004"])
     assert codes_at(found) == [("model.py", 10, "MSG004"), ("utils.py", 4, "MSG401")]
     site = next(f for f in found if f.path.endswith("model.py"))
-    assert "`to_np()` reaches MSG401" in site.message and "utils.py:4" in site.message
+    assert "`to_np()` reaches MSG401" in site.full_message and "utils.py:4" in site.full_message
     assert site.origin[0] == "MSG401" and site.origin[2] == 4
     helper = next(f for f in found if f.path.endswith("utils.py"))
     assert any("Net.construct" in link for link in helper.chain)
@@ -218,7 +218,7 @@ def test_message_names_the_native_replacement(tmp_path):
     by_line = {f.line: f for f in found}
     assert "ops.clamp(x)" in by_line[8].hint
     assert by_line[9].code == "MSG402" and "ops.cat" in by_line[9].hint
-    assert "PyExecute" in by_line[8].message and "STRICT" in by_line[8].message
+    assert "PyExecute" in by_line[8].full_message and "STRICT" in by_line[8].full_message
 
 
 def test_third_party_tokenizer_and_cv2(tmp_path):
@@ -243,7 +243,7 @@ def test_third_party_tokenizer_and_cv2(tmp_path):
                 return drop_path(small, 0.1), text, k
     """})
     assert [(f.line, f.code) for f in found] == [(15, "MSG404"), (16, "MSG404")]
-    assert "transformers" in found[0].message and "cv2" in found[1].message
+    assert "transformers" in found[0].full_message and "cv2" in found[1].full_message
 
 
 def test_jit_function_and_helper_in_jit(tmp_path):
@@ -411,11 +411,11 @@ def test_host_sync_message_names_what_the_scalar_costs(tmp_path, body, effect):
            "class Net(nn.Cell):\n    def construct(self, x):\n" + textwrap.indent(body, "        "))
     found = _lint(tmp_path, {"m.py": src})
     assert [f.code for f in found] == ["MSG403"]
-    assert "TensorToScalar" in found[0].message
+    assert "TensorToScalar" in found[0].full_message
     if effect:
-        assert effect in found[0].message
+        assert effect in found[0].full_message
     else:
-        assert found[0].message.endswith("mid-graph")
+        assert found[0].full_message.endswith("mid-graph.")
 
 
 def test_bare_construct_parameters_are_not_assumed_tensors_for_int(tmp_path):
@@ -454,7 +454,7 @@ def test_cell_list_indexed_by_a_scalar_from_a_tensor(tmp_path):
     assert (9, "MSG405") in codes and (11, "MSG405") in codes
     assert (9, "MSG403") not in codes and (10, "MSG403") not in codes  # one finding per defect
     assert not any(line in (12, 13, 15) for line, _ in codes)
-    assert "first Cell" in next(f for f in found if f.code == "MSG405").message
+    assert "first Cell" in next(f for f in found if f.code == "MSG405").full_message
 
 
 def test_local_list_methods_that_fall_back(tmp_path):
@@ -628,7 +628,7 @@ def test_numpy_of_constants_is_folded_through_a_local(tmp_path):
         "def main():\n    print(Shape()(), Value()(), FromInput()(Tensor(np.ones((2, 2)))), Rebound()(Tensor([1.0])))\n",
         encoding="utf-8")
     found = [f for fr in run_paths([str(tmp_path)], select=["MSG401"]).files for f in fr.findings]
-    by_line = {f.line: f.message for f in found}
+    by_line = {f.line: f.full_message for f in found}
     assert sorted(by_line) == [16, 22, 31], by_line  # (Rebound: `x` is also a loop target: not followed)
     assert "of a constant tensor" in by_line[16] and "is returned from the graph" in by_line[16]
     assert "pulls tensor data into Python" in by_line[22] and "pulls tensor data into Python" in by_line[31]

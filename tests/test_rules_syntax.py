@@ -49,7 +49,7 @@ def test_rejected_constructs(tmp_path, name):
     body, line = REJECTED[name]
     got, found = _lint_body(tmp_path, body)
     assert got == [(line, "MSG410")], name
-    assert "does not compile" in found[0].message and "`" in found[0].message
+    assert "does not compile" in found[0].full_message and "`" in found[0].full_message
 
 
 def test_with_on_plain_context_manager(tmp_path):
@@ -61,7 +61,7 @@ def test_with_on_plain_context_manager(tmp_path):
                 return False
     """)
     assert got == [(1, "MSG410")]
-    assert "Only support jit_class instance" in found[0].message
+    assert "Only support jit_class instance" in found[0].full_message
 
 
 def test_with_on_jit_class_is_fine(tmp_path):
@@ -118,7 +118,7 @@ ACCEPTED = {
 def test_attribute_of_a_subscript_as_target(tmp_path, body, line):
     got, found = _lint_body(tmp_path, body, pre="class Obj:\n    x = 1\n")
     assert got == [(line, "MSG410")]
-    assert "But got Subscript" in found[0].message
+    assert "But got Subscript" in found[0].full_message
 
 
 @pytest.mark.parametrize("name", sorted(ACCEPTED))
@@ -139,7 +139,7 @@ def test_accepted_constructs_stay_clean(tmp_path, name):
 def test_strict_incompatible_expressions(tmp_path, body, line, what):
     got, found = _lint_body(tmp_path, body)
     assert got == [(line, "MSG411")]
-    assert what in found[0].message and "STRICT" in found[0].message
+    assert what in found[0].full_message and "STRICT" in found[0].full_message
 
 
 def test_len_of_a_string_attribute(tmp_path):
@@ -170,12 +170,12 @@ def test_len_of_a_string_attribute(tmp_path):
 def test_tensor_values_formatted_into_strings_are_fallback(tmp_path, body):
     got, found = _lint_body(tmp_path, body, select=SYNTAX + ["MSG401"])
     assert got == [(1, "MSG401")]
-    assert "PyExecute" in found[0].message and "STRICT" in found[0].message
+    assert "PyExecute" in found[0].full_message and "STRICT" in found[0].full_message
 
 
 def test_fstring_message_says_strict_changes_the_value(tmp_path):
     _, found = _lint_body(tmp_path, "msg = f'value {x}'\nreturn msg\n", select=["MSG401"])
-    assert "comes back as a Tensor" in found[0].message
+    assert "comes back as a Tensor" in found[0].full_message
 
 
 def test_async_helper_and_generator_helper_reported_at_def_and_call(tmp_path):
@@ -203,7 +203,7 @@ def test_async_helper_and_generator_helper_reported_at_def_and_call(tmp_path):
     assert codes_at(found) == [("net.py", 6, "MSG004"), ("net.py", 7, "MSG004"),
                                ("util.py", 1, "MSG410"), ("util.py", 5, "MSG410")]
     async_def = next(f for f in found if f.path.endswith("util.py") and f.line == 1)
-    assert "Parse Lambda Function Fail" in async_def.message
+    assert "Parse Lambda Function Fail" in async_def.full_message
 
 
 def test_code_outside_graph_scopes_is_not_checked(tmp_path):
@@ -237,7 +237,7 @@ def test_code_outside_graph_scopes_is_not_checked(tmp_path):
 def test_dict_unpacking_of_tensor_dicts(tmp_path, body, line):
     got, found = _lint_body(tmp_path, body, select=["MSG412"])
     assert got == [(line, "MSG412")]
-    assert "nested tuples" in found[0].message
+    assert "nested tuples" in found[0].full_message
 
 
 @pytest.mark.parametrize("body", [
