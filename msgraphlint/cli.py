@@ -18,6 +18,7 @@ import click
 from . import __version__
 
 FORMATS = ("text", "concise", "json", "sarif", "github", "gitlab", "junit", "pylint", "json-lines")
+_EDIT_FORMATS = ("json", "json-lines", "sarif")  # the formats that print fixes' edits
 
 
 def _split(values: Sequence[str]) -> List[str]:
@@ -434,9 +435,16 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
             click.echo(f"msgraphlint: baseline entry no longer matches: {code} {_safe(path)}: {_safe(text)}",
                        err=True)
     t_report = time.perf_counter()
+    resolved = None
     for f, path in outs:
         colored = path is None and f in ("text", "concise") and use_color(color, sys.stdout.isatty())
-        text = render(f, result.files, result.rules, statistics=statistics and f in ("text", "concise", "json"),
+        files = result.files
+        if f in _EDIT_FORMATS:  # these print each fix's edits: compute the structural fixes' (libcst)
+            if resolved is None:
+                from .fix.contract import with_resolved_codemods
+                resolved = with_resolved_codemods(result.files, overrides)
+            files = resolved
+        text = render(f, files, result.rules, statistics=statistics and f in ("text", "concise", "json"),
                       color=colored, unsafe_fixes=unsafe_fixes, all_rules=sarif_all_rules)
         if quiet and f in ("text", "concise") and not statistics:
             text = _strip_summary(text)

@@ -135,3 +135,38 @@ def test_every_fix_of_these_codes_in_the_fixtures_applies_compiles_and_leaves_no
     left = [(f.code, f.path, f.line) for fr in run_paths(paths, select=list(CODES)).files for f in fr.findings
             if f.fix]
     assert left == []
+
+
+CLI_PROBE = """
+import sys
+from msgraphlint.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("LIBCST", "libcst" in sys.modules, file=sys.stderr)
+"""
+
+
+def _cli(args, cwd):
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "-c", CLI_PROBE] + args, capture_output=True, text=True, cwd=cwd, timeout=300)
+    return proc.stdout, proc.stderr.strip().splitlines()[-1]
+
+
+def test_json_shows_a_structural_fixs_edits_and_text_output_never_imports_libcst(tmp_path):
+    import json
+    p = tmp_path / "m.py"
+    p.write_text("import mindspore.nn as nn\nfrom mindspore import ops\n\n\nclass Net(nn.Cell):\n"
+                 "    def construct(self, x):\n        if x.sum() > 0:  # keep\n            x = x * 2\n"
+                 "        return x\n")
+    out, probe = _cli(["check", "--no-cache", "--output-format", "json", str(p)], tmp_path)
+    assert probe == "LIBCST True"
+    (f,) = [f for f in json.loads(out)["findings"] if f["code"] == "MSG101"]
+    assert f["fix"]["safety"] == "safe"
+    assert f["fix"]["edits"] == [{"line": 7, "column": 1, "end_line": 8, "end_column": 22,
+                                  "text": "        x = ops.where(x.sum() > 0, x * 2, x)  # keep"}]
+    out, probe = _cli(["check", "--no-cache", str(p)], tmp_path)
+    assert "MSG101" in out and probe == "LIBCST False"

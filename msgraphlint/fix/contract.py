@@ -184,6 +184,38 @@ def resolve(fix: Fix, text: str, path: str = "") -> Optional[Fix]:
     return checked
 
 
+def with_resolved_codemods(results: Sequence, overrides: Optional[Dict[str, bytes]] = None) -> list:
+    """``results`` with each structural fix's edits computed (``resolve``), for the output
+    formats that print edits (JSON, JSON lines, SARIF): while checking, a codemod fix has
+    none (libcst runs only when a fix is asked for). Only files with such a fix are read and
+    parsed; a fix whose transform no longer applies keeps its empty edits (it is counted as
+    the text summary counts it). ``overrides``: path -> bytes read instead of the file (stdin)."""
+    out = []
+    for fr in results:
+        if not any(f.fix is not None and f.fix.codemod is not None for f in fr.findings):
+            out.append(fr)
+            continue
+        try:
+            data = (overrides or {}).get(fr.path)
+            source = SourceFile.from_bytes(fr.path, data) if data is not None else SourceFile.read(fr.path)
+        except (OSError, ValueError, Exception):  # noqa: BLE001 - unreadable now: the edits stay unknown
+            out.append(fr)
+            continue
+        findings = []
+        for f in fr.findings:
+            if f.fix is not None and f.fix.codemod is not None:
+                try:
+                    done = (_resolved_in_notebook(f.fix, source.notebook, fr.path) if source.notebook is not None
+                            else resolve(f.fix, source.text, fr.path))
+                except Exception:  # noqa: BLE001 - a transform's failure never takes the report down
+                    done = None
+                if done is not None and done.edits:
+                    f = replace(f, fix=done)
+            findings.append(f)
+        out.append(replace(fr, findings=findings))
+    return out
+
+
 def fix_text(source: SourceFile, findings: Iterable[Finding], unsafe: bool = False) -> FileFix:
     if source.notebook is not None:  # the fixed cells' sources spliced into the JSON text (msgraphlint.parse.notebook)
         return fix_notebook(source, findings, unsafe)
