@@ -448,6 +448,18 @@ def _bound_names(node: ast.AST) -> List[ast.Name]:
     return [n for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
 
 
+def _tensor_valued(ctx, value: ast.AST, name: str) -> bool:
+    """``value`` (bound to the parameter ``name``) may be a tensor: any kind but a surely
+    Python one; in ``name or v`` / ``v if c else name`` only the other operands count."""
+    if isinstance(value, ast.BoolOp):
+        return any(_tensor_valued(ctx, v, name) for v in value.values
+                   if not (isinstance(v, ast.Name) and v.id == name))
+    if isinstance(value, ast.IfExp):
+        return any(_tensor_valued(ctx, v, name) for v in (value.body, value.orelse)
+                   if not (isinstance(v, ast.Name) and v.id == name))
+    return ctx.kind(value) not in (Kind.CONST, Kind.NONE)
+
+
 class ScopeUses:
     """Per-scope cache: one analysis per ScopeValues object (i.e. per scope walk)."""
 
@@ -525,7 +537,11 @@ class ScopeUses:
             lines = [t.lineno for n in nodes for t in _bound_names(n) if t.id == node.id]
             first = min(lines) if lines else None
             used = True
-            if first is not None:
+            assigned = [n for n in nodes if _bound_names(n) and any(t.id == node.id for t in _bound_names(n))]
+            if first is not None and all(isinstance(n, ast.Assign) and len(n.targets) == 1 and
+                                         not _tensor_valued(ctx, n.value, node.id) for n in assigned):
+                # every rebinding is a Python value (`dtype or x.dtype`, `x.dtype`): a parameter
+                # rebound to a tensor (`a = P.Add()(a, b)`, `idx = idx + 1`) keeps its old reading
                 kills = any(isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign))
                             and any(t.id == node.id and t.lineno == first for t in _bound_names(st))
                             for st in func.body)
