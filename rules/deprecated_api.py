@@ -16,7 +16,6 @@ from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 
 # names other rules own: MSG512 (legacy-profiler)
 _OWNED = frozenset({"mindspore.Profiler"})
-_FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 
 def _version(v: str):
@@ -183,7 +182,8 @@ class DeprecatedApi(Rule):
         spans = [(fn.lineno, getattr(fn, "end_lineno", fn.lineno)) for _, fn in ctx.graph_scopes]
         names = ctx.imports.names
         memo: dict = {}
-        for node, scope, kind in _walk(ctx.source.tree, lasts, names, methods):
+        from .version_api import module_refs  # one walk for MSG513 and MSG514
+        for node, scope, kind in module_refs(ctx.source.tree, names, cat):
             if kind == "attr":
                 if node.attr in lasts:
                     dotted = ctx.imports.dotted(node, normalized=False)
@@ -194,9 +194,9 @@ class DeprecatedApi(Rule):
                     dotted = names[node.id]
                     if "." in dotted and dotted.rsplit(".", 1)[-1] in lasts:
                         self._check_name(ctx, node, dotted)
-            elif kind == "method":
+            elif kind == "call":
                 f = node.func
-                if f.attr in methods and not any(a <= node.lineno <= b for a, b in spans) \
+                if f.__class__ is ast.Attribute and f.attr in methods and not any(a <= node.lineno <= b for a, b in spans) \
                         and not ctx.imports.dotted(f.value) and _made_tensor(f.value, scope, ctx, memo):
                     self._check(ctx, f, f"mindspore.Tensor.{f.attr}", spelled=f"Tensor.{f.attr}")
             elif kind == "importfrom":
@@ -314,12 +314,8 @@ def _tensor_names(cat) -> frozenset:
 def _last_names(cat) -> frozenset:
     """The last components of the names ``cat`` records as deprecated (not moved modules,
     which are reported at their import): a cheap pre-test before resolving a dotted chain."""
-    key = ("n", id(cat))
-    got = _MEMO.get(key)
-    if got is None:
-        got = _MEMO[key] = frozenset(k.rsplit(".", 1)[-1] for k, v in cat._deprecated.items()
-                                     if not k.startswith("mindspore.Tensor.") and v.get("kind") != "module")
-    return got
+    from .version_api import deprecated_last_names
+    return deprecated_last_names(cat)
 
 
 def _made_tensor(e: ast.AST, scope: ast.AST, ctx, memo: dict) -> bool:
@@ -328,51 +324,3 @@ def _made_tensor(e: ast.AST, scope: ast.AST, ctx, memo: dict) -> bool:
     if inst is None:
         inst = _MEMO["api"] = ApiNotInTarget()
     return inst._made_tensor(e, scope, ctx, memo, 0)
-
-
-_FIELDS: dict = {}
-
-
-def _walk(tree: ast.AST, lasts=None, names=None, methods=None):
-    """(node, enclosing function or module, kind) for: an Attribute in a Load context that is
-    not the ``value`` of another ("attr"), a Name in a Load context ("name"), a call of an
-    attribute ("method"), an Import, an ImportFrom. Given ``lasts``/``names``/``methods``,
-    only an attribute named in ``lasts``, a name in ``names`` and a call of a method named in
-    ``methods`` (what :meth:`DeprecatedApi.check_module` looks at first)."""
-    stack = [(tree, tree, False)]
-    pop, push = stack.pop, stack.append
-    Attr, Name, Call, Imp, ImpF, Load, AST = ast.Attribute, ast.Name, ast.Call, ast.Import, ast.ImportFrom, ast.Load, ast.AST
-    fields_of = _FIELDS
-    while stack:
-        node, scope, in_chain = pop()
-        cls = node.__class__
-        if cls is Attr:
-            if not in_chain and node.ctx.__class__ is Load and (lasts is None or node.attr in lasts):
-                yield node, scope, "attr"
-            push((node.value, scope, True))
-            continue
-        if cls is Name:
-            if not in_chain and node.ctx.__class__ is Load and (names is None or node.id in names):
-                yield node, scope, "name"
-            continue
-        if cls is Call and node.func.__class__ is Attr:
-            if methods is None or node.func.attr in methods:
-                yield node, scope, "method"
-        elif cls is Imp:
-            yield node, scope, "import"
-            continue
-        elif cls is ImpF:
-            yield node, scope, "importfrom"
-            continue
-        inner = node if cls in _FUNC_TYPES else scope
-        fields = fields_of.get(cls)
-        if fields is None:  # ast.iter_child_nodes' order; the ctx/operator leaves are never yielded
-            fields = fields_of[cls] = tuple(f for f in cls._fields if f not in ("ctx", "op", "ops"))
-        for name in fields:
-            v = getattr(node, name, None)
-            if v.__class__ is list:
-                for x in v:
-                    if isinstance(x, AST):
-                        push((x, inner, False))
-            elif isinstance(v, AST):
-                push((v, inner, False))

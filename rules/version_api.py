@@ -14,6 +14,7 @@ import re
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from msgraphlint.infer.catalog import get_catalog, known_versions, varying_keys, version_key
+from msgraphlint.parse.astutil import per_tree
 from msgraphlint.project.imports import normalize
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
@@ -178,20 +179,23 @@ class ApiNotInTarget(Rule):
 
     # ------------------------------------------------------------------ the module
     def check_module(self, ctx) -> None:
-        """One pass over the module, only when its text can hold a finding (:meth:`_worth_it`):
-        the rule has no visit methods, so a file it has nothing to say about costs no walk."""
-        if PREFILTER and not self._worth_it(ctx):
+        """One pass over the module's nodes (:func:`module_refs`), only when its import map
+        names MindSpore and its text can hold a finding (:meth:`_worth_it`): the rule has no
+        visit methods, so a file it has nothing to say about costs no walk. Where MSG513 walked
+        the module already, the walk costs nothing and the text test (the dearer part) is
+        skipped: it never loses a finding (tests/test_version_api.py)."""
+        if PREFILTER and not (_mindspore_names(ctx) and (has_refs(ctx.source.tree) or self._worth_it(ctx))):
             return
         methods: List[Tuple[ast.Attribute, ast.AST]] = []
-        for node, scope in _walk(ctx.source.tree):
-            t = type(node)
-            if t is ast.Attribute:
+        for node, scope, kind in module_refs(ctx.source.tree, ctx.imports.names, ctx.catalog):
+            if kind == "attr":
                 self._attribute(node, scope, ctx, methods)
-            elif t is ast.Call:
-                self._call(node, ctx)
-            elif t is ast.ImportFrom:
+            elif kind == "call":
+                if node.keywords:
+                    self._call(node, ctx)
+            elif kind == "importfrom":
                 self._import_from(node, ctx)
-            elif t is ast.Import:
+            elif kind == "import":
                 self._import(node, ctx)
         if methods:
             self._methods(methods, ctx)
@@ -203,7 +207,7 @@ class ApiNotInTarget(Rule):
         MindSpore import) that the target lacks; a varying Tensor method name after anything
         but a MindSpore chain (`t.sign_`); a keyword some release's signature lacks
         (`input_perm=`) written where a function whose releases differ in it is named."""
-        names = {k: v for k, v in ctx.imports.names.items() if v == "mindspore" or v.startswith("mindspore.")}
+        names = _mindspore_names(ctx)
         if not names:
             return False
         cat = ctx.catalog
@@ -365,6 +369,11 @@ _VARYING: Dict[str, Dict[str, List[str]]] = {}
 _VARYING_NAMES: FrozenSet[str] = frozenset()
 
 
+def _mindspore_names(ctx) -> Dict[str, str]:
+    """The module's import map entries that name MindSpore."""
+    return {k: v for k, v in ctx.imports.names.items() if v == "mindspore" or v.startswith("mindspore.")}
+
+
 def tensor_method_elsewhere(cat, attr: str) -> Optional[str]:
     """For a Tensor attribute the catalog ``cat`` lacks: where the other releases that have
     it stand, in words (:func:`releases_phrase`); None when no known release has it."""
@@ -390,28 +399,77 @@ _FIELDS: Dict[type, Tuple[str, ...]] = {}
 _SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "kind"})
 
 
-def _walk(tree: ast.AST):
-    """The nodes this rule looks at: (an Attribute that is not the ``value`` of another, in a
-    Load context; a Call passing keywords; an Import; an ImportFrom) with its enclosing
-    function (or the module); the parent facts it needs without a parent map, and no
-    ``ctx``/operator markers walked."""
-    stack = [(tree, tree)]
+def module_refs(tree: ast.AST, names, cat) -> list:
+    """One walk of a module for MSG513 and MSG514, which look at the same nodes of it, done
+    once per tree: (node, enclosing function or module, kind) for an Attribute in a Load
+    context that is not the ``value`` of another and whose name either rule looks at
+    (:func:`deprecated_last_names` of ``cat`` for MSG513, :func:`_varying_last_names` for
+    MSG514: "attr"), a Name in a Load context that is
+    not the ``value`` of an Attribute and is a key of ``names`` (the module's import map:
+    "name"), a Call of an attribute or passing keywords ("call"), an Import ("import") and an
+    ImportFrom ("importfrom"). In the order of each rule's own walk (a stack: the last child
+    first); ``ctx``/operator leaves are never walked."""
+    attrs = _REF_ATTRS.get(id(cat))
+    if attrs is None or attrs[0] is not cat:
+        attrs = _REF_ATTRS[id(cat)] = (cat, deprecated_last_names(cat) | (_LAST_NAMES or _varying_last_names()))
+    memo = per_tree(tree, "msg513-514-refs", lambda _tree: {})
+    key = (id(names), id(cat))
+    hit = memo.get(key)
+    if hit is None or hit[0] is not names or hit[1] is not cat:
+        hit = memo[key] = (names, cat, _refs(tree, names, attrs[1]))
+    return hit[2]
+
+
+def has_refs(tree: ast.AST) -> bool:
+    """Whether :func:`module_refs` walked ``tree`` already (MSG513 did, in this run)."""
+    return bool(per_tree(tree, "msg513-514-refs", lambda _tree: {}))
+
+
+_REF_ATTRS: dict = {}
+
+
+def deprecated_last_names(cat) -> frozenset:
+    """The last components of the names ``cat`` records as deprecated (not moved modules,
+    which MSG513 reports at their import): a cheap pre-test before resolving a dotted chain."""
+    key = ("n", id(cat))
+    got = _DEPRECATED.get(key)
+    if got is None or got[0] is not cat:
+        got = _DEPRECATED[key] = (cat, frozenset(k.rsplit(".", 1)[-1] for k, v in cat._deprecated.items()
+                                                 if not k.startswith("mindspore.Tensor.") and v.get("kind") != "module"))
+    return got[1]
+
+
+_DEPRECATED: dict = {}
+
+
+def _refs(tree: ast.AST, names, attrs) -> list:
+    out: list = []
+    add = out.append
+    stack = [(tree, tree, False)]
     pop, push = stack.pop, stack.append
-    Attr, Call, Imp, ImpF, AST, Load = ast.Attribute, ast.Call, ast.Import, ast.ImportFrom, ast.AST, ast.Load
+    Attr, Name, Call, Imp, ImpF, AST, Load = ast.Attribute, ast.Name, ast.Call, ast.Import, ast.ImportFrom, ast.AST, ast.Load
     fields_of = _FIELDS
     while stack:
-        node, scope = pop()
+        node, scope, in_chain = pop()
         cls = node.__class__
         if cls is Attr:
-            if node.ctx.__class__ is Load:
-                yield node, scope
-            value = node.value
-            while value.__class__ is Attr:  # the rest of the chain: only what hangs off it
-                value = value.value
-            push((value, scope))
+            if not in_chain and node.ctx.__class__ is Load and node.attr in attrs:
+                add((node, scope, "attr"))
+            push((node.value, scope, True))  # the rest of the chain: only what hangs off it
             continue
-        if (cls is Call and node.keywords) or cls is Imp or cls is ImpF:
-            yield node, scope
+        if cls is Name:
+            if not in_chain and node.ctx.__class__ is Load and node.id in names:
+                add((node, scope, "name"))
+            continue
+        if cls is Call:
+            if node.func.__class__ is Attr or node.keywords:
+                add((node, scope, "call"))
+        elif cls is Imp:
+            add((node, scope, "import"))
+            continue
+        elif cls is ImpF:
+            add((node, scope, "importfrom"))
+            continue
         inner = node if cls in _FUNC_TYPES else scope
         fields = fields_of.get(cls)
         if fields is None:
@@ -421,9 +479,10 @@ def _walk(tree: ast.AST):
             if v.__class__ is list:
                 for x in v:
                     if isinstance(x, AST):
-                        push((x, inner))
+                        push((x, inner, False))
             elif isinstance(v, AST):
-                push((v, inner))
+                push((v, inner, False))
+    return out
 
 
 def _varying_last_names() -> FrozenSet[str]:
