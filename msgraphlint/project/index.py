@@ -71,6 +71,7 @@ class ModuleSummary:
     pynative_funcs: List[int] = field(default_factory=list)  # `def` lines of module-level functions PyNative by construction
     evidence: List[ArgSite] = field(default_factory=list)  # what it passes to graph entries (evidence.py)
     patches: Tuple[str, ...] = ()  # MindSpore names it rebinds (`nn.Dropout = MyDropout`): mindspore_patches
+    mode: str = ""  # what the module's own text says of the mode (mode_evidence): "graph:<line>", "jit:<line>", "pynative:<line>" or ""
 
 
 _PYNATIVE_SET = re.compile(r"\bmode\s*=\s*(?:[\w.]*\.)?PYNATIVE_MODE\b"
@@ -88,6 +89,25 @@ def pynative_by_construction(text: str) -> bool:
     if "PYNATIVE_MODE" not in text or "GRAPH_MODE" in text or "jit" in text:
         return False
     return bool(_PYNATIVE_SET.search(text)) and not re.search(r"\bmode\s*=\s*0\b", text)
+
+
+_GRAPH_SET = re.compile(r"\bmode\s*=\s*(?:(?:[\w.]*\.)?GRAPH_MODE\b|0\b)")
+_JIT_USE = re.compile(r"@\s*(?:[\w.]*\.)?(?:jit|ms_function)\b|\b(?:jit|ms_function)\s*\(")
+
+
+def mode_evidence(text: str) -> str:
+    """What the module's own text says about the execution mode, with the line that says it:
+    ``"graph:<line>"`` (it sets ``mode=GRAPH_MODE`` or ``mode=0``), else ``"jit:<line>"`` (it
+    compiles something with ``jit``/``ms_function``), else ``"pynative:<line>"`` (it sets
+    ``PYNATIVE_MODE``), else ``""``: a file that says nothing, whose Cells run in whichever
+    mode their callers set (``project/modes.py``)."""
+    for kind, pattern, needle in (("graph", _GRAPH_SET, "mode"), ("jit", _JIT_USE, "jit"),
+                                  ("jit", _JIT_USE, "ms_function"), ("pynative", _PYNATIVE_SET, "PYNATIVE_MODE")):
+        if needle in text:
+            m = pattern.search(text)
+            if m:
+                return f"{kind}:{text.count(chr(10), 0, m.start()) + 1}"
+    return ""
 
 
 def pynative_by_name(modname: str, text: str) -> bool:
@@ -468,7 +488,7 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
     summary = ModuleSummary(modname, source.path, is_package, imports,
                             graph_hint=("mindspore" in text or "construct" in text or "jit" in text),
                             pynative_only=pynative_by_construction(text) or pynative_by_name(modname, text),
-                            patches=mindspore_patches(tree, imports, text))
+                            patches=mindspore_patches(tree, imports, text), mode=mode_evidence(text))
     # module-level definitions resolve to this module
     for node in tree.body:
         if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):

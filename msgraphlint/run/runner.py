@@ -25,6 +25,7 @@ from .filework import (INTERNAL_ERROR_CODE, PARSE_ERROR_CODE, TREE_CACHE_LINES, 
 from ..project.callsites import CallGraph
 from ..findings import FileResult, Finding
 from ..project.index import ProjectIndex, linted_top
+from ..project.modes import ProjectModes
 from ..rule import Rule
 from ..project.scopes import CellResolver, discover as discover_scopes
 from ..parse.source import SourceError, SourceFile, display_path
@@ -639,6 +640,7 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
     out: List[FileResult] = []
     warnings: List[str] = []
     p1_of = {r.path: r for r in p1}
+    modes = ProjectModes(index, display_path)  # the mode a file that sets none is assumed to run in
     for f in py_files + yaml_files + [f for a, f in checked.items() if a in outside]:
         settings = fs(f)
         p1r = p1_of.get(f)
@@ -664,7 +666,7 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
                 warnings.append(f"{display_path(f)}: skipped: {r.skipped}")
             out.append(fr)
             continue
-        found = list(r.findings) + echoes.get(os.path.abspath(f), [])
+        found = _assumed_mode(r, index.module_of_path(f), modes) + echoes.get(os.path.abspath(f), [])
         if nb is not None and nb.errors:  # its code cells that are not Python (the others were checked)
             from ..parse.notebook import cell_error_findings
             found += cell_error_findings(nb, display_path(f))
@@ -688,6 +690,20 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
         for fr in out[len(py_files) + len(yaml_files):]:
             related[fr.path] = fr
     return RunResult(linted_out, fs.default, timings=dict(hooks.timings), warnings=warnings)
+
+
+def _assumed_mode(r: Phase2, summary, modes: ProjectModes) -> List[Finding]:
+    """The file's findings, those in graph scopes of a file whose text sets no mode with the mode
+    they assume in their detail (``project/modes.py``); dropped when the project sets only
+    PYNATIVE_MODE and compiles nothing."""
+    if not r.scoped or not modes.says_nothing(summary):
+        return list(r.findings)
+    scoped = {i for i, _ in r.scoped}
+    if modes.pynative_project:
+        return [x for i, x in enumerate(r.findings) if i not in scoped]
+    note = modes.note()
+    return [x.with_(detail=f"{x.detail}\n{note}" if x.detail else note) if i in scoped else x
+            for i, x in enumerate(r.findings)]
 
 
 def _notebook_of(path: str, overrides):
