@@ -181,3 +181,102 @@ def test_an_edit_that_changes_a_callees_evidence_re_reports_the_caller(tmp_path)
     _write(utils, UTILS)
     assert ("MSG004", call_line) not in analyse()
     time.sleep(0)  # (the three analyses shared one scope cache and one context cache)
+
+
+# module-scope rules reused per top-level def/class (``ModuleEngine._statement_rules``): each
+# finding below depends on something outside its own statement, and an edit changes it
+MODULE_RULES = '''import mindspore as ms
+import mindspore.nn as nn
+from mindspore import ops
+
+T = ms.Tensor([1.0, 2.0])
+U = ms.Tensor([5.0, 6.0])
+
+
+def U():  # U is bound another way too: not a tensor by its binding, no MSG513 at `U.ptp`
+    return 1
+
+
+def setup():
+    from mindspore import nn as mnn
+    return mnn
+
+
+def helper(x):
+    return ms.Tensor([1.0, 3.0]).ptp(axis=0)
+
+
+class Drop(nn.Cell):
+    spread = T.ptp(axis=0)
+    other = U.ptp(axis=0)
+
+    def __init__(self):
+        super().__init__()
+        self.drop = mnn.Dropout(0.1)
+
+    def construct(self, x):
+        return self.drop(x)
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return x
+'''
+
+MODULE_RULE_EDITS = [
+    # MSG510 in Drop: `mnn` is bound by an import inside another def (the module's import map)
+    ("    from mindspore import nn as mnn\n", "    from mindnlp import nn as mnn\n"),
+    ("    from mindnlp import nn as mnn\n", "    from mindspore import nn as mnn\n"),
+    # MSG513 in Drop's class body: `T` is a tensor by its module-level binding
+    ("T = ms.Tensor([1.0, 2.0])\n", "T = [1.0, 2.0]\n"),
+    ("T = [1.0, 2.0]\n", "T = ms.Tensor([1.0, 2.0])\n"),
+    # MSG513 in helper: reported by the graph rule once Net's construct (another class) calls it
+    ("        return x\n", "        return helper(x)\n"),
+    ("        return helper(x)\n", "        return x\n"),
+    # helper's own text, while it is graph code and while it is not
+    ("ms.Tensor([1.0, 3.0])", "ms.Tensor([1.0, 4.0])"),
+    ("ms.Tensor([1.0, 4.0])", "ms.Tensor([1.0, 3.0])"),
+    # the statement itself; every line below moving
+    ("mnn.Dropout(0.1)", "mnn.Dropout(p=0.1)"),
+    ("mnn.Dropout(p=0.1)", "mnn.Dropout(0.1)"),
+    ("        return self.drop(x)\n", "        print(x)\n        return self.drop(x)\n"),
+    ("        print(x)\n", ""),
+    ("from mindspore import ops\n", "from mindspore import ops\n\n\n"),
+    ("from mindspore import ops\n\n\n", "from mindspore import ops\n"),
+]
+
+
+def _seen_chains(findings) -> list:
+    return sorted((f.code, f.line, f.col, f.end_line, f.end_col, f.message, f.hint or "", repr(f.origin),
+                   f.chain, repr(f.fix), repr(f.alternatives)) for f in findings)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_module_rules_reused_per_statement_report_what_a_fresh_check_reports(tmp_path, seed):
+    """Random edits to a document whose module-rule findings (MSG510, MSG513) depend on its
+    import map, its module-level bindings and which of its functions are graph code: after
+    each, the server's analysis (module rules reused per unchanged def/class) equals a fresh
+    ``check``, findings' ends, fixes and call chains included."""
+    rnd = random.Random(seed)
+    path = _project(tmp_path)
+    with open(path, "w") as fh:
+        fh.write(MODULE_RULES)
+    settings = prepare([path], str(tmp_path / "pyproject.toml"))
+    scope_cache: dict = {}
+    context = ContextCache()
+    text = MODULE_RULES
+    first = run_source(text, path, settings=settings, scope_cache=scope_cache, context_cache=context,
+                       buffers={}, related={})
+    codes = {f.code for f in first.findings}
+    for step in range(24):
+        old, new = rnd.choice(MODULE_RULE_EDITS)
+        if old in text:
+            text = text.replace(old, new, 1)
+        got = run_source(text, path, settings=settings, scope_cache=scope_cache, context_cache=context,
+                         buffers={}, related={})
+        _write(path, text)
+        [fresh] = [r for r in check_paths([path]) if r.path.endswith("model.py")]
+        assert _seen_chains(got.findings) == _seen_chains(fresh.findings), (seed, step, text)
+        codes.update(f.code for f in got.findings)
+    assert {"MSG510", "MSG513"} <= codes
+    assert any(k[0] == "statement" for k in scope_cache), "the module rules' findings were reused"

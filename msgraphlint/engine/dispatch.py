@@ -613,13 +613,168 @@ class ModuleEngine:
                 if key is not None:
                     self._remember(key, func.lineno, self.findings[first:])
         ctx.scope = ctx.values = ctx.class_info = ctx.func = None
-        if d.module:
-            _dispatch(tree, d.module, ctx)
         if d.module_checks and (d.graph or d.graph_leave):
             ctx.graph_scopes = [(s, self._funcs[s.lineno]) for s in self.scopes if s.lineno in self._funcs]
-        for rule in d.module_checks:
+        table, checks = d.module, d.module_checks
+        if self.scope_cache is not None and tree.body:  # an editor: statement-local rules per statement
+            table, checks, local_table, local_checks = _split_statement_local(d)
+            if local_table or local_checks:
+                self._statement_rules(tree, ctx, local_table, local_checks)
+        if table:
+            _dispatch(tree, table, ctx)
+        for rule in checks:
             ctx.rule = rule
             rule.check_module(ctx)
+
+    # module-scope rules per top-level statement, for editors ------------------------
+    def _statement_rules(self, tree: ast.Module, ctx: RuleContext, table: dict, checks: list) -> None:
+        """The statement-local module-scope rules (``STATEMENT_LOCAL``), with their findings in
+        each top-level ``def``/``class`` reused while its key is unchanged: its text (from its
+        first decorator), the spans of the graph scopes in it, and for the whole module its
+        import map, the MindSpore names the project rebinds, the text of every other top-level
+        statement and the names of the defs and classes (a name at module level reads their
+        bindings), the target and the active rules. Every other statement is checked at each
+        run. Check-module rules see a module of the statements to check, the reused defs and
+        classes stood in by empty ones of the same name (what a module-level binding reads)."""
+        units = _units(tree)
+        lines = self.source.lines
+        spans = sorted((f.lineno, f.end_lineno or f.lineno) for _, f in ctx.graph_scopes)
+        rules = tuple(sorted({id(r) for handlers in table.values() for r, _ in handlers} | {id(r) for r in checks}))
+        imports = tuple(sorted(ctx.imports.names.items())) if ctx.imports is not None else ()
+        module = tuple("\n".join(lines[u[0] - 1:u[1]]) if not u[3] else tuple(s.name for s in u[2]) for u in units)
+        shared = (rules, imports, tuple(sorted(ctx.patched_mindspore)), self.target, module)
+        cache = self.scope_cache
+        todo, keys, stubs = [], {}, {}
+        for u in units:
+            start, end, stmts, reusable = u
+            if reusable:
+                key = ("statement", "\n".join(lines[start - 1:end]),
+                       tuple((a - start, b - start) for a, b in spans if start <= a <= end), shared)
+                hit = cache.get(key)
+                if hit is not None:
+                    self._replay(hit, start, None)
+                    stubs.update((id(s), _stub(s)) for s in stmts)
+                    continue
+                keys[len(todo)] = key
+            todo.append(u)
+        if not todo:
+            return
+        first = len(self.findings)
+        if table:
+            ctx._parents = parents = {}
+            walker = _walk_with_parents if any(t in table for t in _CTX_TYPES) else _walk_with_parents_no_ctx
+            for u in todo:
+                for stmt in u[2]:
+                    parents[id(stmt)] = tree
+                    for node in walker(stmt, parents):
+                        handlers = table.get(type(node))
+                        if handlers:
+                            for rule, visit in handlers:
+                                ctx.rule = rule
+                                visit(node, ctx)
+        if checks:
+            view = ast.Module(body=[stubs.get(id(s), s) for s in tree.body], type_ignores=[])
+            real = ctx.source
+            ctx.source = _ModuleView(real, view)
+            try:
+                for rule in checks:
+                    ctx.rule = rule
+                    rule.check_module(ctx)
+            finally:
+                ctx.source = real
+        if not keys:
+            return
+        produced = self.findings[first:]
+        buckets: Dict[int, list] = {i: [] for i in keys}
+        starts = [u[0] for u in todo]
+        import bisect
+        for item in produced:
+            f = item[0]
+            i = bisect.bisect_right(starts, f.line) - 1
+            if i < 0 or not _within(f, todo[i][0], todo[i][1]):
+                return  # a finding outside the statement it came from: remember nothing
+            if i in buckets:
+                buckets[i].append(item)
+        for i, key in keys.items():
+            self._remember(key, todo[i][0], buckets[i])
+
+
+# Module-scope rules whose findings in a top-level statement depend only on that statement,
+# the module's import map (``ctx.qualname``, ``ctx.imports``), the MindSpore names the project
+# rebinds, the target's catalog, the spans of graph scopes in it and, for a name read at
+# module level, the module's top-level bindings (audited for issue 25; a rule may also say
+# ``statement_local = True``/``False`` itself). MSG511 is not (a primitive configured anywhere
+# in the module), nor MSG615/MSG616 (whole-script facts), MSG108's and MSG508's check_module
+# (graph scopes and their callers).
+STATEMENT_LOCAL = frozenset({"MSG504", "MSG510", "MSG513", "MSG514", "MSG621"})
+
+
+def _is_statement_local(rule) -> bool:
+    own = getattr(rule, "statement_local", None)
+    return own if own is not None else getattr(rule, "code", None) in STATEMENT_LOCAL
+
+
+def _split_statement_local(d: "Dispatch"):
+    """(module table, module checks) of the other rules, then of the statement-local ones."""
+    got = d.__dict__.get("_statement_split")
+    if got is None:
+        rest = {k: [h for h in v if not _is_statement_local(h[0])] for k, v in d.module.items()}
+        local = {k: [h for h in v if _is_statement_local(h[0])] for k, v in d.module.items()}
+        got = ({k: v for k, v in rest.items() if v}, [r for r in d.module_checks if not _is_statement_local(r)],
+               {k: v for k, v in local.items() if v}, [r for r in d.module_checks if _is_statement_local(r)])
+        d._statement_split = got
+    return got
+
+
+def _units(tree: ast.Module) -> list:
+    """Top-level statements as (first line, last line, statements, reusable): a ``def`` or
+    ``class`` from its first decorator; statements sharing a line are one unit, not reused."""
+    units: list = []
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    for stmt in tree.body:
+        start = min([stmt.lineno] + [x.lineno for x in getattr(stmt, "decorator_list", ())])
+        end = stmt.end_lineno or stmt.lineno
+        if units and start <= units[-1][1]:
+            s0, e0, stmts, _ = units[-1]
+            units[-1] = (s0, max(e0, end), stmts + [stmt], False)
+        else:
+            units.append((start, end, [stmt], isinstance(stmt, defs)))
+    return units
+
+
+def _stub(stmt: ast.stmt) -> ast.stmt:
+    """An empty def or class of ``stmt``'s name, where it stands."""
+    if isinstance(stmt, ast.ClassDef):
+        node = ast.ClassDef(name=stmt.name, bases=[], keywords=[], body=[ast.Pass()], decorator_list=[])
+    else:
+        node = type(stmt)(name=stmt.name, args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                                            kw_defaults=[], kwarg=None, defaults=[]),
+                          body=[ast.Pass()], decorator_list=[], returns=None)
+    return ast.copy_location(node, stmt)
+
+
+def _within(f: Finding, start: int, end: int) -> bool:
+    """The finding, its end, its fixes' edits and alternatives all lie in lines start..end."""
+    if not (start <= f.line <= end) or (f.end_line is not None and not (start <= f.end_line <= end)):
+        return False
+    for fix in ((f.fix,) if f.fix is not None else ()) + tuple(f.alternatives or ()):
+        if any(not (start <= e.line <= end and start <= e.end_line <= end) for e in fix.edits):
+            return False
+        cm = fix.codemod
+        if cm is not None and not (start <= cm.line <= end and start <= cm.end_line <= end):
+            return False
+    return True
+
+
+class _ModuleView:
+    """The file as a check-module rule sees it, with ``tree`` a module of some of its statements."""
+
+    def __init__(self, source, tree: ast.Module) -> None:
+        self.__dict__["_source"] = source
+        self.__dict__["tree"] = tree
+
+    def __getattr__(self, name):
+        return getattr(self._source, name)
 
 
 def _dispatch(root: ast.AST, table: dict, ctx: RuleContext) -> None:
