@@ -144,7 +144,7 @@ def format_message(template: str, fmt: Optional[dict] = None) -> Tuple[str, Opti
     title, detail = split_message(template)
     if fmt:
         title = title.format(**fmt)
-        detail = detail.format(**fmt) if detail else None
+        detail = detail.format(**fmt).strip() or None if detail else None  # an empty part: no detail
     return title, detail
 
 

@@ -24,7 +24,7 @@ class NoSuchAttribute(Rule):
     name = "no-such-attribute"
     summary = ("An attribute MindSpore's Tensor does not have (`x.abs2`, `getattr(x, \"size_\")`), one a local "
                "list, tuple or dict does not have, or `len()` of an `ms.mutable` scalar, in graph-mode code.")
-    message = "`{expr}`: {why}"
+    message = "`{expr}`: {what}\n{why}"
     hint = "{advice}"
     severity = Severity.ERROR
     rationale = """
@@ -108,9 +108,8 @@ class NoSuchAttribute(Rule):
             self._check(node, node.args[0], node.args[1].value, ctx)
         elif f.id == "len" and len(node.args) == 1 and self._mutable_scalar(node.args[0], node, ctx) \
                 and not maybe_not_compiled(node, ctx, ("AttributeError",)):
-            ctx.report(node, expr=_short(ctx.segment(node)),
-                       why="an `ms.mutable` scalar has no length: the graph fails to compile (`AttributeError: "
-                           "'Int' object has no attribute '__len__'`)",
+            ctx.report(node, expr=_short(ctx.segment(node)), what="an `ms.mutable` scalar has no length",
+                       why="The graph fails to compile (`AttributeError: 'Int' object has no attribute '__len__'`).",
                        advice="`ms.mutable` a tuple or list to get a variable-length sequence, or take `len` of "
                               "the Python value before making it mutable")
 
@@ -132,26 +131,27 @@ class NoSuchAttribute(Rule):
             from .version_api import tensor_method_elsewhere
             other = tensor_method_elsewhere(cat, attr)
             if other:  # another release's Tensor has it (the per-release catalogs)
-                ctx.report(node, expr=_short(ctx.segment(node)),
+                ctx.report(node, expr=_short(ctx.segment(node)), what=f"MindSpore {cat.version}'s Tensor has no attribute `{attr}`",
                            why=f"MindSpore {cat.version}'s Tensor has no attribute `{attr}` ({other}): the graph "
-                               f"fails to compile (`AttributeError: ... object has no attribute '{attr}'`)",
+                               f"fails to compile (`AttributeError: ... object has no attribute '{attr}'`).",
                            advice=f"use what MindSpore {cat.version}'s Tensor has, or pin a release that has `{attr}`")
                 return
-            why = (f"MindSpore's Tensor has no attribute `{attr}` (nor has the tuple some MindSpore functions "
-                   "return where PyTorch returns a named tuple, `x.max(dim=...)`, `mint.topk`): the graph fails to "
-                   f"compile (`AttributeError: ... object has no attribute '{attr}'`)")
+            what = f"MindSpore's Tensor has no attribute `{attr}`"
+            why = ("Nor has the tuple some MindSpore functions return where PyTorch returns a named tuple "
+                   "(`x.max(dim=...)`, `mint.topk`): the graph fails to "
+                   f"compile (`AttributeError: ... object has no attribute '{attr}'`).")
             advice = ("index the tuple (`x.max(dim=-1)[0]`) or use MindSpore's name for the method "
                       "(`dir(mindspore.Tensor)`)")
         else:
             if hasattr(_TYPES[owner], attr):
                 return
-            why = (f"a Python {_TYPES[owner].__name__} has no attribute `{attr}`: the graph fails to compile "
-                   f"(`AttributeError: '{owner}' object has no attribute '{attr}'`)")
+            what = f"a Python {_TYPES[owner].__name__} has no attribute `{attr}`"
+            why = (f"The graph fails to compile (`AttributeError: '{owner}' object has no attribute '{attr}'`).")
             advice = f"check the value's type: a {_TYPES[owner].__name__} has no `{attr}`"
         fix = None
         if owner == "Tensor" and isinstance(node, ast.Attribute):
             fix = named_tuple_fix(ctx, node) or inplace_name_fix(ctx, node)
-        ctx.report(node, expr=_short(ctx.segment(node)), why=why, advice=advice, fix=fix)
+        ctx.report(node, expr=_short(ctx.segment(node)), what=what, why=why, advice=advice, fix=fix)
 
     def _owner(self, recv: ast.AST, at: ast.AST, ctx, skip_tensor: bool = False) -> Optional[str]:
         values = ctx.values

@@ -33,7 +33,7 @@ class DeprecatedApi(Rule):
     name = "deprecated-api"
     summary = ("A MindSpore function, class, `ops.operations` primitive class, module or Tensor method that the "
                "target MindSpore itself marks deprecated, with the replacement MindSpore names.")
-    message = "`{spelled}` is deprecated{since} (MindSpore {target} warns): {use}"
+    message = "`{spelled}` is deprecated{since}: {use}\nMindSpore {target} warns when it is used."
     severity = Severity.WARNING
     tier = "deprecation"
     scope = "graph"   # Tensor methods are judged with graph value kinds; names in check_module, everywhere

@@ -16,7 +16,7 @@ class DropoutKeepProb(Rule):
     requires_text = ("Dropout",)
     name = "dropout-keep-prob"
     summary = "`nn.Dropout` given `keep_prob` (deprecated), or a positional rate that MindSpore reads as `keep_prob`."
-    message = "{what}"
+    message = "{what}\n{why}"
     hint = "write `nn.Dropout(p=<drop probability>)`"
     severity = Severity.WARNING
     scope = "module"
@@ -83,8 +83,9 @@ class DropoutKeepProb(Rule):
             return
         kw = next((k for k in node.keywords if k.arg == "keep_prob"), None)
         if kw is not None:
-            ctx.report(kw, what="`keep_prob` is deprecated in MindSpore 2.x (it is the probability to keep): use `p`, "
-                                "the probability to drop", fix=self._fix(kw, kw.value, ctx, keyword=True))
+            ctx.report(kw, what="`keep_prob` is deprecated in MindSpore 2.x: use `p`",
+                       why="`keep_prob` is the probability to keep; `p` is the probability to drop.",
+                       fix=self._fix(kw, kw.value, ctx, keyword=True))
         elif node.args and not any(k.arg == "p" for k in node.keywords):
             arg = node.args[0]
             val = ctx.segment(arg)
@@ -95,16 +96,18 @@ class DropoutKeepProb(Rule):
             new = keep.edits[0].text
             k = _number(arg)
             if k is not None and 0 <= k <= 1:
-                what = (f"`nn.Dropout({val})` binds {val} to `keep_prob` in MindSpore: it keeps {_pct(k)} and drops "
-                        f"{_pct(1 - k)} of the values (PyTorch's `Dropout({val})` drops {_pct(k)}); write `p=` "
-                        f"explicitly: `{new}` keeps what it does now (drops {_pct(1 - k)}), `p={val}` is what a "
-                        f"PyTorch author meant (drops {_pct(k)})")
+                what = f"`nn.Dropout({val})` binds {val} to `keep_prob`: it drops {_pct(1 - k)}, not {_pct(k)}"
+                why = (f"MindSpore reads it as `keep_prob`: it keeps {_pct(k)} and drops "
+                       f"{_pct(1 - k)} of the values (PyTorch's `Dropout({val})` drops {_pct(k)}); write `p=` "
+                       f"explicitly: `{new}` keeps what it does now (drops {_pct(1 - k)}), `p={val}` is what a "
+                       f"PyTorch author meant (drops {_pct(k)}).")
             else:
-                what = (f"`nn.Dropout({val})` binds {val} to `keep_prob` in MindSpore: it KEEPS {val} of the values "
-                        f"(PyTorch's `Dropout({val})` drops {val}); write `p=` explicitly: `{new}` keeps what it does "
-                        f"now, `p={val}` is what a PyTorch author meant")
+                what = f"`nn.Dropout({val})` binds {val} to `keep_prob` in MindSpore"
+                why = (f"It KEEPS {val} of the values "
+                       f"(PyTorch's `Dropout({val})` drops {val}); write `p=` explicitly: `{new}` keeps what it does "
+                       f"now, `p={val}` is what a PyTorch author meant.")
             # two readings: no `fix` (--fix / --unsafe-fixes would have to guess); both are offered
-            ctx.report(arg, what=what, alternatives=(
+            ctx.report(arg, what=what, why=why, alternatives=(
                 Fix(f"use {new} (keeps today's behaviour: MindSpore reads {val} as keep_prob)", keep.edits,
                     FixSafety.UNSAFE, drops=keep.drops), meant))
 
@@ -195,7 +198,7 @@ class DropoutIgnoresMode(Rule):
     code = "MSG520"
     name = "dropout-ignores-mode"
     summary = "Functional dropout in `construct` without `training=self.training` keeps dropping in evaluation."
-    message = "`{name}(...)` defaults to training=True: it keeps dropping at evaluation time"
+    message = "`{name}(...)` defaults to training=True: it drops at evaluation too\nIt keeps dropping at evaluation time."
     hint = "pass `training=self.training` (or use an `nn.Dropout` sub-Cell, which follows `set_train`)"
     severity = Severity.WARNING
     fix_safety = FixSafety.UNSAFE

@@ -23,7 +23,7 @@ class PrimitiveClassSpelling(Rule):
     requires_text = ("operations",)
     name = "primitive-class-spelling"
     summary = "A `mindspore.ops.operations` primitive class where MindSpore 2.x has a functional form (informational)."
-    message = "`{old}()` is the 1.x primitive-class spelling; MindSpore 2.x has the functional `{new}`"
+    message = "`{old}()` is the 1.x primitive-class spelling: use `{new}`\nMindSpore 2.x has the functional `{new}`."
     hint = "call `{new}(...)` directly instead of instantiating the primitive in `__init__`"
     severity = Severity.INFO
     scope = "module"
@@ -112,7 +112,8 @@ class LegacyProfiler(Rule):
     requires_text = ("Profiler",)
     name = "legacy-profiler"
     summary = "`mindspore.Profiler(...)` / `profiler.analyse()`, deprecated in MindSpore 2.10."
-    message = "`{name}` is deprecated in MindSpore {target}: use `mindspore.profiler.profile` with `on_trace_ready=tensorboard_trace_handler(dir)`"
+    message = ("`{name}` is deprecated in MindSpore {target}\n"
+               "Use `mindspore.profiler.profile` with `on_trace_ready=tensorboard_trace_handler(dir)`.")
     hint = "`with mindspore.profiler.profile(on_trace_ready=mindspore.profiler.tensorboard_trace_handler('./prof')) as prof: ... prof.step()`"
     severity = Severity.WARNING
     scope = "module"

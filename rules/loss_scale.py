@@ -46,7 +46,7 @@ class LossScaleNeverAdapts(Rule):
     requires_text = ("DynamicLossScaler",)
     name = "loss-scale-never-adapts"
     summary = "A `DynamicLossScaler` scales and unscales but its scale is never adjusted (no `all_finite`/`adjust`)."
-    message = "`{name}` is a DynamicLossScaler that is never adjusted: its scale stays {value} for the whole run"
+    message = "`{name}` is a DynamicLossScaler that is never adjusted\nIts scale stays {value} for the whole run."
     hint = "after unscaling: `is_finite = amp.all_finite(grads); {name}.adjust(is_finite)` and skip the update when not finite"
     severity = Severity.WARNING
     scope = "module"
@@ -109,7 +109,8 @@ class ClipBeforeUnscale(Rule):
     requires_text = ("DynamicLossScaler",)
     name = "clip-before-unscale"
     summary = "Gradients are clipped before the loss scale is removed."
-    message = "gradients are clipped here before `{name}.unscale(...)` (line {line}): the clip threshold applies to scaled gradients"
+    message = ("gradients are clipped before `{name}.unscale(...)` (line {line})\n"
+               "The clip threshold applies to scaled gradients.")
     hint = "unscale first, then clip: `grads = {name}.unscale(grads); grads = ops.clip_by_global_norm(grads, 1.0)`"
     severity = Severity.WARNING
     scope = "module"

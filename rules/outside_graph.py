@@ -28,7 +28,8 @@ class TokenizerInGraph(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "tokenizer-in-graph"
     summary = "A tokenizer is called inside graph-mode code."
-    message = "tokenizer call in {where}: tokenization is Python string work that cannot be compiled into the graph"
+    message = ("tokenizer call in graph code ({where}) cannot be compiled\n"
+               "Tokenization is Python string work that cannot be compiled into the graph.")
     hint = "tokenize offline or in the dataset pipeline (`dataset.map(operations=tokenize, num_parallel_workers=N)`) and feed token ids"
     severity = Severity.ERROR
     rationale = """
@@ -111,7 +112,8 @@ class GeneratorDatasetSingleWorker(Rule):
     requires_text = ("GeneratorDataset",)
     name = "generator-dataset-single-worker"
     summary = "`GeneratorDataset` over a Python source without `num_parallel_workers` (informational)."
-    message = "`GeneratorDataset` without `num_parallel_workers`: the Python source runs in {default} worker(s); a heavy source starves the device"
+    message = ("`GeneratorDataset` without `num_parallel_workers`: {default} worker(s)\n"
+               "The Python source runs in {default} worker(s); a heavy source starves the device.")
     hint = "pass `num_parallel_workers=N` (and `python_multiprocessing=True` for CPU-heavy Python sources)"
     severity = Severity.INFO
     scope = "module"

@@ -26,7 +26,9 @@ class CheckpointParallelMismatch(Rule):
     requires_text = ("load_checkpoint", "load_param_into_net")
     name = "checkpoint-parallel-mismatch"
     summary = "`load_checkpoint` in a script that sets (semi-)auto parallel mode, with no distributed checkpoint transform (informational)."
-    message = "checkpoint loaded in a {mode} script without a distributed-checkpoint transform: a single-device checkpoint's shapes will not match the sharded parameters"
+    message = ("checkpoint loaded in a {mode} script without a distributed transform\n"
+               "Without a distributed-checkpoint transform, a single-device checkpoint's shapes will not match the "
+               "sharded parameters.")
     hint = "convert first (`mindspore.transform_checkpoints(...)` / MindFormers' checkpoint transform) or load with `mindspore.load_distributed_checkpoint`"
     severity = Severity.INFO
     scope = "module"
@@ -93,7 +95,9 @@ class GraphModeNeverSet(Rule):
     requires_text = ("__main__",)
     name = "graph-mode-never-set"
     summary = "A training script never switches to GRAPH_MODE nor uses `jit` (informational)."
-    message = "this script trains a model but never sets GRAPH_MODE or uses `jit`: MindSpore 2.x runs it in PyNative mode, without graph compilation or kernel fusion"
+    message = ("this script trains in PyNative mode: no GRAPH_MODE, no `jit`\n"
+               "It trains a model but never sets GRAPH_MODE or uses `jit`: MindSpore 2.x runs it in PyNative mode, "
+               "without graph compilation or kernel fusion.")
     hint = "`mindspore.set_context(mode=mindspore.GRAPH_MODE)` before building the network, or decorate the train step with `@mindspore.jit`"
     severity = Severity.INFO
     scope = "module"

@@ -126,7 +126,7 @@ class TensorMethodSignature(Rule):
     name = "tensor-method-signature"
     summary = ("A Tensor method called with arguments none of its MindSpore overloads accepts: a keyword name it "
                "does not have, too many positional arguments, a missing one, or a literal of a type it rejects.")
-    message = "`{call}` matches no overload of `Tensor.{method}`; the valid calling should be: {valid}"
+    message = "`{call}` matches no overload of `Tensor.{method}`\nThe valid calling should be: {valid}"
     hint = "use one of the signatures MindSpore lists (PyTorch's names and defaults often differ: `keepdim`/`keepdims`, `dim`/`axis`)"
     severity = Severity.ERROR
     rationale = """
@@ -255,7 +255,7 @@ class TensorOperandType(Rule):
     name = "tensor-operand-type"
     summary = ("Arithmetic between a tensor and `None` or a string, or a tensor raised to a tuple or list "
                "literal: MindSpore 2.10 rejects the graph.")
-    message = "`{expr}`: {why}"
+    message = "`{expr}`: {why}\n{effect}"
     hint = "{advice}"
     severity = Severity.ERROR
     rationale = """
@@ -335,8 +335,9 @@ class TensorOperandType(Rule):
                 continue  # (`prefix + "_x"` on a value only taken for a tensor is string concatenation)
             op = f"{sym}=" if aug else sym
             ctx.report(node, expr=_short(ctx.segment(node)),
-                       why=f"`{op}` between a tensor and {what}: no overload of the Tensor operation accepts it "
-                           "and the graph fails to compile (`TypeError: Failed calling ... with`)",
+                       why=f"`{op}` between a tensor and {what}",
+                       effect="No overload of the Tensor operation accepts it and the graph fails to compile "
+                              "(`TypeError: Failed calling ... with`).",
                        advice="a `None` operand needs an `is None` test first; a string must be a number; "
                               "`**` takes a number or a tensor (`ops.pow(x, Tensor(exponents))`)")
             return

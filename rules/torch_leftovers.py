@@ -31,7 +31,7 @@ class TorchCallInGraph(Rule):
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "torch-call-in-graph"
     summary = "A PyTorch function is called inside graph-mode code."
-    message = "`{name}` is PyTorch: MindSpore cannot compile it in {where} ({advice})"
+    message = "`{name}` is PyTorch: MindSpore cannot compile it\nIn {where}: {advice}."
     hint = "use the MindSpore equivalent named in the message"
     severity = Severity.ERROR
     rationale = """
@@ -98,7 +98,7 @@ class TorchOnlyTensorMethod(Rule):
     fix_safety = FixSafety.UNSAFE  # drop the device (msgraphlint/fix/hostfixes.py)
     name = "torch-tensor-method"
     summary = "`.cuda()`, `.cpu()`, `.detach()` or `.to(device)` on a tensor in graph-mode code."
-    message = "`.{method}()` is a PyTorch Tensor method: {why}"
+    message = "`.{method}()` is a PyTorch Tensor method, not MindSpore's\n{why}."
     hint = "delete it: MindSpore places tensors with `mindspore.set_device(...)`; use `ops.stop_gradient(x)` for detach"
     severity = Severity.ERROR
     rationale = """
@@ -195,19 +195,19 @@ class TorchOnlyTensorMethod(Rule):
             ctx.report(node, method=f.attr, why=self._WHY[f.attr])
         elif f.attr == "to" and node.args and self._is_device(node.args[0], ctx):
             if not self._to_takes_device(ctx):
-                ctx.report(node, message=f"`.to({ctx.segment(node.args[0])})` is a PyTorch habit: in MindSpore "
+                ctx.report(node, message=f"`.to({ctx.segment(node.args[0])})` moves a tensor the PyTorch way\nIn MindSpore "
                            f"{ctx.catalog.version} `Tensor.to` only converts the dtype; devices are set globally with "
-                           "`mindspore.set_device`")
+                           "`mindspore.set_device`.")
                 return
             arg = node.args[0]
             if isinstance(arg, ast.Attribute) and arg.attr == "device" and ctx.is_tensor(arg.value):
-                ctx.report(node, message=f"`.to({ctx.segment(arg)})`: graph mode reads a tensor's `.device` through "
+                ctx.report(node, message=f"`.to({ctx.segment(arg)})` reads `.device` through the interpreter\nGraph mode reads a tensor's `.device` through "
                            "the interpreter fallback (PyExecute; an AttributeError under STRICT), and a graph's tensors "
-                           "are on the device already: drop the device", fix=to_device_fix(ctx, node))
+                           "are on the device already: drop the device.", fix=to_device_fix(ctx, node))
             elif isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value not in _MS_DEVICES:
-                ctx.report(node, message=f"`.to({arg.value!r})` is a PyTorch device: MindSpore {ctx.catalog.version}'s "
+                ctx.report(node, message=f"`.to({arg.value!r})` is a PyTorch device: MindSpore refuses it\nMindSpore {ctx.catalog.version}'s "
                            f"`Tensor.to` takes a MindSpore device ({', '.join(map(repr, _MS_DEVICES))}) and refuses "
-                           f"{arg.value!r} (ValueError)", fix=to_device_fix(ctx, node))
+                           f"{arg.value!r} (ValueError).", fix=to_device_fix(ctx, node))
 
     @staticmethod
     def _guarded(node: ast.Call, f: ast.Attribute, ctx) -> bool:
@@ -248,7 +248,7 @@ class TorchModuleBase(Rule):
     requires_text = ("forward", "torch")
     name = "torch-module-base"
     summary = "A class derives from `torch.nn.Module` and defines `construct`, or a Cell defines `forward` but no `construct`."
-    message = "{what}"
+    message = "{what}\n{why}"
     hint = "derive from `mindspore.nn.Cell` and put the forward computation in `construct`"
     severity = Severity.ERROR
     scope = "module"
@@ -297,10 +297,11 @@ class TorchModuleBase(Rule):
         methods = {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
         if any(b.startswith("torch.nn.") and b.endswith("Module") for b in bases) and "construct" in methods:
             ctx.report(node, what=f"`{node.name}` derives from torch.nn.Module but defines `construct`: "
-                                  "MindSpore will not compile it", end_node=node.bases[-1])
+                                  "MindSpore will not compile it", why="", end_node=node.bases[-1])
         elif any(b in ("mindspore.nn.Cell",) for b in bases) and "forward" in methods and "construct" not in methods:
-            ctx.report(node, what=f"Cell `{node.name}` defines `forward` but no `construct`: MindSpore calls "
-                                  "`construct`, so calling this Cell fails (AttributeError)", end_node=node.bases[-1])
+            ctx.report(node, what=f"Cell `{node.name}` defines `forward` but no `construct`",
+                       why="MindSpore calls `construct`, so calling this Cell fails (AttributeError).",
+                       end_node=node.bases[-1])
 
 
 def _int_literal(e: ast.AST):
@@ -319,7 +320,7 @@ class TorchTensorHabit(Rule):
     summary = ("A PyTorch habit that means something else on a MindSpore Tensor: a property called as a method "
                "(`x.shape()`, `x.size()`), a two-axis `x.transpose(1, 2)`, or a keyword 2.10's signature lacks "
                "(`ops.softmax(x, dim=-1)`).")
-    message = "{what}: {why}"
+    message = "{what}\n{why}."
     hint = "{advice}"
     severity = Severity.ERROR
     rationale = """
@@ -401,9 +402,9 @@ class TorchTensorHabit(Rule):
                 # signature probe in mindcv's compatibility.py): the other release's spelling may be dead code
         kw, names, alt = found
         short = q.replace("mindspore.", "", 1)
-        ctx.report(node, what=f"`{short}` has no parameter `{kw}` in MindSpore {ctx.catalog.version} "
-                              f"(it takes {', '.join('`' + n + '`' for n in names) or 'none by keyword'})",
-                   why="the call fails in graph mode and in PyNative alike (`Got an unexpected keyword argument "
+        ctx.report(node, what=f"`{short}` has no parameter `{kw}` in MindSpore {ctx.catalog.version}",
+                   why=f"It takes {', '.join('`' + n + '`' for n in names) or 'none by keyword'}: "
+                       "the call fails in graph mode and in PyNative alike (`Got an unexpected keyword argument "
                        f"'{kw}'`)",
                    advice=f"pass `{alt}=` (MindSpore's name for it)" if alt else
                    f"use the function's own parameters (`{short}({', '.join(names)})`)",
@@ -428,7 +429,7 @@ class TorchTensorHabit(Rule):
         info = ctx.catalog.tensor_method(f.attr)
         if info is not None and info.get("property"):
             ctx.report(node, what=f"`{ctx.segment(f)}()` calls `{f.attr}`, a property of MindSpore's Tensor",
-                       why="the graph fails to compile (`ValueError: The object is not callable.`)",
+                       why="The graph fails to compile (`ValueError: The object is not callable.`)",
                        advice=self._FIX.get(f.attr, f"read `.{f.attr}` without calling it"),
                        fix=property_call_fix(ctx, node, f.attr))
             return

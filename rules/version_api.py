@@ -78,7 +78,7 @@ class ApiNotInTarget(Rule):
     name = "api-not-in-target"
     summary = ("A MindSpore API, class, module, Tensor method or keyword that the target MindSpore release does "
                "not have (another release does): it fails at import or call time.")
-    message = "`{spelled}` does not exist in MindSpore {target}: {where}"
+    message = "`{spelled}` does not exist in MindSpore {target}\nIn other releases: {where}."
     hint = "{advice}"
     severity = Severity.ERROR
     scope = "module"
@@ -290,8 +290,8 @@ class ApiNotInTarget(Rule):
             if not have:
                 continue
             name = (ctx.segment(node.func) or q)
-            ctx.report(kw, message=f"`{name}(..., {kw.arg}=...)`: `{name}` of MindSpore {cat.version} has no "
-                                   f"parameter `{kw.arg}`: {releases_phrase(have, cat.version).replace('it ', 'the parameter ', 1)}",
+            ctx.report(kw, message=f"`{name}` of MindSpore {cat.version} has no parameter `{kw.arg}`\n"
+                                   f"`{name}(..., {kw.arg}=...)`: {releases_phrase(have, cat.version).replace('it ', 'the parameter ', 1)}.",
                        hint=f"its parameters in MindSpore {cat.version}: ({cat_params(cat, q)})")
 
     @staticmethod

@@ -142,8 +142,8 @@ def test_msg510_positional_rate_offers_both_readings_and_no_fix_guesses(tmp_path
     assert f.fix is None
     assert [(a.edits[0].text, a.safety) for a in f.alternatives] == [("p=0.9", FixSafety.UNSAFE),
                                                                       ("p=0.1", FixSafety.UNSAFE)]
-    assert "keeps 10% and drops 90%" in f.message
-    assert "`p=0.9` keeps what it does now (drops 90%), `p=0.1` is what a PyTorch author meant (drops 10%)" in f.message
+    assert "keeps 10% and drops 90%" in f.full_message
+    assert "`p=0.9` keeps what it does now (drops 90%), `p=0.1` is what a PyTorch author meant (drops 10%)" in f.full_message
     assert "keeps today's behaviour" in f.alternatives[0].description
     assert "PyTorch" in f.alternatives[1].description
     # each alternative, applied by hand, is the rewrite it says and clears the finding

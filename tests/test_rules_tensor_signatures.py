@@ -82,7 +82,7 @@ def test_reports_and_silences(tmp_path):
     # two positionals for one; 26: clamp's keyword names (unbound spelling). Silent: packed ints
     # (10, 13, 14), variables (12, 14), *args/**kwargs (15), valid calls, the `raise` (25)
     assert lines == [9, 11, 18, 19, 19, 26], [(f.line, f.message) for f in found]
-    msgs = {f.line: f.message for f in found}
+    msgs = {f.line: f.full_message for f in found}
     assert "incorrect keyword name: keepdims" in msgs[9]
     assert "Tensor.sum(dim=<int,Tuple,Tensor,None,List>, keepdim=<bool>, *, dtype=<mstype,int,None>)" in msgs[9]
     assert "incorrect keyword name: max_value" in msgs[26]
@@ -336,7 +336,7 @@ def test_parameters_fed_displays_by_every_caller(tmp_path):
     found = lint([write_tree(tmp_path, {"m.py": src})], select=["MSG508"])
     # 7: a dict from its one caller; 15: x is a tuple at both calls (y is a tuple at one, a list
     # at the other: not reported); the rebound parameter is not reported
-    assert [(line, "Dictionary" in f.message or "Tuple" in f.message) for (_, line, _), f in
+    assert [(line, "Dictionary" in f.full_message or "Tuple" in f.full_message) for (_, line, _), f in
             zip(codes_at(found), sorted(found, key=lambda f: f.line))] == [(7, True), (15, True)]
 
 

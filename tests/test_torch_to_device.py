@@ -32,12 +32,12 @@ def test_mindspore_devices_are_not_torch_leftovers_on_2_10(tmp_path):
     write_tree(tmp_path, {"m.py": SRC})
     found = [f for f in lint([tmp_path / "m.py"]) if f.code == "MSG503"]
     assert codes_at(found) == [("m.py", 9, "MSG503"), ("m.py", 10, "MSG503"), ("m.py", 11, "MSG503")]
-    assert "refuses 'cuda' (ValueError)" in found[0].message
-    assert "interpreter fallback" in found[2].message
+    assert "refuses 'cuda' (ValueError)" in found[0].full_message
+    assert "interpreter fallback" in found[2].full_message
 
 
 def test_any_device_is_a_leftover_on_2_7(tmp_path):
     write_tree(tmp_path, {"m.py": SRC})
     found = [f for f in lint([tmp_path / "m.py"], target="2.7.0") if f.code == "MSG503"]
     assert [f.line for f in found] == [6, 7, 8, 9, 10, 11]
-    assert "only converts the dtype" in found[0].message
+    assert "only converts the dtype" in found[0].full_message
