@@ -14,6 +14,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional, Tuple
 
+from msgraphlint.findings import FixSafety
+from msgraphlint.fix.codemods import tuple_output_fix
 from msgraphlint.parse.astutil import walk_outside_defs
 from msgraphlint.kinds import Kind
 from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
@@ -511,6 +513,7 @@ def _classify(v) -> Optional[str]:
 
 class PythonObjectOutput(Rule):
     code = "MSG414"
+    fix_safety = FixSafety.UNSAFE  # a returned list -> a tuple (msgraphlint/fix/codemods.py): the caller gets a tuple
     # trace capture also builds such an output with PyExecute (measured on 2.10 CPU: a traced
     # construct returning a list that holds the caller's dict, 1 PyExecute in the validate IR;
     # tests/test_capture_modes_mindspore.py); bytecode capture was not measured
@@ -728,7 +731,7 @@ class PythonObjectOutput(Rule):
         every = all(w for _, w in whys)
         for r, why in whys:
             if why and r.value is not None and (only or every):
-                ctx.report(r.value, what=why, where=ctx.where)
+                ctx.report(r.value, what=why, where=ctx.where, fix=tuple_output_fix(ctx, r.value, why))
 
 
 _PRINTS = frozenset({"mindspore.ops.print_", "mindspore.ops.Print"})

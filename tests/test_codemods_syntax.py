@@ -140,3 +140,42 @@ def test_unsafe_syntax_rewrites_and_their_conditions(tmp_path):
 def test_a_del_whose_name_is_read_in_a_loop_or_an_import_of_a_bound_name_gets_nothing(tmp_path):
     assert _fixed(tmp_path, "for i in range(2):\n    t = x * i\n    del t\nreturn x\n", ["MSG410"]) is None
     assert _fixed(tmp_path, "import math as x2\nx2 = 1\nreturn x * x2\n", ["MSG410"]) is None
+
+
+# MSG414: a list a graph entry returns becomes a tuple (compiled on 2.10 CPU with
+# scripts/label_fixtures.py over the fixed fallback_pos_output_* snippets: the 10 list outputs
+# have 0 PyExecute nodes after the fix and equal PyNative; the dict/None/object ones keep theirs)
+
+def _jit_fixed(tmp_path, body, unsafe=True):
+    p = tmp_path / "m.py"
+    p.write_text("import mindspore as ms\n\n\n@ms.jit\ndef step(x, labels):\n"
+                 + textwrap.indent(textwrap.dedent(body), " " * 4)
+                 + "\n\ndef main():\n    step(ms.Tensor([1.0]), ['cat', 'dog'])\n", encoding="utf-8")
+    _, changed, errors = fix_paths(run_paths([str(p)], select=["MSG414"]), unsafe=unsafe, write=False)
+    assert not errors
+    return changed[0].fixed.split("def step(x, labels):\n", 1)[1].split("\n\n", 1)[0] if changed else None
+
+
+def test_a_returned_list_becomes_a_tuple_unsafely(tmp_path):
+    assert _jit_fixed(tmp_path, 'return ["a", "b"]') == '    return ("a", "b")'
+    assert _jit_fixed(tmp_path, 'return ["a"]') == '    return ("a",)'
+    assert _jit_fixed(tmp_path, "return labels") == "    return tuple(labels)"
+    assert _jit_fixed(tmp_path, "return labels", unsafe=False) is None
+    (f,) = [f for fr in run_paths([str(tmp_path / "m.py")], select=["MSG414"]).files for f in fr.findings]
+    assert f.fix.safety.value == "unsafe" and "uses the result as a sequence" in f.fix.description
+
+
+def test_outputs_that_are_not_lists_get_no_tuple_fix(tmp_path):
+    assert _jit_fixed(tmp_path, 'return {"y": x}') is None       # a dict: the caller reads keys
+    assert _jit_fixed(tmp_path, "return x * 2, labels") is None  # a tuple holding the list
+    assert _jit_fixed(tmp_path, "return x, None") is None
+
+
+def test_fixed_list_outputs_are_not_reported_again(tmp_path):
+    import shutil
+    for name in ("fallback_pos_output_const_list.py", "fallback_pos_output_self_list.py",
+                 "fallback_pos_output_list_argument.py", "fallback_pos_output_sorted_constants.py"):
+        shutil.copy(ROOT / "fixtures" / "labeled" / name, tmp_path / name)
+    _, changed, errors = fix_paths(run_paths([str(tmp_path)], select=["MSG414"]), unsafe=True)
+    assert not errors and len(changed) == 4
+    assert [f for fr in run_paths([str(tmp_path)], select=["MSG414"]).files for f in fr.findings] == []
