@@ -13,8 +13,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from msgraphlint.fix.hostfixes import masked_reduce_fix
 from msgraphlint.parse.astutil import unparse, walk as _fast_walk
-from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.cache.runcache import per_run
 from msgraphlint.infer.values import Kind
 
@@ -185,6 +186,7 @@ class BooleanMaskIndex(Rule):
 
 class DataDependentShapeOp(Rule):
     code = "MSG302"
+    fix_safety = FixSafety.UNSAFE  # masked_select(x, m).sum()/.mean() -> ops.where (msgraphlint/fix/hostfixes.py)
     name = "data-dependent-shape-op"
     summary = "An op whose output shape depends on tensor values (nonzero, unique, masked_select, argwhere, ...)."
     message = ("`{api}` returns a data-dependent shape in graph-mode code\n"
@@ -265,7 +267,8 @@ class DataDependentShapeOp(Rule):
                 dyn = self._condition_holds(ctx, node, cond, method=False)
             if dyn:
                 ctx.report(node, api=q.replace("mindspore.", "", 1) + "()" if not isinstance(f, ast.Call)
-                           else q.replace("mindspore.", "", 1) + "()(…)", where=ctx.where)
+                           else q.replace("mindspore.", "", 1) + "()(…)", where=ctx.where,
+                           fix=None if isinstance(f, ast.Call) else masked_reduce_fix(ctx, node, q))
             return
         if isinstance(f, ast.Attribute) and q is None and ctx.kind(f.value).tensor_like:
             info = cat.tensor_method(f.attr) if cat is not None else None

@@ -7,6 +7,7 @@ import ast
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from msgraphlint.fix.codemods import keyword_fix
+from msgraphlint.fix.hostfixes import positional_fix
 from msgraphlint.kinds import Kind
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 
@@ -233,7 +234,7 @@ class TensorMethodSignature(Rule):
                 return
             valid.append(f"{over['text']} ({why})")
         ctx.report(node, call=_short(ctx.segment(node)), method=method, valid=" | ".join(valid),
-                   fix=keyword_fix(node, overloads, match_overload))
+                   fix=keyword_fix(node, overloads, match_overload) or positional_fix(node, args, overloads, match_overload))
 
 
 def _short(text: str) -> str:

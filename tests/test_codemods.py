@@ -234,7 +234,8 @@ def test_keyword_renames_to_the_overload_that_takes_them(tmp_path):
 def test_a_call_no_rename_can_save_gets_no_fix(tmp_path):
     p = tmp_path / "m.py"
     p.write_text("import mindspore.nn as nn\n\n\nclass Net(nn.Cell):\n    def construct(self, x):\n"
-                 "        x = x * 2\n        return x.add(x, 2)\n", encoding="utf-8")
+                 "        x = x * 2\n        return x.add(x, 2, 3)\n", encoding="utf-8")
+    # (`x.add(x, 2)` has a fix since: `alpha=2`, tests/test_fixes_hostmath.py; two extra arguments, none)
     assert [(f.code, f.fix) for f in _findings(p, ["MSG506"])] == [("MSG506", None)]
 
 

@@ -170,3 +170,24 @@ def test_json_shows_a_structural_fixs_edits_and_text_output_never_imports_libcst
                                   "text": "        x = ops.where(x.sum() > 0, x * 2, x)  # keep"}]
     out, probe = _cli(["check", "--no-cache", str(p)], tmp_path)
     assert "MSG101" in out and probe == "LIBCST False"
+
+
+def test_signature_fixes_bool_and_keyword_only(tmp_path):
+    assert _fixed_body(tmp_path, "z = x * x\nreturn z.max(0, 1)\n", ["MSG506"]) == \
+        "        z = x * x\n        return z.max(0, True)\n"
+    assert _fixed_body(tmp_path, "z = x + 1\nreturn z.add(x, 2)\n", ["MSG506"]) == \
+        "        z = x + 1\n        return z.add(x, alpha=2)\n"
+    assert _fixed_body(tmp_path, "z = x * x\nreturn z.max(0, 2)\n", ["MSG506"]) is None  # 2 is no bool: no reading
+
+
+def test_masked_select_reductions_get_a_static_shape_form(tmp_path):
+    assert _fixed_body(tmp_path, "return ops.masked_select(x, x > 0.5).sum()\n", ["MSG302"]) == \
+        "        return ops.where(x > 0.5, x, 0).sum()\n"
+    assert _fixed_body(tmp_path, "return ops.masked_select(x, y).mean()\n", ["MSG302"]) == \
+        "        return (ops.where(y, x, 0).sum() / y.astype(x.dtype).sum())\n"
+    # the mask is computed by a call (evaluated twice by the rewrite), or the selection itself is kept
+    assert _fixed_body(tmp_path, "return ops.masked_select(x, ops.rand_like(x) > 0.5).mean()\n", ["MSG302"]) is None
+    assert _fixed_body(tmp_path, "z = ops.masked_select(x, x > 0)\nreturn z\n", ["MSG302"]) is None
+    (f,) = [f for f in _findings(ROOT / "fixtures" / "labeled" / "dynamic_shape_pos_jit_masked_select.py")
+            if f.code == "MSG302"]
+    assert f.fix.safety.value == "unsafe" and "broadcasts" in f.fix.description

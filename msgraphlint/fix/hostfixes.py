@@ -474,3 +474,93 @@ def inplace_name_fix(ctx, node: ast.Attribute) -> Optional[Fix]:
                (Edit(stmt.lineno, stmt.col_offset, stmt.lineno, stmt.col_offset, f"{name} = "),
                 Edit(node.end_lineno, col, node.end_lineno, node.end_col_offset, plain)), FixSafety.UNSAFE,
                drops=(node.attr,))
+
+
+# MSG506 ---------------------------------------------------------------------------------
+
+def positional_fix(node: ast.Call, args, overloads, matches) -> Optional[Fix]:
+    """MSG506: ``y.max(0, 1)`` → ``y.max(0, True)`` (a 0/1 where the overload takes a bool, as
+    PyTorch accepts), ``y.add(x, 2)`` → ``y.add(x, alpha=2)`` (positional arguments past the
+    overload's positional parameters, given to its keyword-only ones in order); only when one
+    such rewrite makes some overload accept the call (which overload MindSpore then picks is
+    its own dispatch, as for the call written so). Unsafe: the call fails as written."""
+    if list(args) != list(node.args) or not isinstance(node.func, ast.Attribute):
+        return None
+    candidates = []
+    # (a) 0/1 literals as bools
+    ints = [i for i, a in enumerate(args) if isinstance(a, ast.Constant) and type(a.value) is int and a.value in (0, 1)]
+    for i in ints:
+        trial = list(args)
+        trial[i] = ast.Constant(value=bool(args[i].value))
+        if any(matches(over, trial, node.keywords) is None for over in overloads):
+            a = args[i]
+            candidates.append((f"`{bool(a.value)}` for `{a.value}` (a bool parameter)",
+                               (Edit(a.lineno, a.col_offset, a.end_lineno, a.end_col_offset, str(bool(a.value))),),
+                               (str(a.value),)))
+    # (b) extra positionals to keyword-only parameters
+    for over in overloads:
+        positional = [p for p in over["params"] if not p["kw"]]
+        kwonly = [p["name"] for p in over["params"] if p["kw"] and p["name"] not in {k.arg for k in node.keywords}]
+        extra = list(args[len(positional):])
+        if not extra or len(extra) > len(kwonly) or any(getattr(a, "lineno", None) is None for a in extra):
+            continue
+        kws = [ast.keyword(arg=n, value=a) for n, a in zip(kwonly, extra)]
+        if matches(over, args[:len(positional)], list(node.keywords) + kws) is None:
+            edits = tuple(Edit(a.lineno, a.col_offset, a.lineno, a.col_offset, f"{n}=") for n, a in zip(kwonly, extra))
+            shown = ", ".join(f"`{n}=`" for n in kwonly[:len(extra)])
+            candidates.append((f"pass {shown} by keyword (a keyword-only parameter)", edits, ()))
+            break
+    if len(candidates) != 1:
+        return None  # none, or two readings: the author's choice
+    what, edits, drops = candidates[0]
+    return Fix(f"{what} (unsafe: the same only when that is the parameter meant; the call fails to compile as "
+               "written, so there is no behaviour to compare)", edits, FixSafety.UNSAFE, drops=drops)
+
+
+# MSG302 ---------------------------------------------------------------------------------
+
+def _pure(e: ast.AST) -> bool:
+    """Evaluating ``e`` twice computes the same value and does nothing else: names, attributes
+    of names, constants, and comparisons / arithmetic of those."""
+    if isinstance(e, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(e, ast.Attribute):
+        return _pure(e.value)
+    if isinstance(e, ast.UnaryOp):
+        return _pure(e.operand)
+    if isinstance(e, ast.BinOp):
+        return _pure(e.left) and _pure(e.right)
+    if isinstance(e, ast.Compare):
+        return _pure(e.left) and all(_pure(c) for c in e.comparators)
+    return False
+
+
+def masked_reduce_fix(ctx, node: ast.Call, q: str) -> Optional[Fix]:
+    """MSG302: ``ops.masked_select(x, m).sum()`` → ``ops.where(m, x, 0).sum()`` and ``.mean()`` →
+    ``ops.where(m, x, 0).sum() / m.astype(x.dtype).sum()``: the same reduction on a static shape.
+    Unsafe: summation order differs (float rounding); for the mean, the same only when the mask
+    has the input's shape (``masked_select`` broadcasts them, the count does not)."""
+    if q != "mindspore.ops.masked_select" or len(node.args) != 2 or node.keywords:
+        return None
+    attr = ctx.parent(node)
+    call = ctx.parent(attr) if isinstance(attr, ast.Attribute) else None
+    if not (isinstance(attr, ast.Attribute) and attr.attr in ("sum", "mean") and isinstance(call, ast.Call)
+            and call.func is attr and not call.args and not call.keywords and call.end_lineno is not None):
+        return None
+    x, m = node.args
+    if not (_pure(x) and _pure(m)):
+        return None
+    ops, imports = ops_binding(ctx)
+    if ops is None:
+        return None
+    xs, ms_ = _seg(ctx, x), _seg(ctx, m)
+    total = f"{ops}.where({ms_}, {xs}, 0).sum()"
+    if attr.attr == "sum":
+        text, cond = total, "the sum is taken in another order (float rounding)"
+    else:
+        text = f"({total} / {_paren(ctx, m)}.astype({_paren(ctx, x)}.dtype).sum())"
+        cond = ("the mask has the input's shape (`masked_select` broadcasts them; the count here does not), up to "
+                "float rounding; with nothing selected both are NaN")
+    return Fix(f"`{_short(text)}`: the same reduction without a data-dependent shape (unsafe: the same only when "
+               f"{cond})", (_replace(call, text),) + tuple(imports), FixSafety.UNSAFE,
+               drops=("masked_select", "mean") if attr.attr == "mean" else ("masked_select",))
