@@ -308,12 +308,19 @@ STRICT_FAILURE_CLAIM = re.compile(r"under STRICT (?:it )?(?:fails to compile|doe
                                   r"|(?:fails|does not compile) (?:at|under) STRICT")
 
 
+def _said(f) -> str:
+    """What a finding says: its title and, on the following lines, its detail (issue 26 moved
+    what happens in the graph, PyExecute and STRICT included, out of the title)."""
+    return getattr(f, "full_message", None) or f.message
+
+
 def _counts_for(f, fam: str, codes) -> bool:
     """A finding of the family's rules, or (for fallback) any finding whose message says the
     code goes through the interpreter (PyExecute), or (for syntax) any finding whose message says
     the code fails to compile under STRICT, whichever family its rule belongs to."""
-    return (f.code in codes.get(fam, ()) or (fam == "fallback" and bool(FALLBACK_CLAIM.search(f.message)))
-            or (fam == "syntax" and bool(STRICT_FAILURE_CLAIM.search(f.message))))
+    said = _said(f)
+    return (f.code in codes.get(fam, ()) or (fam == "fallback" and bool(FALLBACK_CLAIM.search(said)))
+            or (fam == "syntax" and bool(STRICT_FAILURE_CLAIM.search(said))))
 
 
 def _judge(f, test_key: str, verdicts: dict) -> dict:
@@ -322,9 +329,10 @@ def _judge(f, test_key: str, verdicts: dict) -> dict:
     test-level entry, ``scripts/oracle_compile_sample.py``), passes with no PyExecute or
     PyInterpret node at all; or when a compile recorded for the finding itself (key
     ``relpath::test::line::code``) says the claim is false."""
-    rec = {"code": f.code, "line": f.line, "message": f.message[:200],
-           "contradicted": bool(FAILURE_CLAIM.search(f.message)) and not STRICT_ONLY.search(f.message),
-           "pyexecute_claim": bool(FALLBACK_CLAIM.search(f.message))}
+    said = _said(f)
+    rec = {"code": f.code, "line": f.line, "message": said.replace("\n", " ")[:200],
+           "contradicted": bool(FAILURE_CLAIM.search(said)) and not STRICT_ONLY.search(said),
+           "pyexecute_claim": bool(FALLBACK_CLAIM.search(said))}
     test = verdicts.get(test_key)
     if test and rec["pyexecute_claim"]:
         ev = test.get("evidence", "")

@@ -141,3 +141,22 @@ def test_a_pyexecute_claim_is_judged_by_the_tests_compile():
     assert not oracle._judge(claim, "t.py::test_a", some)["contradicted"]
     assert not oracle._judge(claim, "t.py::test_a", {})["contradicted"]
     assert not oracle._judge(other, "t.py::test_a", none)["contradicted"]
+
+
+def test_claims_in_a_findings_detail_count():
+    """Issue 26 moved what happens in the graph into the finding's detail: a PyExecute or
+    STRICT claim there counts as it did in the title (HEAD 3c2f278 read the title only and
+    lost 29 in-reach hits), and a compile-failure claim in the detail is judged."""
+    from msgraphlint.findings import Finding
+    codes = oracle.family_codes()
+    pyexec = Finding("MSG213", "n", "`obj.x` sets an attribute of the object `obj` in graph code", "t.py", 3,
+                     detail="It runs through PyExecute nodes on the host at every call.")
+    strict = Finding("MSG209", "n", "`self.data` (a plain Python value) is assigned in graph code", "t.py", 3,
+                     detail="PyExecute at the default level; under STRICT it fails to compile.")
+    assert "MSG213" not in codes["fallback"] and "MSG209" not in codes["syntax"]
+    assert oracle._counts_for(pyexec, "fallback", codes)
+    assert oracle._counts_for(strict, "syntax", codes)
+    fails = Finding("MSG999", "n", "`try` in graph code", "t.py", 3, detail="It does not compile in MindSpore 2.10.")
+    rec = oracle._judge(fails, "a.py::test_x", {})
+    assert rec["contradicted"] and not rec["pyexecute_claim"]
+    assert oracle._judge(pyexec, "a.py::test_x", {})["pyexecute_claim"]
