@@ -790,9 +790,9 @@ class HeadsTensorParallel(_ConfigRule):
     code = "MSG601"
     name = "heads-not-divisible-by-tensor-parallel"
     summary = "The attention head count is not divisible by the tensor-parallel degree."
-    message = ("{heads_key} = {heads} is not divisible by {tp_key} = {tp}: each tensor-parallel rank must hold "
-               "whole attention heads ({heads} / {tp} = {ratio}); use a tensor-parallel degree that divides "
-               "{heads} ({choices})")
+    message = ("{heads_key} = {heads} is not divisible by {tp_key} = {tp}\n"
+               "Each tensor-parallel rank must hold whole attention heads ({heads} / {tp} = {ratio}); use a "
+               "tensor-parallel degree that divides {heads} ({choices}).")
     hint = "choose model_parallel among the divisors of the head count"
     severity = Severity.ERROR
     rationale = """
@@ -860,9 +860,9 @@ class HiddenHeads(_ConfigRule):
     code = "MSG602"
     name = "hidden-size-not-divisible-by-heads"
     summary = "hidden_size is not a multiple of the attention head count."
-    message = ("{hidden_key} = {hidden} is not divisible by {heads_key} = {heads} (head size {hidden} / {heads} = "
-               "{ratio}): MindFormers requires hidden_size to be a multiple of the head count; change the head "
-               "count or hidden_size")
+    message = ("{hidden_key} = {hidden} is not divisible by {heads_key} = {heads}\n"
+               "Head size {hidden} / {heads} = {ratio}: MindFormers requires hidden_size to be a multiple of the "
+               "head count; change the head count or hidden_size.")
     hint = "hidden_size must be num_heads × head size"
     severity = Severity.ERROR
     rationale = """
@@ -903,10 +903,10 @@ class QkvTensorParallel(_ConfigRule):
     code = "MSG603"
     name = "qkv-width-not-divisible-by-tensor-parallel"
     summary = "The fused QKV projection (its KV heads) does not split evenly over tensor-parallel ranks."
-    message = ("{kv_key} = {kv} KV heads cannot be split over {tp_key} = {tp}: the fused QKV projection is "
-               "({heads} + 2 × {kv}) × head size {head_dim} = {qkv} columns, {per_rank} per rank, and a rank's "
-               "slice must hold whole K and V heads; use a tensor-parallel degree that divides {kv} ({choices}) "
-               "or more KV heads")
+    message = ("{kv_key} = {kv} does not split over {tp_key} = {tp}\n"
+               "{kv} KV heads cannot be split over {tp} ranks: the fused QKV projection is ({heads} + 2 × {kv}) × head size {head_dim} = {qkv} columns, "
+               "{per_rank} per rank, and a rank's slice must hold whole K and V heads; use a tensor-parallel "
+               "degree that divides {kv} ({choices}) or more KV heads.")
     hint = "with grouped-query attention, model_parallel must also divide the KV head count"
     severity = Severity.ERROR
     rationale = """
@@ -988,7 +988,7 @@ class PipelineLayerSplit(_ConfigRule):
     code = "MSG604"
     name = "layers-not-divisible-by-pipeline-stages"
     summary = "The layers do not split over the pipeline stages (and offset does not make up the difference)."
-    message = "{layers_key} = {layers} layers do not split over {stages} pipeline stage(s): {detail}"
+    message = "{layers_key} = {layers} layers do not split over {stages} pipeline stage(s)\n{detail}"
     hint = "make num_layers divisible by pipeline_stage (× pp_interleave_num) or set offset to place the rest"
     severity = Severity.ERROR
     rationale = """
@@ -1089,8 +1089,8 @@ class MicroBatches(_ConfigRule):
     code = "MSG605"
     name = "fewer-micro-batches-than-stages"
     summary = "Pipeline training with fewer micro-batches than pipeline stages."
-    message = ("{micro_key} = {micro} is less than {needed} with {pp_key} = {pp} ({rule_desc}): raise "
-               "micro_batch_num to at least {needed}")
+    message = ("{micro_key} = {micro} is less than {needed} with {pp_key} = {pp}\n"
+               "{rule_desc}: raise micro_batch_num to at least {needed}.")
     hint = "micro_batch_num >= pipeline_stage (2 × for zero_bubble_v)"
     severity = Severity.ERROR
     rationale = """
@@ -1143,7 +1143,7 @@ class RecomputeLayers(_ConfigRule):
     code = "MSG606"
     name = "recompute-names-missing-layers"
     summary = "A recompute selection names pipeline stages or layers that do not exist."
-    message = "{field} {detail}"
+    message = "{field} selects stages or layers the model does not have\n{field} {detail}"
     hint = "recompute lists hold one layer count per pipeline stage (PyNative: 'start-end' layer ranges)"
     severity = Severity.WARNING
     rationale = """
@@ -1216,8 +1216,9 @@ class SeqLength(_ConfigRule):
     code = "MSG607"
     name = "seq-length-mismatch"
     summary = "The dataset's seq_length differs from the model's seq_length."
-    message = ("{ds_key} = {ds_seq} differs from {model_key} = {model_seq}: the dataset yields sequences of "
-               "{ds_seq} tokens but the model is built for {model_seq}; set both to the same value")
+    message = ("{ds_key} = {ds_seq} differs from {model_key} = {model_seq}\n"
+               "The dataset yields sequences of {ds_seq} tokens but the model is built for {model_seq}; set both "
+               "to the same value.")
     hint = "set model.model_config.seq_length and the dataset's seq_length to the same value (a YAML anchor helps)"
     severity = Severity.ERROR
     rationale = """
@@ -1261,7 +1262,7 @@ class DeviceCount(_ConfigRule):
     code = "MSG608"
     name = "parallel-degrees-device-count-mismatch"
     summary = "data × model × pipeline (× context) parallel does not equal the device count the config is for."
-    message = "{desc} = {product} devices, but {source} {count}: {detail}"
+    message = "the parallel degrees give {product} devices, but {source} {count}\n{desc} = {product} devices: {detail}."
     hint = "the product of data_parallel, model_parallel, pipeline_stage and context_parallel is the world size"
     severity = Severity.WARNING
     options = {"device_count": None, "device_count_comments": False}
@@ -1331,7 +1332,7 @@ class ExpertParallel(_ConfigRule):
     code = "MSG609"
     name = "expert-parallel-layout"
     summary = "expert_parallel does not divide data × model parallel, or the expert count."
-    message = "expert parallelism does not fit: {detail}"
+    message = "expert_parallel does not fit the parallel degrees or the expert count\n{detail}."
     hint = "expert_parallel must divide data_parallel × model_parallel and the number of experts"
     severity = Severity.ERROR
     rationale = """

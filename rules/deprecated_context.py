@@ -22,7 +22,7 @@ class DeprecatedContextKey(Rule):
     requires_text = ("set_context",)
     name = "deprecated-context-key"
     summary = "`set_context(...)` with a key the target MindSpore deprecates or has removed, with the right replacement per device."
-    message = "`set_context({key}=...)` is {status} in MindSpore {target}: {advice}"
+    message = "`set_context({key}=...)` is {status} in MindSpore {target}\n{advice}."
     severity = Severity.WARNING
     tier = "deprecation"
     scope = "module"

@@ -65,4 +65,4 @@ class TransformerConfigLiteral(Rule):
             return
         by_kw = {kw.arg: kw for kw in node.keywords if kw.arg}
         for key, _code, problem in check_parallel_values(values):
-            ctx.report(by_kw.get(key, node), problem=problem)
+            ctx.report(by_kw.get(key, node), message=problem)  # the YAML rule's title and detail, already filled in

@@ -186,10 +186,11 @@ def test_messages_of_the_telechat3_moe_findings():
         found += [(c, l, col, t) for c, l, col, t in _comment_run(load_document(fh.read(), doc_path))]
     msgs = {code: text for code, _, _, text in found}
     assert msgs["MSG604"].startswith("model.model_config.num_hidden_layers = 45 layers do not split over 8 "
-                                     "pipeline stage(s): 45 = 8 × 5 + 5")
+                                     "pipeline stage(s)\n45 = 8 × 5 + 5")
     assert "e.g. model.model_config.offset: [0, 1, 1, 1, 1, 1, 0, 0]" in msgs["MSG604"]
-    assert msgs["MSG608"].startswith("data_parallel × model_parallel × pipeline_stage = 4 × 8 × 8 = 256 devices, "
-                                     "but the comment on line 113 says the layout is for 8")
+    assert msgs["MSG608"].startswith("the parallel degrees give 256 devices, but the comment on line 113 says the "
+                                     "layout is for 8\ndata_parallel × model_parallel × pipeline_stage = 4 × 8 × 8 = "
+                                     "256 devices: ")
 
 
 def _comment_run(doc):
@@ -282,10 +283,10 @@ def test_parallel_values_each_code():
 def test_parallel_values_messages_are_actionable():
     (_, _, m601), (_, _, m602) = cy.check_parallel_values(
         {"hidden_size": 4096, "num_heads": 30, "tensor_parallel": 8})
-    assert m601 == ("num_heads = 30 is not divisible by tensor_parallel = 8: each tensor-parallel rank must hold "
+    assert m601 == ("num_heads = 30 is not divisible by tensor_parallel = 8\nEach tensor-parallel rank must hold "
                     "whole attention heads (30 / 8 = 3.75); use a tensor-parallel degree that divides 30 "
-                    "(1, 2, 3, 5, 6, 10, 15, 30)")
-    assert "head size 4096 / 30 = 136.533" in m602
+                    "(1, 2, 3, 5, 6, 10, 15, 30).")
+    assert "Head size 4096 / 30 = 136.533" in m602
     (_, _, m606), = cy.check_parallel_values({"num_layers": 24, "pipeline_stage": 1, "recompute": [0, 1, 2, 3]})
     assert "looks like layer indices" in m606 and "write [4]" in m606
 

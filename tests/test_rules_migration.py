@@ -86,8 +86,8 @@ def test_enable_graph_kernel_advice_depends_on_device(tmp_path):
         "asc.py": 'import mindspore as ms\nms.set_context(device_target="Ascend", enable_graph_kernel=True)\n',
         "any.py": "import mindspore as ms\nms.set_context(enable_graph_kernel=True)\n",
     })
-    msgs = {os.path.basename(f.path): f.message for f in lint([tmp_path], select=["MSG620"])
-            if "enable_graph_kernel" in f.message}
+    msgs = {os.path.basename(f.path): f.full_message for f in lint([tmp_path], select=["MSG620"])
+            if "enable_graph_kernel" in f.full_message}
     assert "MS_DEV_GRAPH_KERNEL_FLAGS" in msgs["cpu.py"] and "jit_level O1 does not fuse" in msgs["cpu.py"]
     assert "jit_config" in msgs["asc.py"]
     assert "on Ascend/GPU" in msgs["any.py"] and "on CPU" in msgs["any.py"]
