@@ -18,7 +18,9 @@ client-observed median and p95 of ``didChange -> publishDiagnostics`` in ms and 
 multiple of that parse; the last line is the table of ratios. Debounce is 0 ms.
 
 ``--cpu``: no server either; the CPU time of that analysis per edit against the CPU time
-of one ``ast.parse`` (what to compare on a loaded machine).
+of one ``ast.parse`` (what to compare on a loaded machine). ``--gc server`` (default): the
+cyclic GC as the server runs it, off during the edits and collected between them, untimed;
+``--gc on``: on, as this measured before the server collected when idle.
 
 ``--profile``: no server; the analysis the server runs for one edit (``runner.run_source``
 with a warm per-document scope cache and context cache, as ``server.start_analysis`` calls
@@ -179,11 +181,14 @@ def profile(path: Path, text: str, top: int) -> None:
     stats.sort_stats("tottime").print_stats(top)
 
 
-def cpu_ratios(name: str, path: Path, text: str, edits: int) -> tuple:
+def cpu_ratios(name: str, path: Path, text: str, edits: int, gc_mode: str = "server") -> tuple:
     """``--cpu``: no server, no transport; the CPU time of the analysis the server runs for
     each edit (as ``profile``), median and p95 over ``edits`` alternating edits, against the
     CPU time of one ``ast.parse`` (GC on, and off as the analysis runs). Under load, CPU
-    seconds compare where wall time does not."""
+    seconds compare where wall time does not. ``gc_mode="server"``: the cyclic collector off
+    during the edits and run between them, untimed, as the server does (``IdleCollector``);
+    ``"on"``: the collector on, so a collection lands inside some edits (the server before
+    it collected when idle)."""
     import gc
 
     from msgraphlint.project.files import ContextCache
@@ -202,10 +207,18 @@ def cpu_ratios(name: str, path: Path, text: str, edits: int) -> tuple:
 
     once(text)  # didOpen
     samples = []
-    for n in range(edits):
-        t0 = time.process_time()
-        once(edited if n % 2 == 0 else text)
-        samples.append(time.process_time() - t0)
+    was = gc.isenabled()
+    if gc_mode == "server":
+        gc.disable()  # as ``msgraphlint lsp`` runs (lsp.analysis.IdleCollector): cycles collected when idle
+    try:
+        for n in range(edits):
+            if gc_mode == "server":
+                gc.collect()  # the idle collection between two keystrokes, not timed
+            t0 = time.process_time()
+            once(edited if n % 2 == 0 else text)
+            samples.append(time.process_time() - t0)
+    finally:
+        (gc.enable if was else gc.disable)()
 
     def parse_cpu(gc_on: bool) -> float:
         was = gc.isenabled()
@@ -237,6 +250,8 @@ def main() -> None:
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--cpu", action="store_true",
                     help="the server's analysis in this process, CPU time per edit (no client, no transport)")
+    ap.add_argument("--gc", choices=("server", "on"), default="server",
+                    help="--cpu: cyclic GC as the server runs it (off, collected between edits; default) or on")
     a = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -258,7 +273,7 @@ def main() -> None:
             n_lines = text.count("\n")
             edits = a.edits if n_lines < 10_000 or a.edits != 40 else 20
             if a.cpu:
-                rows.append(cpu_ratios(name, path, text, edits))
+                rows.append(cpu_ratios(name, path, text, edits, a.gc))
                 continue
             before = parse_seconds(text, str(path))
             got = asyncio.run(measure(path, text, root, edits))

@@ -283,6 +283,67 @@ class Scheduler:
         self.on_done(outcome)
 
 
+#: the server collects reference cycles when nothing has been analysed or scheduled for this
+#: long, or at once after this many analyses without a pause (continuous typing)
+IDLE_GC_S = 0.3
+IDLE_GC_EVERY = 32
+
+
+class IdleCollector:
+    """The server's cyclic garbage collection, moved out of the edits' path. With the
+    collector on, the allocations of an analysis trigger a full collection every few edits,
+    and it traverses everything the server keeps (the scope caches, the trees and summaries
+    of the project's modules): +20-30 ms on one edit in three (wav2vec2, 2,350 lines: 55 ms
+    without one, 78-85 ms with). ``install`` turns automatic collection off for the process;
+    ``poke`` (after each published analysis and each edit) collects once the server has been
+    idle for ``delay`` seconds (no analysis running, none scheduled), or right away after
+    ``every`` analyses without a pause, so garbage in cycles never piles up."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, busy: Callable[[], bool], delay: float = IDLE_GC_S,
+                 every: int = IDLE_GC_EVERY) -> None:
+        self.loop = loop
+        self.busy = busy
+        self.delay = delay
+        self.every = every
+        self.since = 0          # analyses published since the last collection
+        self.collections = 0    # collections made (tests)
+        self.installed = False
+        self._timer: Optional[asyncio.TimerHandle] = None
+
+    def install(self) -> None:
+        import gc
+        gc.disable()
+        self.installed = True
+
+    def poke(self, analysed: bool = False) -> None:
+        if not self.installed:
+            return
+        if analysed:
+            self.since += 1
+            if self.since >= self.every:
+                self.collect()
+                return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer = self.loop.call_later(self.delay, self._fire)
+
+    def _fire(self) -> None:
+        self._timer = None
+        if self.busy():
+            self._timer = self.loop.call_later(self.delay, self._fire)
+        elif self.since:
+            self.collect()
+
+    def collect(self) -> None:
+        import gc
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        gc.collect()
+        self.since = 0
+        self.collections += 1
+
+
 class Related:
     """Diagnostics for files that are not open but that an open document reaches (a helper
     module, a sub-Cell's module): the editor shows what ``check`` reports there, computed

@@ -76,6 +76,18 @@ class MsGraphLintServer(LanguageServer):
             self._scheduler = Scheduler(self.loop, self._on_outcome, self.budget_s)
         return self._scheduler
 
+    @property
+    def collector(self):
+        """Cyclic GC when idle (``analysis.IdleCollector``; installed by ``serve_io``)."""
+        got = self.__dict__.get("_collector")
+        if got is None:
+            from .analysis import IdleCollector
+            got = self._collector = IdleCollector(self.loop, self._busy)
+        return got
+
+    def _busy(self) -> bool:
+        return bool(self._pending) or any(not j.future.done() for j in self.scheduler.jobs.values())
+
     def log_line(self, message: str, kind: lsp.MessageType = lsp.MessageType.Info) -> None:
         log.info("msgraphlint lsp: %s", message)
         try:
@@ -121,6 +133,7 @@ class MsGraphLintServer(LanguageServer):
                     pass
 
         threading.Thread(target=reader, name="msgraphlint-lsp-stdin", daemon=True).start()
+        self.collector.install()  # the process is the server's: collect cycles when idle
         code = 0
         try:
             self.loop.run_until_complete(done)  # EOF on stdin without exit: the client went away
@@ -208,6 +221,7 @@ class MsGraphLintServer(LanguageServer):
             from .analysis import Cancelled
             job.interrupt(Cancelled)  # a newer version supersedes it now, not after the debounce
         self.schedule(uri)
+        self.collector.poke()
 
     def close(self, params: lsp.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
@@ -272,6 +286,12 @@ class MsGraphLintServer(LanguageServer):
         return doc is not None and outcome.version == doc.version and outcome.text == doc.text
 
     def _on_outcome(self, outcome: Outcome) -> None:
+        try:
+            self._publish_outcome(outcome)
+        finally:
+            self.collector.poke(analysed=True)  # after the diagnostics went out
+
+    def _publish_outcome(self, outcome: Outcome) -> None:
         if outcome.cancelled:
             self.log_line(f"analysis of {outcome.uri} version {outcome.version} interrupted after "
                           f"{outcome.seconds:.2f} s (a newer version or the document closed)", lsp.MessageType.Log)

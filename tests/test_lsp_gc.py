@@ -1,0 +1,73 @@
+"""The language server's cyclic garbage collection happens while it is idle, never inside
+an edit's analysis (``lsp.analysis.IdleCollector``, issue 25 item 1)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+
+from msgraphlint.lsp.analysis import IdleCollector
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def _cycle_ref():
+    return weakref.ref(_Cycle())  # garbage only the cyclic collector frees
+
+
+def test_cycles_are_collected_once_the_server_is_idle_and_not_while_it_is_busy():
+    was = gc.isenabled()
+    loop = asyncio.new_event_loop()
+    busy = [True]
+    try:
+        collector = IdleCollector(loop, lambda: busy[0], delay=0.02, every=1000)
+        collector.install()
+        assert not gc.isenabled()
+        ref = _cycle_ref()
+        collector.poke(analysed=True)
+        loop.run_until_complete(asyncio.sleep(0.15))  # analysing or scheduled: no collection
+        assert collector.collections == 0 and ref() is not None
+        busy[0] = False
+        loop.run_until_complete(asyncio.sleep(0.15))
+        assert collector.collections == 1 and ref() is None
+        loop.run_until_complete(asyncio.sleep(0.1))  # nothing analysed since: no second one
+        assert collector.collections == 1
+    finally:
+        loop.close()
+        if was:
+            gc.enable()
+
+
+def test_continuous_typing_still_collects_every_so_many_analyses():
+    was = gc.isenabled()
+    loop = asyncio.new_event_loop()
+    try:
+        collector = IdleCollector(loop, lambda: True, delay=10.0, every=3)
+        collector.install()
+        ref = _cycle_ref()
+        collector.poke(analysed=True)
+        collector.poke(analysed=True)
+        assert collector.collections == 0 and ref() is not None
+        collector.poke(analysed=True)
+        assert collector.collections == 1 and ref() is None
+    finally:
+        loop.close()
+        if was:
+            gc.enable()
+
+
+def test_an_uninstalled_collector_changes_nothing():
+    """In-process servers (tests, ``create_server`` embedded elsewhere) keep the host's GC."""
+    loop = asyncio.new_event_loop()
+    try:
+        collector = IdleCollector(loop, lambda: False, delay=0.0, every=1)
+        enabled = gc.isenabled()
+        collector.poke(analysed=True)
+        loop.run_until_complete(asyncio.sleep(0.02))
+        assert collector.collections == 0 and gc.isenabled() == enabled
+    finally:
+        loop.close()
