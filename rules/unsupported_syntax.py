@@ -46,7 +46,7 @@ _ERRORS = {
     # MindSpore parses a lambda from its source line and needs the lambda to be the whole value
     # of that line's statement; `{node}` is the type of the value it found instead (measured on
     # 2.10 CPU: IfExp, BoolOp; `f = lambda …` on its own line, then the conditional, compiles)
-    "lambda-in-expr": ("`{attr}(…)`, when `{attr}` holds the lambda written inside a {node_desc} at line {line},",
+    "lambda-in-expr": ("`{attr}(…)` of a lambda inside a {node_desc} (line {line})",
                        "TypeError: Parse Lambda Function Fail. Node type must be Lambda, but got {node}."),
     "subscript-attr": ("an attribute assignment on a subscripted object (`a[i].attr = …`)",
                        "RuntimeError: In graph mode, only attribute and name of class members can be assigned. "

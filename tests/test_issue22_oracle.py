@@ -55,8 +55,10 @@ def test_oracle_miss_fixture(stem):
     assert lab["confirmed"], lab["evidence"]
     assert fact in lab["evidence"], lab["evidence"]
     path = os.path.join(LABELED, stem + ".py")
-    found = [(f.line, f.code) for fr in run_paths([path], select=[code]).files for f in fr.findings]
+    findings = [f for fr in run_paths([path], select=[code]).files for f in fr.findings]
+    found = [(f.line, f.code) for f in findings]
     if "_pos_" in stem:
         assert found == [(_defect_line(path), code)]
+        assert len(findings[0].message) <= 100 and "\n" not in findings[0].message  # a short title (issue 26)
     else:
         assert found == []
