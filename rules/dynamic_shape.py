@@ -14,6 +14,7 @@ import ast
 from typing import Optional
 
 from msgraphlint.fix.hostfixes import masked_reduce_fix
+from msgraphlint.fix.codemods import mutable_fix
 from msgraphlint.parse.astutil import unparse, walk as _fast_walk
 from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.cache.runcache import per_run
@@ -608,6 +609,7 @@ def _referenced_as_component(tree: ast.AST, class_name: str) -> bool:
 class PythonScalarInput(Rule):
     code = "MSG304"
     name = "python-scalar-input"
+    fix_safety = FixSafety.UNSAFE  # the calls' Python floats -> ms.mutable(...) (msgraphlint/fix/codemods.py)
     summary = "A `construct`/`jit` parameter that takes a Python scalar, string or tuple: each new value compiles a new graph."
     message = ("parameter `{param}` of {where} {why}: recompiles per value\n"
                "{when}graph mode compiles it in as a constant and compiles a new graph for every new value{tail}.")
@@ -782,7 +784,8 @@ class PythonScalarInput(Rule):
                 ctx.report(arg, param=arg.arg, where=f"`{scope.short_name}`", kind=_KIND_WORDS[kind],
                            why=f"is passed the Python {word} {' and '.join('`' + d + '`' for d in distinct[:3])}"
                                f" (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:4]))})",
-                           when="", tail=_TAIL[kind], hint=_HINTS[kind])
+                           when="", tail=_TAIL[kind], hint=_HINTS[kind],
+                           fix=mutable_fix(ctx, arg.arg, [(line, v) for line, v, _ in seen]) if kind == "float" else None)
                 continue
             if arg.annotation is not None and unparse(arg.annotation).split(".")[-1] in ("Tensor", "Parameter"):
                 continue  # `xs: ms.Tensor` iterated: a tensor's rows, not a Python tuple

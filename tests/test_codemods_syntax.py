@@ -179,3 +179,49 @@ def test_fixed_list_outputs_are_not_reported_again(tmp_path):
     _, changed, errors = fix_paths(run_paths([str(tmp_path)], select=["MSG414"]), unsafe=True)
     assert not errors and len(changed) == 4
     assert [f for fr in run_paths([str(tmp_path)], select=["MSG414"]).files for f in fr.findings] == []
+
+
+# MSG304: the host calls' Python floats wrapped in ms.mutable (2.10 CPU, graph mode: the fixed
+# dynamic_shape_pos_*float_from_callers snippets' train() give the same values; the rule's
+# rationale measured one graph for ms.mutable(0.5), ms.mutable(0.75), ms.mutable(1.5))
+
+_NET = """\
+import mindspore as ms
+from mindspore import nn
+
+
+class Net(nn.Cell):
+    def construct(self, x, scale):
+        return x * scale
+
+
+def train(x):
+    net = Net()
+{calls}
+"""
+
+
+def _mutable_fixed(tmp_path, calls, header=None):
+    p = tmp_path / "m.py"
+    text = _NET.format(calls=textwrap.indent(textwrap.dedent(calls), "    "))
+    if header is not None:
+        text = text.replace("import mindspore as ms\n", header)
+    p.write_text(text, encoding="utf-8")
+    _, changed, errors = fix_paths(run_paths([str(p)], select=["MSG304"]), unsafe=True, write=False)
+    assert not errors
+    return changed[0].fixed.split("net = Net()\n", 1)[1].rstrip("\n") + "\n" if changed else None
+
+
+def test_float_call_arguments_are_wrapped_in_mutable_unsafely(tmp_path):
+    assert _mutable_fixed(tmp_path, "net(x, 0.5)\nnet(x, scale=0.75)\n") == \
+        "    net(x, ms.mutable(0.5))\n    net(x, scale=ms.mutable(0.75))\n"
+    (f,) = [f for fr in run_paths([str(tmp_path / "m.py")], select=["MSG304"]).files for f in fr.findings]
+    assert f.fix.safety.value == "unsafe" and "a branch on it" in f.fix.description
+    assert _mutable_fixed(tmp_path, "net(x, 0.5)\nnet(x, 0.75)\n", header="from mindspore import mutable\n") == \
+        "    net(x, mutable(0.5))\n    net(x, mutable(0.75))\n"
+
+
+def test_no_mutable_fix_without_a_certain_argument_or_a_name_for_mindspore(tmp_path):
+    assert _mutable_fixed(tmp_path, "print(0.5, net(x, 0.5))\nnet(x, 0.75)\n") is None  # 0.5 twice on a line
+    assert _mutable_fixed(tmp_path, "net(x, 0.5)\nnet(x, 0.75)\n", header="") is None  # no name for mindspore
+    assert _mutable_fixed(tmp_path, "net(x, 2)\nnet(x, 3)\n") is None  # ints: a size or a shape may be made of it

@@ -1017,3 +1017,46 @@ def _with_null(module, cm: Codemod):
 
 
 TRANSFORMS.update({"loop-else": _loop_else, "try-finally": _try_finally, "with-null": _with_null})
+
+
+# ---------------------------------------------------------------------------------------
+# MSG304: the call sites' Python floats wrapped in ``ms.mutable`` (text edits in this file)
+
+def mutable_binding(ctx) -> Optional[str]:
+    """How this module spells ``mindspore.mutable`` (``ms.mutable``, ``mutable``), or None."""
+    for local, q in ctx.imports.names.items():
+        if q == "mindspore.mutable" and "." not in local:
+            return local
+    for local, q in ctx.imports.names.items():
+        if q == "mindspore" and "." not in local:
+            return f"{local}.mutable"
+    return None
+
+
+def mutable_fix(ctx, param: str, sites) -> Optional[Fix]:
+    """MSG304 ``net(x, 0.5)`` and ``net(x, 0.75)`` → ``net(x, ms.mutable(0.5))``, …: one graph for
+    every value. ``sites``: the ``(line, value)`` of each host call that passes a Python float;
+    each must be one float literal argument of a call on that line. Unsafe: the graph then
+    sees a variable scalar, not a constant."""
+    spell = mutable_binding(ctx)
+    if spell is None or not sites or any(type(v) is not float for _, v in sites):
+        return None
+    lines = {line for line, _ in sites}
+    by_line: dict = {}
+    for n in ast.walk(ctx.source.tree):
+        if isinstance(n, ast.Call) and n.lineno in lines:
+            for a in list(n.args) + [k.value for k in n.keywords]:
+                if isinstance(a, ast.Constant) and type(a.value) is float and a.lineno in lines:
+                    by_line.setdefault(a.lineno, []).append(a)
+    edits = []
+    for line, v in sorted(set(sites)):
+        hits = [a for a in by_line.get(line, []) if a.value == v]
+        if len(hits) != 1:
+            return None  # none or several on the line: which one is the parameter's is not certain
+        a = hits[0]
+        edits += [Edit(a.lineno, a.col_offset, a.lineno, a.col_offset, f"{spell}("),
+                  Edit(a.end_lineno, a.end_col_offset, a.end_lineno, a.end_col_offset, ")")]
+    return Fix(f"pass `{param}` as `{spell}(…)` at the {len(sites)} calls: one graph for all values (unsafe: the "
+               "same only when the graph uses the value as a number in arithmetic; a mutable value is a variable "
+               "scalar, so a branch on it, or a shape or size made from it, is no longer a compile-time constant)",
+               tuple(edits), FixSafety.UNSAFE)
