@@ -507,3 +507,64 @@ def test_each_file_reads_its_own_configurations_interpreter(tmp_path, venv):
                           "b/pyproject.toml": "[tool.msgraphlint]\n", "b/netb.py": net})
     assert codes_at(lint([tmp_path / "a", tmp_path / "b"])) == [("neta.py", 6, "MSG201")]
     assert codes_at(lint([tmp_path / "b", tmp_path / "a"])) == [("neta.py", 6, "MSG201")]
+
+
+def test_plain_unknown_calls_are_told_without_astroid_and_agree_with_it(tmp_path, monkeypatch):
+    """A function whose answer is surely unknown from the standard library's ast of its own
+    module (it yields, returns a name, or returns an instance of a class of that module
+    with no base outside it) is answered without reading the module with astroid; every
+    answer is the one astroid gives."""
+    from msgraphlint.project import installed
+    site = write_tree(tmp_path / "site", {
+        "plainpkg-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: plainpkg\nVersion: 1.0\n",
+        "plainpkg/__init__.py": "",
+        "plainpkg/version.py": textwrap.dedent("""\
+            import mindspore.nn as nn
+
+            class _Base:
+                pass
+
+            class Version(_Base):
+                pass
+
+            class Net(nn.Cell):
+                pass
+
+            class Sub(Net):
+                pass
+
+            def parse(v):
+                return Version(v)
+
+            def gen():
+                yield 1
+
+            def same(x):
+                return x
+
+            def lit():
+                return 1
+
+            def net():
+                return Sub()
+
+            def shadowed(v):
+                Sub = Version
+                return Sub(v)
+            """),
+    })
+    asked = ["parse", "gen", "same", "lit", "net", "shadowed"]
+    env = installed.Environment([str(site)])
+    plain = {}
+    for name in asked[:3]:
+        plain[name] = env.answer(f"plainpkg.version.{name}", "call")
+    assert env.modules_read == 0, "parse, gen and same are told without astroid"
+    got = dict(plain, **{name: env.answer(f"plainpkg.version.{name}", "call") for name in asked[3:]})
+    assert env.modules_read == 1   # lit, net and shadowed need astroid's reading
+    monkeypatch.setattr(installed, "_ANSWERS", {})
+    monkeypatch.setattr(installed.Environment, "_surely_unknown_call", lambda self, dotted: False)
+    astroid_only = installed.Environment([str(site)])
+    expected = {name: astroid_only.answer(f"plainpkg.version.{name}", "call") for name in asked}
+    assert expected == {"parse": "unknown", "gen": "unknown", "same": "unknown", "lit": "const",
+                        "net": "cell", "shadowed": "unknown"}
+    assert got == expected
