@@ -100,6 +100,40 @@ DISK_EDITS = [
 ]
 
 
+def test_a_module_constant_a_graph_scope_reads_is_part_of_its_reuse_key(tmp_path):
+    """``LIMIT.append(x)`` in a construct is MSG207 while ``LIMIT`` is a module-level list,
+    not once it is ``None`` or ``3``: the construct's text is unchanged, its findings are
+    not (before the module's constants were in the scope key, the editor kept reporting
+    MSG207 after ``LIMIT = None``)."""
+    template = ('''import mindspore.nn as nn
+
+LIMIT = {}
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        LIMIT.append(x)
+        return x
+
+
+def train(net, data):
+    for x in data.create_tuple_iterator():
+        net(x)
+''')
+    path = _project(tmp_path)
+    settings = prepare([path], str(tmp_path / "pyproject.toml"))
+    cache, context = {}, ContextCache()
+    for value in ("[1, 2]", "None", "3", "[1, 2]", "{}", "3"):
+        text = template.format(value)
+        got = run_source(text, path, settings=settings, scope_cache=cache, context_cache=context, buffers={},
+                         related={})
+        _write(path, text)
+        [fresh] = [r for r in check_paths([path]) if r.path.endswith("model.py")]
+        assert _seen(got.findings) == _seen(fresh.findings), value
+        if value in ("[1, 2]", "None", "3"):  # a list mutated in graph code; then no list
+            assert ("MSG207" in {f.code for f in got.findings}) == (value == "[1, 2]"), value
+
+
 def _project(root) -> str:
     (root / "pyproject.toml").write_text(f'[tool.msgraphlint]\ncache-dir = "{root / ".cache"}"\n')
     pkg = root / "pkg"

@@ -556,7 +556,27 @@ class ModuleEngine:
         rules = tuple(sorted({id(r) for handlers in d.graph.values() for r, _ in handlers} | {id(r) for r in d.graph_leave}))
         entry = self._entry_key(func) if not scope.chain else None
         return (scope.qualname, scope.chain, scope.capture_mode, scope.root_site and scope.root_site[1:], self.source.segment(func),
-                attrs, hints, rules, self.target, entry)
+                attrs, hints, rules, self.target, entry, self._consts_key(scope.enclosing))
+
+    def _consts_key(self, enclosing: Tuple[int, ...]) -> tuple:
+        """The kinds a scope's value pass reads from outside it: the module's constants
+        (``LIMIT = [1, 2]`` is a Python list in graph code, ``LIMIT = None`` is not) and
+        the names its enclosing functions bind."""
+        if self._consts is None:
+            self._consts = _module_consts(self.source.tree)
+        got = self.__dict__.get("_consts_tuple")
+        if got is None:
+            got = self._consts_tuple = tuple(sorted((k, v.value) for k, v in self._consts.items()))
+        if not enclosing:
+            return got
+        outer = []
+        for line in enclosing:
+            func = self._funcs.get(line)
+            if func is not None:
+                if line not in self._closures:
+                    self._closures[line] = closure_kinds(func)
+                outer.append(tuple(sorted((k, v.value) for k, v in self._closures[line].items())))
+        return got, tuple(outer)
 
     def _remember(self, key, base_line: int, produced) -> None:
         cache = self.scope_cache
