@@ -364,9 +364,9 @@ class ShapeFromTensorValue(Rule):
     code = "MSG303"
     name = "shape-from-tensor-value"
     summary = "A shape, size, count or slice bound computed from tensor values: a dynamic-shape result."
-    message = ("`{expr}` takes a {what} from tensor data (`{value}`)\n"
-               "In graph-mode code ({where}) the output shape is known only at run time, so MindSpore compiles "
-               "it dynamic-shape (no fusion downstream).")
+    message = ("`{expr}` takes a {what} from tensor data\n"
+               "The {what} is tensor data (`{value}`): in graph-mode code ({where}) the output shape is known "
+               "only at run time, so MindSpore compiles it dynamic-shape (no fusion downstream).")
     hint = ("derive sizes from `x.shape` (static) or constants, and express the data-dependent part as a mask "
             "(`ops.select`, `masked_fill`) over a fixed (bucketed or padded) size")
     severity = Severity.WARNING
@@ -782,9 +782,11 @@ class PythonScalarInput(Rule):
                 word = f"{_KIND_WORDS[kind]}s" if len(kinds) == 1 else "values"
                 lines = sorted({line for line, _ in group})
                 ctx.report(arg, param=arg.arg, where=f"`{scope.short_name}`", kind=_KIND_WORDS[kind],
-                           why=f"is passed the Python {word} {' and '.join('`' + d + '`' for d in distinct[:3])}"
-                               f" (line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:4]))})",
-                           when="", tail=_TAIL[kind], hint=_HINTS[kind],
+                           why=f"gets the Python {word} {' and '.join('`' + d + '`' for d in distinct[:2])}"
+                               + (" and more" if len(distinct) > 2 else ""),
+                           when=f"Python calls pass {' and '.join('`' + d + '`' for d in distinct[:3])} "
+                                f"(line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:4]))}): ",
+                           tail=_TAIL[kind], hint=_HINTS[kind],
                            fix=mutable_fix(ctx, arg.arg, [(line, v) for line, v, _ in seen]) if kind == "float" else None)
                 continue
             if arg.annotation is not None and unparse(arg.annotation).split(".")[-1] in ("Tensor", "Parameter"):

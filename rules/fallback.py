@@ -365,8 +365,9 @@ class TensorToNumpy(Rule):
         ctx.report(node, hint=self._suggestion(node, f, ctx), expr=_short(ctx, node), where=ctx.where,
                    fix=asnumpy_fix(ctx, node))
 
-    CONST_MESSAGE = ("`{expr}` of a constant tensor in graph-mode code ({where}) is folded, but its NumPy value "
-                     "{escape}: MindSpore builds that with the Python interpreter (PyExecute)")
+    CONST_MESSAGE = ("`{expr}`: a constant tensor's NumPy value {escape}\n"
+                     "In graph-mode code ({where}) it is folded, but its NumPy value {escape}: MindSpore builds "
+                     "that with the Python interpreter (PyExecute).")
     CONST_HINT = "make the NumPy value outside the graph (in `__init__`) or keep it a tensor"
 
     @staticmethod
@@ -420,13 +421,15 @@ class TensorToNumpy(Rule):
             ctx.report(node, self.FORMAT_MESSAGE, hint=self.STR_HINT, expr="`.format()` of a tensor",
                        where=ctx.where, effect=self.FORMAT_EFFECT)
 
-    FORMAT_MESSAGE = "{expr} turns tensor data into a Python string inside graph-mode code ({where}): {effect}"
+    FORMAT_MESSAGE = ("{expr} turns tensor data into a Python string\n"
+                      "In graph-mode code ({where}) {effect}.")
     FSTRING_EFFECT = ("MindSpore runs it in the interpreter (PyExecute) at the default level; under STRICT the value "
                       "silently comes back as a Tensor, not a str")
     FORMAT_EFFECT = "MindSpore runs it in the interpreter (PyExecute) at the default level; under STRICT it does not compile"
 
-    STR_MESSAGE = ("`{expr}` turns a tensor into a Python string inside graph-mode code ({where}): MindSpore runs it "
-                   "in the interpreter (PyExecute) at the default level; under STRICT it does not compile")
+    STR_MESSAGE = ("`{expr}` turns a tensor into a Python string\n"
+                   "In graph-mode code ({where}) MindSpore runs it in the interpreter (PyExecute) at the default "
+                   "level; under STRICT it does not compile.")
     STR_HINT = "print tensors with `ops.print_(\"value\", x)`; format only constants (shapes, names) into strings"
 
     @staticmethod

@@ -241,7 +241,7 @@ _SCALE_NET = ("import mindspore.nn as nn\nfrom mindspore import Tensor\n\nclass 
 
 def _msg304(host: str) -> List[str]:
     from msgraphlint.run.runner import run_source
-    return [f.message for f in run_source(_SCALE_NET + host, "m.py", select=["MSG304"]).findings]
+    return [f.full_message for f in run_source(_SCALE_NET + host, "m.py", select=["MSG304"]).findings]
 
 
 def test_msg304_counts_values_per_receiver():
@@ -251,11 +251,12 @@ def test_msg304_counts_values_per_receiver():
     test_two_instances_compile_once_each_whatever_the_value), so values spread over new
     instances (MindSpore's test_logic_and.py) are no evidence."""
     (m,) = _msg304("net = Net()\nnet(x, 0.5)\nnet(x, 0.75)\n")
-    assert "is passed the Python floats `0.5` and `0.75` (lines 11, 12)" in m
+    assert "gets the Python floats `0.5` and `0.75`: recompiles per value" in m
+    assert "Python calls pass `0.5` and `0.75` (lines 11, 12)" in m
     assert _msg304('Net()(x, "cba")\nNet()(x, 1.99)\n') == []
     assert _msg304("a = Net()\nb = Net()\na(x, 0.5)\nb(x, 0.75)\n") == []
     (m,) = _msg304('net = Net()\nnet(x, "cba")\nnet(x, 1.99)\n')   # mixed kinds are "values", not "ints"
-    assert "is passed the Python values `'cba'` and `1.99`" in m
+    assert "gets the Python values `'cba'` and `1.99`" in m
 
 
 def test_two_instances_compile_once_each_whatever_the_value(tmp_path, require_mindspore):

@@ -177,8 +177,7 @@ class CallSites:
                         continue
                     self.ctx.report(
                         call, message=(
-                            f"`{line_text(self.ctx, call)}` passes {c[0].describe()} and {c[1].describe()}, which "
-                            f"`{label}` cannot join\n"
+                            f"this call passes {c[0].describe()} and {c[1].describe()}, which `{label}` cannot join\n"
                             f"`{line_text(self.ctx, call)}` passes {c[0].describe()} (`{line_text(self.ctx, c[0].node)}`) "
                             f"and {c[1].describe()} (`{line_text(self.ctx, c[1].node)}`) to `{label}`, whose "
                             f"`{line_text(self.ctx, node)}` (line {node.lineno}) picks one by the tensor's truth: "

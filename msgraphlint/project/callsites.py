@@ -108,7 +108,8 @@ def echo(origin: Finding, caller: str, site: CallSite, way: Sequence[GraphScope]
     return Finding(code=ECHO_CODE, name=ECHO_NAME,
                    message=f"`{site.label}()` reaches {origin.code} ({origin.name}) at {where}",
                    path=caller, line=site.line, col=col, severity=origin.severity, chain=chain,
-                   origin=(origin.code, origin.path, origin.line, origin.col), source_line=line_text)
+                   origin=(origin.code, origin.path, origin.line, origin.col), source_line=line_text,
+                   detail=origin.detail)  # what happens in the graph, as the original says
 
 
 def codes_of(finding: Finding) -> Tuple[str, ...]:
