@@ -43,6 +43,9 @@ def test_mode_evidence_of_a_module_text():
     assert mode_evidence("ms.set_context(mode=ms.PYNATIVE_MODE)") == "pynative:1"
     assert mode_evidence("ms.set_context(jit_level='O0', device_target='CPU')") == ""
     assert mode_evidence("class Net(nn.Cell):\n    pass\n") == ""
+    # a docstring example or a comment sets nothing (mindformers' lr_schedule.py docstrings)
+    assert mode_evidence('"""\n    >>> ms.set_context(mode=ms.GRAPH_MODE)\n"""\n# set_context(mode=0)\n') == ""
+    assert mode_evidence('"""\n>>> ms.set_context(mode=ms.GRAPH_MODE)\n"""\nms.set_context(mode=ms.GRAPH_MODE)\n') == "graph:4"
 
 
 def test_library_file_names_the_file_that_sets_graph_mode(tmp_path, monkeypatch):

@@ -100,12 +100,14 @@ def mode_evidence(text: str) -> str:
     ``"graph:<line>"`` (it sets ``mode=GRAPH_MODE`` or ``mode=0``), else ``"jit:<line>"`` (it
     compiles something with ``jit``/``ms_function``), else ``"pynative:<line>"`` (it sets
     ``PYNATIVE_MODE``), else ``""``: a file that says nothing, whose Cells run in whichever
-    mode their callers set (``project/modes.py``)."""
+    mode their callers set (``project/modes.py``). Comments and docstring examples say nothing."""
     for kind, pattern, needle in (("graph", _GRAPH_SET, "mode"), ("jit", _JIT_USE, "jit"),
                                   ("jit", _JIT_USE, "ms_function"), ("pynative", _PYNATIVE_SET, "PYNATIVE_MODE")):
         if needle in text:
-            m = pattern.search(text)
-            if m:
+            for m in pattern.finditer(text):
+                start = text.rfind("\n", 0, m.start()) + 1
+                if text[start:m.start()].lstrip().startswith(("#", ">>>", "...")):
+                    continue  # a comment or a docstring example (`>>> ms.set_context(mode=ms.GRAPH_MODE)`) sets nothing
                 return f"{kind}:{text.count(chr(10), 0, m.start()) + 1}"
     return ""
 
