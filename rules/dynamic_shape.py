@@ -364,7 +364,7 @@ class ShapeFromTensorValue(Rule):
     code = "MSG303"
     name = "shape-from-tensor-value"
     summary = "A shape, size, count or slice bound computed from tensor values: a dynamic-shape result."
-    message = ("`{expr}` takes a {what} from tensor data\n"
+    message = ("`{expr}` takes a {short} from tensor data\n"
                "The {what} is tensor data (`{value}`): in graph-mode code ({where}) the output shape is known "
                "only at run time, so MindSpore compiles it dynamic-shape (no fusion downstream).")
     hint = ("derive sizes from `x.shape` (static) or constants, and express the data-dependent part as a mask "
@@ -438,8 +438,8 @@ class ShapeFromTensorValue(Rule):
             bad = _tensor_valued(ctx, arg)
             if bad is not None:
                 name = f.attr if isinstance(f, ast.Attribute) and q is None else q.replace("mindspore.", "", 1)
-                ctx.report(node, expr=_text(ctx, node), what=f"size argument of `{name}`", value=_text(ctx, bad, 30),
-                           where=ctx.where)
+                ctx.report(node, expr=_text(ctx, node), short="size argument", what=f"size argument of `{name}`",
+                           value=_text(ctx, bad, 30), where=ctx.where)
                 return
 
     def visit_Subscript(self, node: ast.Subscript, ctx) -> None:
@@ -448,7 +448,7 @@ class ShapeFromTensorValue(Rule):
         for b in slice_bounds(node):
             bad = _tensor_valued(ctx, b)
             if bad is not None:
-                ctx.report(node, expr=_text(ctx, node), what="slice bound", value=_text(ctx, bad, 30),
+                ctx.report(node, expr=_text(ctx, node), short="slice bound", what="slice bound", value=_text(ctx, bad, 30),
                            where=ctx.where)
                 return
 

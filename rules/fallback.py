@@ -365,9 +365,9 @@ class TensorToNumpy(Rule):
         ctx.report(node, hint=self._suggestion(node, f, ctx), expr=_short(ctx, node), where=ctx.where,
                    fix=asnumpy_fix(ctx, node))
 
-    CONST_MESSAGE = ("`{expr}`: a constant tensor's NumPy value {escape}\n"
-                     "In graph-mode code ({where}) it is folded, but its NumPy value {escape}: MindSpore builds "
-                     "that with the Python interpreter (PyExecute).")
+    CONST_MESSAGE = ("`{expr}`: its NumPy value {escape}\n"
+                     "In graph-mode code ({where}) the constant tensor is folded, but its NumPy value {escape}: "
+                     "MindSpore builds that with the Python interpreter (PyExecute).")
     CONST_HINT = "make the NumPy value outside the graph (in `__init__`) or keep it a tensor"
 
     @staticmethod

@@ -630,6 +630,6 @@ def test_numpy_of_constants_is_folded_through_a_local(tmp_path):
     found = [f for fr in run_paths([str(tmp_path)], select=["MSG401"]).files for f in fr.findings]
     by_line = {f.line: f.full_message for f in found}
     assert sorted(by_line) == [16, 22, 31], by_line  # (Rebound: `x` is also a loop target: not followed)
-    assert "a constant tensor's NumPy value" in by_line[16] and "is returned from the graph" in by_line[16]
+    assert "the constant tensor is folded" in by_line[16] and "its NumPy value is returned from the graph" in by_line[16]
     assert "pulls tensor data into Python" in by_line[22] and "pulls tensor data into Python" in by_line[31]
     assert [f.line for f in found].count(22) == 2  # `t.asnumpy()` itself, too
