@@ -46,6 +46,8 @@ def test_mode_evidence_of_a_module_text():
     # a docstring example or a comment sets nothing (mindformers' lr_schedule.py docstrings)
     assert mode_evidence('"""\n    >>> ms.set_context(mode=ms.GRAPH_MODE)\n"""\n# set_context(mode=0)\n') == ""
     assert mode_evidence('"""\n>>> ms.set_context(mode=ms.GRAPH_MODE)\n"""\nms.set_context(mode=ms.GRAPH_MODE)\n') == "graph:4"
+    # a usage block in a module docstring (mindformers' dense_lightning_indexer_grad_kl_loss.py)
+    assert mode_evidence('"""Usage:\n    ms.set_context(mode=ms.GRAPH_MODE)\n"""\nimport mindspore as ms\n') == ""
 
 
 def test_library_file_names_the_file_that_sets_graph_mode(tmp_path, monkeypatch):

@@ -95,20 +95,50 @@ _GRAPH_SET = re.compile(r"\bmode\s*=\s*(?:(?:[\w.]*\.)?GRAPH_MODE\b|0\b)")
 _JIT_USE = re.compile(r"@\s*(?:[\w.]*\.)?(?:jit|ms_function)\b|\b(?:jit|ms_function)\s*\(")
 
 
-def mode_evidence(text: str) -> str:
-    """What the module's own text says about the execution mode, with the line that says it:
-    ``"graph:<line>"`` (it sets ``mode=GRAPH_MODE`` or ``mode=0``), else ``"jit:<line>"`` (it
-    compiles something with ``jit``/``ms_function``), else ``"pynative:<line>"`` (it sets
-    ``PYNATIVE_MODE``), else ``""``: a file that says nothing, whose Cells run in whichever
-    mode their callers set (``project/modes.py``). Comments and docstring examples say nothing."""
-    for kind, pattern, needle in (("graph", _GRAPH_SET, "mode"), ("jit", _JIT_USE, "jit"),
-                                  ("jit", _JIT_USE, "ms_function"), ("pynative", _PYNATIVE_SET, "PYNATIVE_MODE")):
-        if needle in text:
-            for m in pattern.finditer(text):
-                start = text.rfind("\n", 0, m.start()) + 1
-                if text[start:m.start()].lstrip().startswith(("#", ">>>", "...")):
-                    continue  # a comment or a docstring example (`>>> ms.set_context(mode=ms.GRAPH_MODE)`) sets nothing
-                return f"{kind}:{text.count(chr(10), 0, m.start()) + 1}"
+def mode_evidence(text: str, tree: Optional[ast.AST] = None) -> str:
+    """What the module's own code says about the execution mode, with the line that says it:
+    ``"graph:<line>"`` (a call with ``mode=...GRAPH_MODE`` or ``mode=0``, as ``set_context``
+    takes it), else ``"jit:<line>"`` (a ``jit``/``ms_function`` decorator or call), else
+    ``"pynative:<line>"`` (a call with ``mode=...PYNATIVE_MODE``), else ``""``: a file that says
+    nothing, whose Cells run in whichever mode their callers set (``project/modes.py``).
+    The text is searched first; only a file whose text matches is parsed (or its ``tree``
+    walked), so comments and docstring examples (``>>> ms.set_context(mode=ms.GRAPH_MODE)``)
+    say nothing."""
+    if not (("mode" in text and (_GRAPH_SET.search(text) or _PYNATIVE_SET.search(text)))
+            or (("jit" in text or "ms_function" in text) and _JIT_USE.search(text))):
+        return ""
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError):
+            return ""
+    found: Dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for d in node.decorator_list:
+                target = d.func if isinstance(d, ast.Call) else d
+                name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+                if name in ("jit", "ms_function"):
+                    found["jit"] = min(found.get("jit", d.lineno), d.lineno)
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+        if name in ("jit", "ms_function"):
+            found["jit"] = min(found.get("jit", node.lineno), node.lineno)
+        for kw in node.keywords:
+            if kw.arg != "mode":
+                continue
+            v = kw.value
+            mode = v.attr if isinstance(v, ast.Attribute) else getattr(v, "id", None)
+            if isinstance(v, ast.Constant) and v.value == 0 and not isinstance(v.value, bool):
+                mode = "GRAPH_MODE"
+            kind = {"GRAPH_MODE": "graph", "PYNATIVE_MODE": "pynative"}.get(mode or "")
+            if kind:
+                found[kind] = min(found.get(kind, node.lineno), node.lineno)
+    for kind in ("graph", "jit", "pynative"):
+        if kind in found:
+            return f"{kind}:{found[kind]}"
     return ""
 
 
@@ -490,7 +520,7 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
     summary = ModuleSummary(modname, source.path, is_package, imports,
                             graph_hint=("mindspore" in text or "construct" in text or "jit" in text),
                             pynative_only=pynative_by_construction(text) or pynative_by_name(modname, text),
-                            patches=mindspore_patches(tree, imports, text), mode=mode_evidence(text))
+                            patches=mindspore_patches(tree, imports, text), mode=mode_evidence(text, tree))
     # module-level definitions resolve to this module
     for node in tree.body:
         if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
