@@ -16,7 +16,7 @@ import builtins
 import json
 from typing import FrozenSet, Optional
 
-from msgraphlint.fix.hostfixes import asnumpy_fix, const_asnumpy_fix, host_math_fix
+from msgraphlint.fix.hostfixes import asnumpy_fix, const_asnumpy_fix, host_math_fix, list_method_fix
 from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.infer.values import Kind
 
@@ -767,6 +767,7 @@ def _local_element(flow, src, depth: int = 0):
 
 class LocalListMethod(Rule):
     code = "MSG406"
+    fix_safety = FixSafety.SAFE  # extend -> +=, insert(0)/reverse -> rebinding when no alias (msgraphlint/fix/hostfixes.py)
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "list-method-fallback"
     summary = "`.extend()` / `.insert()` / `.pop()` / `.reverse()` on a local list in graph-mode code: interpreter fallback at the default level."
@@ -868,4 +869,4 @@ class LocalListMethod(Rule):
         if under_string_dispatch(ctx, node):
             return  # one configuration's branch (see _hostvalues.under_string_dispatch)
         ctx.report(node, hint=f"use {_LIST_METHODS[f.attr][1]}; `append`, `+` and `+=` compile natively at both levels",
-                   expr=short(ctx, node), where=ctx.where)
+                   expr=short(ctx, node), where=ctx.where, fix=list_method_fix(ctx, node))

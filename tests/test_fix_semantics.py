@@ -34,7 +34,7 @@ def _safe_fix_cases(work: Path):
     out = []
     fixtures = sorted(glob.glob(str(ROOT / "fixtures" / "**" / "*.py"), recursive=True))
     fixtures += sorted(glob.glob(str(ROOT / "tests" / "data" / "codemods" / "*.py")))  # the structural fixes
-    fixtures += sorted(glob.glob(str(ROOT / "tests" / "data" / "hostfixes" / "*.py")))  # MSG420's safe rewrites
+    fixtures += sorted(glob.glob(str(ROOT / "tests" / "data" / "hostfixes" / "*.py")))  # MSG420/MSG406 safe rewrites
     _, changed, errors = fix_paths(run_paths(fixtures), write=False)
     assert not errors
     out += [(f"fixture-{Path(c.path).stem}", Path(c.path), c.fixed, c.applied) for c in changed]

@@ -22,7 +22,7 @@ from msgraphlint.run.runner import run_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "hostfixes"
-CODES = ("MSG401", "MSG402", "MSG403", "MSG413", "MSG420", "MSG503", "MSG505", "MSG508")
+CODES = ("MSG302", "MSG401", "MSG402", "MSG403", "MSG406", "MSG413", "MSG420", "MSG503", "MSG505", "MSG506", "MSG508")
 
 
 def _findings(path, select=None):
@@ -191,3 +191,16 @@ def test_masked_select_reductions_get_a_static_shape_form(tmp_path):
     (f,) = [f for f in _findings(ROOT / "fixtures" / "labeled" / "dynamic_shape_pos_jit_masked_select.py")
             if f.code == "MSG302"]
     assert f.fix.safety.value == "unsafe" and "broadcasts" in f.fix.description
+
+
+def test_list_methods_get_their_native_spelling_safe_only_without_an_alias():
+    assert _verdicts(DATA / "lists_pos.py") == {(9, "MSG406"): "safe", (17, "MSG406"): "safe", (24, "MSG406"): "safe"}
+    fixed = _fixed_text(DATA / "lists_pos.py", unsafe=False)
+    for line in ("        parts += [x * 2, x * 3]\n", "        parts = [x - n] + parts\n", "        parts = parts[::-1]\n"):
+        assert line in fixed, line
+    assert _verdicts(DATA / "lists_neg.py") == {
+        (11, "MSG406"): "unsafe",  # `kept` holds the list
+        (18, "MSG406"): None,      # insert(1, v)
+        (25, "MSG406"): None}      # pop
+    (f,) = [f for f in _findings(DATA / "lists_neg.py") if f.fix]
+    assert "nothing else holds the old one" in f.fix.description

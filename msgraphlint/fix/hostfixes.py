@@ -564,3 +564,63 @@ def masked_reduce_fix(ctx, node: ast.Call, q: str) -> Optional[Fix]:
     return Fix(f"`{_short(text)}`: the same reduction without a data-dependent shape (unsafe: the same only when "
                f"{cond})", (_replace(call, text),) + tuple(imports), FixSafety.UNSAFE,
                drops=("masked_select", "mean") if attr.attr == "mean" else ("masked_select",))
+
+
+# MSG406 ---------------------------------------------------------------------------------
+
+def _held_elsewhere(ctx, name: str, before: ast.stmt) -> bool:
+    """Whether another name or container may hold the list ``name`` is bound to when
+    ``before`` runs: any read of ``name`` earlier in the function other than as a method's
+    receiver, a subscript's value or ``len``'s argument (those do not keep the list)."""
+    func = ctx.func
+    if func is None:
+        return True
+    for n in ast.walk(func):
+        if not (isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)):
+            continue
+        if n.lineno >= before.lineno:
+            continue
+        parent = ctx.parent(n)
+        if isinstance(parent, ast.Attribute) and isinstance(ctx.parent(parent), ast.Call) \
+                and ctx.parent(parent).func is parent:
+            continue
+        if isinstance(parent, ast.Subscript) and parent.value is n:
+            continue
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
+            continue
+        return True
+    return False
+
+
+def list_method_fix(ctx, node: ast.Call) -> Optional[Fix]:
+    """MSG406: the statement ``parts.extend([...])`` → ``parts += [...]`` (the same operation on a
+    list: ``list.__iadd__`` extends in place); ``parts.insert(0, v)`` → ``parts = [v] + parts`` and
+    ``parts.reverse()`` → ``parts = parts[::-1]`` (a new list bound to the name: the same when no
+    other name holds the old one, else unsafe)."""
+    f = node.func
+    stmt = ctx.parent(node)
+    if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and isinstance(stmt, ast.Expr)
+            and (stmt.col_offset, stmt.end_col_offset, stmt.end_lineno) == (node.col_offset, node.end_col_offset,
+                                                                             node.end_lineno)) or node.keywords:
+        return None
+    name = f.value.id
+    if f.attr == "extend" and len(node.args) == 1 and isinstance(node.args[0], (ast.List, ast.ListComp)):
+        text = f"{name} += {_seg(ctx, node.args[0])}"
+        return Fix(f"`{_short(text)}` (compiles natively)", (_replace(node, text),), FixSafety.SAFE,
+                   proof="`lst += [...]` on a list is `lst.extend([...])` (list.__iadd__ extends in place)",
+                   drops=("extend",))
+    if f.attr == "insert" and len(node.args) == 2 and isinstance(node.args[0], ast.Constant) \
+            and node.args[0].value == 0 and type(node.args[0].value) is int:
+        text, drops = f"{name} = [{_seg(ctx, node.args[1])}] + {name}", ("insert", "0")
+    elif f.attr == "reverse" and not node.args:
+        text, drops = f"{name} = {name}[::-1]", ("reverse",)
+    else:
+        return None
+    if _held_elsewhere(ctx, name, stmt):
+        return Fix(f"`{_short(text)}` (unsafe: a new list is bound to `{name}`; the same only when nothing else "
+                   "holds the old one, which the in-place method would have changed too)", (_replace(node, text),),
+                   FixSafety.UNSAFE, drops=drops)
+    return Fix(f"`{_short(text)}` (compiles natively)", (_replace(node, text),), FixSafety.SAFE,
+               proof=f"no other name or container holds the list `{name}` (its earlier reads are method calls, "
+                     "subscripts and len): rebinding it to the new list is the in-place change",
+               drops=drops)
