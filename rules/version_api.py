@@ -445,21 +445,25 @@ _DEPRECATED: dict = {}
 def _refs(tree: ast.AST, names, attrs) -> list:
     out: list = []
     add = out.append
-    stack = [(tree, tree, False)]
+    stack = [(tree, tree)]
     pop, push = stack.pop, stack.append
-    Attr, Name, Call, Imp, ImpF, AST, Load = ast.Attribute, ast.Name, ast.Call, ast.Import, ast.ImportFrom, ast.AST, ast.Load
+    Attr, Name, Const, Call, Imp, ImpF, AST, Load = (ast.Attribute, ast.Name, ast.Constant, ast.Call, ast.Import,
+                                                     ast.ImportFrom, ast.AST, ast.Load)
     fields_of = _FIELDS
     while stack:
-        node, scope, in_chain = pop()
+        node, scope = pop()
         cls = node.__class__
         if cls is Attr:
-            if not in_chain and node.ctx.__class__ is Load and node.attr in attrs:
+            if node.ctx.__class__ is Load and node.attr in attrs:
                 add((node, scope, "attr"))
-            push((node.value, scope, True))  # the rest of the chain: only what hangs off it
+            value = node.value
+            while value.__class__ is Attr:  # the rest of the chain: only what hangs off it
+                value = value.value
+            if value.__class__ is not Name and value.__class__ is not Const:  # (a chain's root name is no "name")
+                push((value, scope))
             continue
-        if cls is Name:
-            if not in_chain and node.ctx.__class__ is Load and node.id in names:
-                add((node, scope, "name"))
+        if cls is Name:  # pushed only when it is one (below)
+            add((node, scope, "name"))
             continue
         if cls is Call:
             if node.func.__class__ is Attr or node.keywords:
@@ -478,10 +482,19 @@ def _refs(tree: ast.AST, names, attrs) -> list:
             v = getattr(node, name, None)
             if v.__class__ is list:
                 for x in v:
-                    if isinstance(x, AST):
-                        push((x, inner, False))
-            elif isinstance(v, AST):
-                push((v, inner, False))
+                    c = x.__class__
+                    if c is Name:  # a leaf: pushed only when it is reported
+                        if x.id in names and x.ctx.__class__ is Load:
+                            push((x, inner))
+                    elif c is not Const and isinstance(x, AST):  # (a constant is a leaf)
+                        push((x, inner))
+            else:
+                c = v.__class__
+                if c is Name:
+                    if v.id in names and v.ctx.__class__ is Load:
+                        push((v, inner))
+                elif c is not Const and isinstance(v, AST):
+                    push((v, inner))
     return out
 
 
