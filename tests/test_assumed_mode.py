@@ -64,6 +64,15 @@ def test_library_file_names_the_file_that_sets_graph_mode(tmp_path, monkeypatch)
     assert f.detail.splitlines()[-1] == "Assumes graph mode: train.py:5 sets GRAPH_MODE (this file sets no mode)"
 
 
+def test_the_note_gives_the_balance_of_the_evidence(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    res = _project(tmp_path, {"model.py": MODEL, "a_train.py": "import mindspore as ms\nms.set_context(mode=ms.GRAPH_MODE)\n",
+                              "b_eval.py": "import mindspore as ms\nms.set_context(mode=ms.PYNATIVE_MODE)\n"})
+    (f,) = _findings(res, "model.py")
+    assert f.detail.splitlines()[-1] == ("Assumes graph mode: a_train.py:2 sets GRAPH_MODE; 1 file sets GRAPH_MODE, "
+                                         "1 PYNATIVE_MODE (this file sets no mode)")
+
+
 def test_file_that_sets_its_mode_gets_no_note(tmp_path):
     res = _project(tmp_path, {"model.py": "import mindspore as ms\nms.set_context(mode=ms.GRAPH_MODE)\n"
                               + textwrap.dedent(MODEL), "other.py": "import mindspore as ms\nx = 1\n"})

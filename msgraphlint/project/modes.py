@@ -37,8 +37,11 @@ class ProjectModes:
         self.graph: Optional[Tuple[str, int]] = None
         self.jit: Optional[Tuple[str, int]] = None
         self.pynative: Optional[Tuple[str, int]] = None
+        self.counts = {"graph": 0, "jit": 0, "pynative": 0}
         for m in mods:
             kind, line = _split(getattr(m, "mode", "") or "")
+            if kind in self.counts:
+                self.counts[kind] += 1
             if kind == "graph" and self.graph is None:
                 self.graph = (shown(m.path), line)
             elif kind == "jit" and self.jit is None:
@@ -57,7 +60,10 @@ class ProjectModes:
     def note(self) -> str:
         """The line a finding in a file that says nothing of its mode gets in its detail."""
         if self.graph is not None:
-            return f"Assumes graph mode: {self.graph[0]}:{self.graph[1]} sets GRAPH_MODE (this file sets no mode)"
+            g, n = self.counts["graph"], self.counts["pynative"]
+            balance = "" if g == 1 and n == 0 else f"; {g} file{'s set' if g > 1 else ' sets'} GRAPH_MODE, {n} PYNATIVE_MODE"
+            return (f"Assumes graph mode: {self.graph[0]}:{self.graph[1]} sets GRAPH_MODE{balance} "
+                    f"(this file sets no mode)")
         if self.jit is not None:
             return (f"Assumes graph mode: no file sets GRAPH_MODE; it applies where this code is jitted or called "
                     f"from jitted code ({self.jit[0]}:{self.jit[1]} uses jit)")
