@@ -165,8 +165,9 @@ STATEMENTS = [
 # MSG204's safe fix (the tensor might be seen through an alias: the rule's no-alias proof)
 TAIL = [
     (["print(y)"], ["print(y)"], 0),                                              # MSG201: an unsafe fix only
-    # MSG101 without a fix: a condition with `and` gets no ops.where rewrite (both operands would run)
-    (["if y.sum() > 0 and y.max() > 1:", "    y = y + 1"], ["if y.sum() > 0 and y.max() > 1:", "    y = y + 1"], 0),
+    # MSG101 without a fix: an `and` with an operand that is not a one-element condition gets no
+    # ops.where rewrite (both operands would run; `y.sum() > 0 and y.max() > 1` has a safe one)
+    (["if y.sum() > 0 and y[0, 0] > 1:", "    y = y + 1"], ["if y.sum() > 0 and y[0, 0] > 1:", "    y = y + 1"], 0),
 ]
 
 YAML_CONFIGS = [

@@ -225,3 +225,27 @@ def test_no_mutable_fix_without_a_certain_argument_or_a_name_for_mindspore(tmp_p
     assert _mutable_fixed(tmp_path, "print(0.5, net(x, 0.5))\nnet(x, 0.75)\n") is None  # 0.5 twice on a line
     assert _mutable_fixed(tmp_path, "net(x, 0.5)\nnet(x, 0.75)\n", header="") is None  # no name for mindspore
     assert _mutable_fixed(tmp_path, "net(x, 2)\nnet(x, 3)\n") is None  # ints: a size or a shape may be made of it
+
+
+# MSG101/MSG103 with an and/or of one-element conditions: ops.logical_and/or (the semantic
+# child, tests/data/codemods/where_bool_pos.py: 16 runs, 0 changes)
+
+def test_and_or_of_one_element_conditions_get_a_safe_select():
+    assert _verdicts(DATA / "where_bool_pos.py", ["MSG101", "MSG103"]) == {
+        (8, "MSG101"): "safe", (15, "MSG101"): "safe", (22, "MSG103"): "safe", (28, "MSG101"): "safe"}
+    assert _verdicts(DATA / "where_bool_neg.py", ["MSG101"]) == {
+        (8, "MSG101"): None,    # `mask is None` guards: no select
+        (16, "MSG101"): None,   # a Python flag
+        (24, "MSG101"): None}   # x[0, 0] > 0: an element, maybe a mask
+
+
+def test_and_or_become_logical_ops(tmp_path):
+    p = tmp_path / "m.py"
+    p.write_bytes((DATA / "where_bool_pos.py").read_bytes())
+    _, changed, errors = fix_paths(run_paths([str(p)], select=["MSG101", "MSG103"]), write=False)
+    assert not errors
+    lines = changed[0].fixed.splitlines()
+    assert "        x = ops.where(ops.logical_and((x > -10).all(), (x < 10).all()), x + 1, x)" in lines
+    assert "        return ops.where(ops.logical_or(x.max() > 0.9, x.min() < -0.4), x * 2, x - 1)" in lines
+    assert "        y = ops.where(ops.logical_or((ops.logical_and(x.sum() > 0, x.mean() < 0.9)), x.max() > 5), " \
+           "x * 3, x + 3)" in lines

@@ -63,6 +63,8 @@ def scalar_condition(e: ast.AST) -> bool:
     """A condition that is a one-element boolean tensor: ``ops.where`` broadcasts it, as
     the ``if`` decided on its one value (an elementwise mask would instead select per
     element where the ``if`` raised)."""
+    if isinstance(e, ast.BoolOp):  # `c1 and c2` of one-element conditions: ops.logical_and/or (both evaluated)
+        return all(scalar_condition(v) for v in e.values)
     if isinstance(e, ast.Compare) and len(e.ops) == 1 and isinstance(e.ops[0], _CMP):
         left, right = e.left, e.comparators[0]
         return (_full_reduction(left) and (_number(right) or _full_reduction(right))) or \
@@ -212,9 +214,13 @@ def _starts_line(ctx, stmt: ast.stmt) -> bool:
 
 
 def _fix(description: str, proof: str, condition: str, cm: Codemod, edits: Tuple[Edit, ...],
-         drops: Tuple[str, ...] = ("if", "else")) -> Fix:
+         drops: Tuple[str, ...] = ("if", "else"), test: Optional[ast.AST] = None) -> Fix:
     """``drops``: the keywords of the branch the select replaces (and the else branch's
-    target, which the one assignment names once)."""
+    target, which the one assignment names once), and the ``and``/``or`` of ``test`` that
+    become ``ops.logical_and``/``logical_or``."""
+    if test is not None:
+        drops = drops + tuple(("and" if isinstance(n.op, ast.And) else "or")
+                              for n in ast.walk(test) if isinstance(n, ast.BoolOp) for _ in n.values[1:])
     if proof:
         return Fix(description, edits, FixSafety.SAFE, proof=proof, drops=drops, codemod=cm)
     return Fix(f"{description} (unsafe: the same only when {condition})", edits, FixSafety.UNSAFE, drops=drops,
@@ -251,13 +257,15 @@ def _where_return_fix(ctx, node: ast.If, a: ast.expr) -> Optional[Fix]:
     proof, condition = select_proof(node.test, a, b, ctx)
     cm = Codemod("where-return", node.lineno, node.col_offset, end.end_lineno, end.end_col_offset, (ops,))
     return _fix(f"`return {ops}.where(cond, a, b)`: select instead of branching", proof, condition, cm, imports,
-                ("if", "else", "return") if node.orelse else ("if", "return"))
+                ("if", "else", "return") if node.orelse else ("if", "return"), test=node.test)
 
 
 def _guards(test: ast.AST) -> bool:
     """The condition may guard the values' evaluation (`m is not None and ...`, `a or b`):
     ``ops.where`` evaluates both values, so `m.unsqueeze(1)` would run on None (found in
     mindone's zamba: `if mask is not None and not mint.all(mask == 1): h = h * mask...`)."""
+    if isinstance(test, ast.BoolOp) and scalar_condition(test):
+        return False  # each operand a reduction compared with a number: evaluating them all guards nothing
     return any(isinstance(n, ast.BoolOp) or isinstance(n, ast.Compare) and
                any(isinstance(op, (ast.Is, ast.IsNot)) for op in n.ops) for n in ast.walk(test))
 
@@ -291,7 +299,7 @@ def where_if_fix(ctx, node: ast.If) -> Optional[Fix]:
     proof, condition = select_proof(node.test, a, b, ctx)
     cm = Codemod("where-if", node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, (ops,))
     return _fix(f"`{name} = {ops}.where(cond, ...)`: select instead of branching", proof, condition, cm, imports,
-                ("if", "else", name) if node.orelse else ("if",))
+                ("if", "else", name) if node.orelse else ("if",), test=node.test)
 
 
 def where_ifexp_fix(ctx, node: ast.IfExp) -> Optional[Fix]:
@@ -313,7 +321,8 @@ def where_ifexp_fix(ctx, node: ast.IfExp) -> Optional[Fix]:
     rel_line = node.lineno - stmt.lineno + 1
     cm = Codemod("where-ifexp", stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset,
                  (ops, str(rel_line), str(ctx.char_col(node.lineno, node.col_offset))))
-    return _fix(f"`{ops}.where(cond, a, b)`: select instead of branching", proof, condition, cm, imports)
+    return _fix(f"`{ops}.where(cond, a, b)`: select instead of branching", proof, condition, cm, imports,
+                test=node.test)
 
 
 # ---------------------------------------------------------------------------------------
@@ -418,8 +427,8 @@ def _where_if(module, cm: Codemod):
     kept = {id(c) for e in (node.test, a, b) for c in _comments(e)}
     header = node.body.header.comment
     moved = [c for c in _comments(node) if id(c) not in kept and c is not header]
-    call = _where_call(cm.args[0], [node.test.with_changes(lpar=[], rpar=[]) if _bare_parens(node.test) else node.test,
-                                    a, b])
+    test = node.test.with_changes(lpar=[], rpar=[]) if _bare_parens(node.test) else node.test
+    call = _where_call(cm.args[0], [_logical(cm.args[0], test), a, b])
     stmt = cst.SimpleStatementLine(
         body=[cst.Assign(targets=[cst.AssignTarget(target=cst.Name(name))], value=call)],
         leading_lines=[cst.EmptyLine(indent=True, comment=c) for c in moved],
@@ -452,7 +461,7 @@ def _where_return(module, cm: Codemod):
     moved = [c for c in _comments(module) if id(c) not in kept and c is not header]
     test = node.test.with_changes(lpar=[], rpar=[]) if _bare_parens(node.test) else node.test
     stmt = cst.SimpleStatementLine(
-        body=[cst.Return(value=_where_call(cm.args[0], [test, a, b]))],
+        body=[cst.Return(value=_where_call(cm.args[0], [_logical(cm.args[0], test), a, b]))],
         leading_lines=[cst.EmptyLine(indent=True, comment=c) for c in moved],
         trailing_whitespace=cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  " if header else ""),
                                                    comment=header, newline=node.body.header.newline))
@@ -466,6 +475,20 @@ def _return_of(line):
             and line.body[0].value is not None:
         return line.body[0].value
     return None
+
+
+def _logical(ops: str, test):
+    """``a and b`` / ``a or b`` (one-element conditions, ``scalar_condition``) →
+    ``ops.logical_and(a, b)`` / ``ops.logical_or(a, b)``, nested for longer chains; any other test as it is."""
+    import libcst as cst
+
+    if not isinstance(test, cst.BooleanOperation):
+        return test
+    name = "logical_and" if isinstance(test.operator, cst.And) else "logical_or"
+    left = _logical(ops, test.left)
+    right = _logical(ops, test.right)
+    return cst.Call(func=cst.Attribute(value=cst.Name(ops), attr=cst.Name(name)),
+                    args=[cst.Arg(value=left), cst.Arg(value=right)], lpar=test.lpar, rpar=test.rpar)
 
 
 def _bare_parens(e) -> bool:
@@ -488,7 +511,8 @@ def _where_ifexp(module, cm: Codemod):
             pos = positions.get(original)
             if pos is not None and pos.start.line == rel_line and pos.start.column == col - indent_cols:
                 hits.append(original)
-                return _where_call(ops, [updated.test, updated.body, updated.orelse], updated.lpar, updated.rpar)
+                return _where_call(ops, [_logical(ops, updated.test), updated.body, updated.orelse], updated.lpar,
+                                   updated.rpar)
             return updated
 
     new = module.visit(T())
