@@ -18,16 +18,46 @@ from __future__ import annotations
 import ast
 from typing import Dict
 
-from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 
 from msgraphlint.infer.join_calls import CallSites, parameter_joins
 from msgraphlint.infer.joins import encloses_another, Joins, line_text
 from .control_flow import tensor_decider
 
 
+def _join_select_fix(ctx, node, a: str, b: str):
+    """MSG108: the MSG101/MSG103 select rewrite (``ops.where``), always unsafe here: the two
+    values are of kinds MindSpore cannot join, and ops.where makes both one tensor. None when
+    both are tensors (of two dtypes: ops.where would change one branch's dtype) or either is
+    not a tensor or a Python number (a tuple)."""
+    tensors = ["Tensor" in d and "Python" not in d for d in (a, b)]
+    numbers = [any(w in d for w in ("Python int", "Python float", "Python bool")) for d in (a, b)]
+    if all(tensors) or not all(t or n for t, n in zip(tensors, numbers)):
+        return None
+    from dataclasses import replace
+    from msgraphlint.fix.codemods import where_if_fix, where_ifexp_fix
+
+    if isinstance(node, ast.IfExp):
+        fix = where_ifexp_fix(ctx, node)
+    else:
+        parent = ctx.parent(node)
+        if not (isinstance(parent, ast.If) and parent.test is node
+                and not ctx.source.line(parent.lineno).lstrip().startswith("elif")):
+            return None
+        fix = where_if_fix(ctx, parent)
+    if fix is None:
+        return None
+    why = ("the code after it uses the value as a tensor: ops.where makes a Python number, or a tensor of "
+           "another dtype, one tensor of the promoted dtype and the broadcast shape")
+    desc = fix.description
+    desc = desc[:-1] + f"; and {why})" if desc.endswith(")") and "(unsafe:" in desc else f"{desc} (unsafe: the same only when {why})"
+    return replace(fix, safety=FixSafety.UNSAFE, proof="", description=desc)
+
+
 class UnjoinableBranches(Rule):
     code = "MSG108"
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
+    fix_safety = FixSafety.UNSAFE  # ops.where where one value is a Python number (msgraphlint/fix/codemods.py)
     name = "unjoinable-branches"
     summary = ("A tensor-decided branch whose two sides give values graph mode cannot join (a Tensor and a Python "
                "scalar or tuple, scalars of different types, tensors of different dtypes): the compile fails.")
@@ -258,7 +288,7 @@ class UnjoinableBranches(Rule):
                 what = f"`{expr}` branches on a tensor value"
             ctx.report(node, expr=expr, what=what, where=ctx.where, subject=subject, a=a.describe(), b=b.describe(),
                        la=getattr(a.node, "lineno", "?"), lb=getattr(b.node, "lineno", "?"),
-                       ta=line_text(ctx, a.node), tb=line_text(ctx, b.node))
+                       ta=line_text(ctx, a.node), tb=line_text(ctx, b.node), fix=_join_select_fix(ctx, node, a.describe(), b.describe()))
 
 
 def _appends(stmts, names: frozenset) -> Dict[str, int]:

@@ -249,3 +249,22 @@ def test_and_or_become_logical_ops(tmp_path):
     assert "        return ops.where(ops.logical_or(x.max() > 0.9, x.min() < -0.4), x * 2, x - 1)" in lines
     assert "        y = ops.where(ops.logical_or((ops.logical_and(x.sum() > 0, x.mean() < 0.9)), x.max() > 5), " \
            "x * 3, x + 3)" in lines
+
+
+# MSG108: the select rewrite, unsafe (ops.where makes a Python number a tensor); none for two
+# tensors of two dtypes (the semantic child: `idx = ops.where(c, x.astype(int32), x.astype(int64))`
+# changed the true branch's dtype, 4 runs) or for a tuple
+
+def test_unjoinable_branches_get_an_unsafe_select_only_with_a_python_number():
+    labeled = ROOT / "fixtures" / "labeled"
+    got = {}
+    for name in ("accumulator_int", "ifexp_float", "return_int", "shape_vs_reduction", "astype_dtypes",
+                 "tuple_vs_tensor", "and_is_none"):
+        for fr in run_paths([str(labeled / f"control_flow_pos_join_{name}.py")], select=["MSG108"]).files:
+            for f in fr.findings:
+                got[name] = f.fix.safety.value if f.fix else None
+                if f.fix:
+                    assert "ops.where makes a Python number" in f.fix.description
+    assert got == {"accumulator_int": "unsafe", "ifexp_float": "unsafe", "return_int": "unsafe",
+                   "shape_vs_reduction": "unsafe", "astype_dtypes": None, "tuple_vs_tensor": None,
+                   "and_is_none": None}
