@@ -22,7 +22,7 @@ import re
 from typing import List, Optional
 
 from msgraphlint.parse.astutil import per_tree, walk_no_ctx
-from msgraphlint.fix.codemods import inplace_method_fix, rebind_fix
+from msgraphlint.fix.codemods import inplace_method_fix, parameter_update_fix, rebind_fix
 from msgraphlint.findings import Edit, Fix
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.infer import Provenance
@@ -871,7 +871,9 @@ class InplaceWriteDiverges(Rule):
             ctx.report(node, what=f"in-place `{f.attr}()` on Parameter `self.{f.value.attr}`",
                        effect="graph mode updates the Parameter, PyNative on CPU leaves it unchanged "
                               "(it returns a new tensor)", hint="`ops.assign(self.p, self.p + v)` (or `self.p += v`) "
-                                                                "updates the Parameter in both modes")
+                                                                "updates the Parameter in both modes",
+                       fix=parameter_update_fix(ctx, node, f.attr[:-1]) if ctx.catalog.tensor_method(f.attr[:-1])
+                       else None)
             return
         if not isinstance(f, ast.Attribute) or not isinstance(f.value, ast.Name):
             return

@@ -268,3 +268,23 @@ def test_unjoinable_branches_get_an_unsafe_select_only_with_a_python_number():
     assert got == {"accumulator_int": "unsafe", "ifexp_float": "unsafe", "return_int": "unsafe",
                    "shape_vs_reduction": "unsafe", "astype_dtypes": None, "tuple_vs_tensor": None,
                    "and_is_none": None}
+
+
+# MSG202 (semantic child, unsafe fixes run on purpose: the only differences are the ones named)
+# `y = x.mul_(2.0)` -> `y = x.mul(2.0)`: graph mode no longer writes into the caller's x (2 runs
+# differ in graph mode, PyNative equal); `self.p.add_(1.0)` -> `ops.assign(self.p, self.p.add(1.0))`:
+# PyNative now updates the Parameter as graph mode did (2 runs differ in PyNative, graph equal)
+
+def test_inplace_assign_and_parameter_update_fixes(tmp_path):
+    assert _fixed(tmp_path, "y = x.mul_(2.0)\nreturn y + 1\n", ["MSG202"]) == \
+        "        y = x.mul(2.0)\n        return y + 1\n"
+    assert _fixed(tmp_path, "y = x.mul_(2.0)\nreturn y + x\n", ["MSG202"]) is None  # x is read again
+    p = tmp_path / "p.py"
+    p.write_text("import mindspore as ms\nimport mindspore.nn as nn\nfrom mindspore import ops\n\n\n"
+                 "class Net(nn.Cell):\n    def __init__(self):\n        super().__init__()\n"
+                 "        self.p = ms.Parameter(ms.Tensor([0.0]), name='p')\n\n"
+                 "    def construct(self, x):\n        self.p.add_(1.0)\n        return x + self.p\n", encoding="utf-8")
+    (f,) = [f for fr in run_paths([str(p)], select=["MSG202"]).files for f in fr.findings]
+    assert f.fix.safety.value == "unsafe" and "PyNative then updates the Parameter" in f.fix.description
+    _, changed, errors = fix_paths(run_paths([str(p)], select=["MSG202"]), unsafe=True, write=False)
+    assert not errors and "        ops.assign(self.p, self.p.add(1.0))\n" in changed[0].fixed

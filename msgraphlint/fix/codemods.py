@@ -643,6 +643,14 @@ def rebind_fix(ctx, node: ast.Call, plain: str) -> Optional[Fix]:
     computes, in both modes. Unsafe: graph mode no longer writes into the caller's tensor."""
     f = node.func
     stmt = ctx.parent(node)
+    if isinstance(stmt, ast.Assign) and stmt.value is node and isinstance(f.value, ast.Name) \
+            and f.end_lineno is not None and ctx.func is not None \
+            and not _loads_after(ctx.func, frozenset({f.value.id}), node.end_lineno) and not _in_loop(ctx, node):
+        # `y = x.mul_(v)`, x not read again: `y = x.mul(v)` (the value assigned is the same)
+        col = f.end_col_offset - len(f.attr)
+        return Fix(f"`.{plain}()`: the out-of-place form (unsafe: the same only when the caller does not rely on "
+                   "graph mode writing into its tensor; PyNative never does)",
+                   (Edit(f.end_lineno, col, f.end_lineno, f.end_col_offset, plain),), FixSafety.UNSAFE, drops=(f.attr,))
     if not isinstance(stmt, ast.Expr) or not isinstance(f.value, ast.Name) or f.end_lineno is None \
             or not _starts_line(ctx, stmt):
         return None
@@ -1084,3 +1092,24 @@ def mutable_fix(ctx, param: str, sites) -> Optional[Fix]:
                "same only when the graph uses the value as a number in arithmetic; a mutable value is a variable "
                "scalar, so a branch on it, or a shape or size made from it, is no longer a compile-time constant)",
                tuple(edits), FixSafety.UNSAFE)
+
+
+def parameter_update_fix(ctx, node: ast.Call, plain: str) -> Optional[Fix]:
+    """MSG202 the statement ``self.p.add_(v)`` on a Parameter → ``ops.assign(self.p, self.p.add(v))``:
+    the update graph mode makes, in both modes (the rule's hint). Unsafe: PyNative, which left
+    the Parameter unchanged, now updates it."""
+    f = node.func
+    stmt = ctx.parent(node)
+    if not isinstance(stmt, ast.Expr) or len(node.args) != 1 or node.keywords or f.end_lineno is None \
+            or isinstance(node.args[0], ast.Starred) or not _starts_line(ctx, stmt) or node.lineno != node.end_lineno:
+        return None
+    ops, imports = ops_binding(ctx)
+    if ops is None:
+        return None
+    target = ctx.segment(f.value)
+    arg = ctx.segment(node.args[0])
+    new = f"{ops}.assign({target}, {target}.{plain}({arg}))"
+    return Fix(f"`{new}` (unsafe: PyNative then updates the Parameter too, as graph mode does; the same only "
+               "when the code meant the in-place update)",
+               (Edit(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, new),) + imports,
+               FixSafety.UNSAFE, drops=(f.attr,))
