@@ -94,6 +94,33 @@ def pynative_by_construction(text: str) -> bool:
 _GRAPH_SET = re.compile(r"\bmode\s*=\s*(?:(?:[\w.]*\.)?GRAPH_MODE\b|0\b)")
 _JIT_USE = re.compile(r"@\s*(?:[\w.]*\.)?(?:jit|ms_function)\b|\b(?:jit|ms_function)\s*\(")
 
+# The same tests, each alternative starting with a literal, so that the engine searches for
+# that literal instead of trying every position (a leading `\b` is checked at each match:
+# _bounded). 7.5 MB of mindformers: 0.52 -> 0.05 s CPU for the three searches.
+_WORD = re.compile(r"\w")
+_GRAPH_SET_AT = (re.compile(r"mode\s*=\s*(?:(?:[\w.]*\.)?GRAPH_MODE\b|0\b)"),)
+_PYNATIVE_SET_AT = (re.compile(r"mode\s*=\s*(?:[\w.]*\.)?PYNATIVE_MODE\b"),)
+_PYNATIVE_SET_ANY = (re.compile(
+    r"""parametrize\(\s*["']mode["']\s*,\s*[\[(]\s*(?:[\w.]*\.)?PYNATIVE_MODE\s*,?\s*[\])]"""),)
+_JIT_USE_AT = (re.compile(r"jit\s*\("), re.compile(r"ms_function\s*\("))
+_JIT_USE_ANY = (re.compile(r"@\s*(?:[\w.]*\.)?(?:jit|ms_function)\b"),)
+
+
+def _bounded(text: str, at: tuple = (), anywhere: tuple = ()) -> bool:
+    """Whether one of ``at`` matches where a word starts (``\\b`` + pattern) or one of
+    ``anywhere`` matches: ``_GRAPH_SET.search(text)`` is ``_bounded(text, _GRAPH_SET_AT)``."""
+    for rx in anywhere:
+        if rx.search(text):
+            return True
+    for rx in at:
+        m = rx.search(text)
+        while m is not None:
+            p = m.start()
+            if p == 0 or not _WORD.match(text, p - 1):
+                return True
+            m = rx.search(text, p + 1)
+    return False
+
 
 def mode_evidence(text: str, tree: Optional[ast.AST] = None) -> str:
     """What the module's own code says about the execution mode, with the line that says it:
@@ -104,8 +131,9 @@ def mode_evidence(text: str, tree: Optional[ast.AST] = None) -> str:
     The text is searched first; only a file whose text matches is parsed (or its ``tree``
     walked), so comments and docstring examples (``>>> ms.set_context(mode=ms.GRAPH_MODE)``)
     say nothing."""
-    if not (("mode" in text and (_GRAPH_SET.search(text) or _PYNATIVE_SET.search(text)))
-            or (("jit" in text or "ms_function" in text) and _JIT_USE.search(text))):
+    if not (("mode" in text and (_bounded(text, _GRAPH_SET_AT)
+                                 or _bounded(text, _PYNATIVE_SET_AT, _PYNATIVE_SET_ANY)))
+            or (("jit" in text or "ms_function" in text) and _bounded(text, _JIT_USE_AT, _JIT_USE_ANY))):
         return ""
     if tree is None:
         try:
