@@ -611,8 +611,9 @@ class PythonScalarInput(Rule):
     name = "python-scalar-input"
     fix_safety = FixSafety.UNSAFE  # the calls' Python floats -> ms.mutable(...) (msgraphlint/fix/codemods.py)
     summary = "A `construct`/`jit` parameter that takes a Python scalar, string or tuple: each new value compiles a new graph."
-    message = ("parameter `{param}` of {where} {why}: recompiles per value\n"
-               "{when}graph mode compiles it in as a constant and compiles a new graph for every new value{tail}.")
+    message = ("parameter `{param}` {why}: recompiles per value\n"
+               "In {where}, {when}graph mode compiles it in as a constant and compiles a new graph for every new "
+               "value{tail}.")
     hint = ("pass changing numbers as Tensors or `ms.mutable(...)`; fix modes and sizes in `__init__` or round "
             "sizes up to a few buckets; pass tensors as separate arguments instead of a tuple")
     severity = Severity.WARNING

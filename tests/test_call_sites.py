@@ -114,9 +114,9 @@ def test_check_model_alone_reports_the_helpers_findings_at_the_call_lines(proj):
     code, lines = _concise("src/model.py")
     assert code == 1
     assert lines == [
-        "src/model.py:12:13: MSG004 `self.block()` reaches MSG201 (print-in-graph) at src/layers.py:10",
-        "src/model.py:12:13: MSG004 `self.block()` reaches MSG209 (self-attribute-write) at src/layers.py:11",
-        "src/model.py:13:16: MSG004 `helper()` reaches MSG201 (print-in-graph) at src/ops_util.py:2",
+        "src/model.py:12:13: MSG004 `self.block()` reaches MSG201 (print-in-graph) at layers.py:10",
+        "src/model.py:12:13: MSG004 `self.block()` reaches MSG209 (self-attribute-write) at layers.py:11",
+        "src/model.py:13:16: MSG004 `helper()` reaches MSG201 (print-in-graph) at ops_util.py:2",
     ]
 
 
@@ -124,7 +124,7 @@ def test_a_pre_commit_style_run_on_only_the_caller_fails(proj):
     # the local hook's entry (`msgraphlint check --force-exclude`) given the staged caller only
     r = run_cli("check", "--force-exclude", "--no-cache", "src/model.py")
     assert r.exit_code == 1, r.stdout
-    assert "MSG004 `helper()` reaches MSG201 (print-in-graph) at src/ops_util.py:2" in r.stdout
+    assert "MSG004 `helper()` reaches MSG201 (print-in-graph) at ops_util.py:2" in r.stdout
     assert "note: through `helper` (src/utils.py:4) -> `host` (src/ops_util.py:1)" in r.stdout
 
 
@@ -163,7 +163,7 @@ def test_statistics_count_each_original_once_and_the_call_sites_apart(proj):
 
 def test_select_and_ignore_of_the_original_code_govern_the_call_site(proj):
     assert [x.split(" MSG004 ")[1] for x in _concise("--ignore", "MSG201", "src/model.py")[1]] == [
-        "`self.block()` reaches MSG209 (self-attribute-write) at src/layers.py:11"]
+        "`self.block()` reaches MSG209 (self-attribute-write) at layers.py:11"]
     assert _concise("--select", "MSG201", "src/model.py") == (0, [])   # MSG004 not selected
     assert _concise("--ignore", "MSG004", "src/model.py") == (0, [])
     assert len(_concise("--select", "MSG201,MSG004", "src/model.py")[1]) == 2
@@ -179,7 +179,7 @@ def test_suppressed_on_the_call_line_or_at_the_original(proj):
     model.write_text(text.replace("x = self.block(x)", "x = self.block(x)  # noqa: MSG201")
                      .replace("return helper(x)", "return helper(x)  # noqa: MSG004"))
     assert [x.split(": ", 1)[1] for x in _concise("src/model.py")[1]] == [
-        "MSG004 `self.block()` reaches MSG209 (self-attribute-write) at src/layers.py:11"]
+        "MSG004 `self.block()` reaches MSG209 (self-attribute-write) at layers.py:11"]
     # a suppression that silences nothing on a call line is reported as usual
     model.write_text(text.replace("x = self.block(x)", "x = self.block(x)  # noqa: MSG401"))
     assert "src/model.py:12:28: MSG002 unused suppression of MSG401" in "\n".join(_concise("src/model.py")[1])
@@ -209,7 +209,7 @@ def test_json_sarif_and_github_name_the_original(proj):
 
     gh = run_cli("check", "--no-cache", "--output-format", "github", "src/model.py").stdout
     assert "::warning file=src/model.py,line=13,col=16,title=MSG004 reached-from-call::`helper()` reaches MSG201 " \
-           "(print-in-graph) at src/ops_util.py:2" in gh
+           "(print-in-graph) at ops_util.py:2" in gh
 
 
 def test_workers_and_the_result_cache_find_the_same(proj, tmp_path):

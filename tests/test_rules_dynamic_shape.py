@@ -143,8 +143,8 @@ def test_options_defaults_and_annotations(tmp_path):
     cfg = str(root / "cfg" / "pyproject.toml")
     found = run_paths([str(root / "net.py")], select=["MSG304"], config_file=cfg)
     msgs = sorted((f.line, f.col, f.message.split(":")[0]) for fr in found.files for f in fr.findings)
-    assert msgs == [(4, 27, "parameter `k` of `Net.construct` is annotated `int`"),
-                    (4, 35, "parameter `scale` of `Net.construct` defaults to `2.0`")]
+    assert msgs == [(4, 27, "parameter `k` is annotated `int`"),
+                    (4, 35, "parameter `scale` defaults to `2.0`")]
 
 
 def test_shapes_from_guessed_names_are_not_tensor_data(tmp_path):

@@ -69,7 +69,7 @@ def _findings(lines):
     return [x for x in lines if ": MSG" in x]
 
 
-CALL_SITE = "src/model.py:7:16: MSG004 `helper()` reaches MSG201 (print-in-graph) at src/utils.py:2"
+CALL_SITE = "src/model.py:7:16: MSG004 `helper()` reaches MSG201 (print-in-graph) at utils.py:2"
 
 
 def _project(tmp_path):

@@ -105,11 +105,15 @@ def echo(origin: Finding, caller: str, site: CallSite, way: Sequence[GraphScope]
     col = site.col
     if line_text is not None and not line_text.isascii():  # ast columns are UTF-8 byte offsets
         col = len(line_text.encode("utf-8", "surrogatepass")[:col].decode("utf-8", "ignore"))
+    # the title names the original's file by its name (a package's paths make it long), the
+    # detail its whole path and what happens in the graph, as the original says
+    short = f"{os.path.basename(origin.path.replace(os.sep, '/').rstrip('/')) or origin.path}:{origin.line}"
     return Finding(code=ECHO_CODE, name=ECHO_NAME,
-                   message=f"`{site.label}()` reaches {origin.code} ({origin.name}) at {where}",
+                   message=f"`{site.label}()` reaches {origin.code} ({origin.name}) at {short}",
                    path=caller, line=site.line, col=col, severity=origin.severity, chain=chain,
                    origin=(origin.code, origin.path, origin.line, origin.col), source_line=line_text,
-                   detail=origin.detail)  # what happens in the graph, as the original says
+                   detail=f"{origin.code} at {where}: {origin.message}"
+                          + (f"\n{origin.detail}" if origin.detail else ""))
 
 
 def codes_of(finding: Finding) -> Tuple[str, ...]:

@@ -1,7 +1,8 @@
 """The default, human-readable output, in the style of ruff's ``full`` format::
 
-    model.py:12:9: MSG201 [*] `print()` in graph code
-      graph mode compiles `print` to a Print op with the graph's other side effects...
+    model.py:12:9: MSG201 [*] `print()` in graph-mode code
+      In Net.construct it is compiled into a Print op with no source line that runs on every
+      step.
        |
     12 |         print(x)
        |         ^^^^^^^^ MSG201
