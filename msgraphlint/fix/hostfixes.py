@@ -9,7 +9,9 @@ Safety. A NumPy/``math`` computation on a tensor returns a NumPy array (float64 
 input) or a Python float, and no gradient flows through the host round trip; the op form
 returns a float tensor that gradients flow through. That is a behaviour change wherever the
 value is differentiated, printed, or handed back to Python, so every such rewrite is UNSAFE
-with that condition in its message. SAFE are only the rewrites that are the same Python
+with that condition in its message, and offered only where every read of the value takes a tensor too
+(``tensor_sink``: arithmetic with a tensor, ``Tensor(v, dtype)``, a graph root's return; mindone's
+``h = h.item(); mint.arange(h)`` gets none). SAFE are only the rewrites that are the same Python
 program for every value (the semantic harness, tests/test_fix_semantics.py, compiles and runs
 them before and after in graph mode and PyNative): ``all(t is not None for t in (a, b))`` →
 ``a is not None and b is not None``, ``dict(a=x)`` → ``{"a": x}``, ``reversed(seq)`` of a list
@@ -132,6 +134,8 @@ def host_math_fix(ctx, node: ast.Call, dotted: Optional[str]) -> Optional[Fix]:
     ``np.float32(t.sum().item())`` → ``t.sum().astype(ms.float32)``. Unsafe (``HOST_CAVEAT``)."""
     if node.keywords or any(isinstance(a, ast.Starred) for a in node.args) or node.func.end_lineno is None:
         return None
+    if not tensor_sink(ctx, node):
+        return None  # something reads the host value that may need NumPy or a Python number
     drops = _module_token(ctx, node.func)
     if dotted in ("numpy.array", "numpy.asarray") and len(node.args) == 1:
         arg = node.args[0]
@@ -201,7 +205,10 @@ def asnumpy_fix(ctx, node: ast.Call) -> Optional[Fix]:
     drops = _module_token(ctx, host.func) + (f.attr,) + ((_last(dotted),) if _last(dotted) != op else ())
     target: ast.AST = host
     outer = ctx.parent(host)
-    if _tensor_ctor(ctx, outer) and outer.args and outer.args[0] is host:
+    wrapped = _tensor_ctor(ctx, outer) and outer.args and outer.args[0] is host
+    if not wrapped and not tensor_sink(ctx, host):
+        return None  # the NumPy value itself is read: it may need to stay NumPy
+    if wrapped:
         dtype = None
         extra = list(outer.args[1:]) + [k.value for k in outer.keywords if k.arg == "dtype"]
         if len(extra) > 1 or any(k.arg != "dtype" for k in outer.keywords) or \
@@ -243,6 +250,8 @@ def scalar_fix(ctx, node: ast.Call, recv: ast.AST) -> Optional[Fix]:
     caveat = ("unsafe: the value is a 0-d tensor, not a Python number: the same only where what reads it accepts a "
               "tensor (an `if` on it becomes a graph condition; `range()`, shapes and Python containers need a "
               "number); gradients now flow through it")
+    if not tensor_sink(ctx, node):
+        return None  # something reads it that may need the Python number
     if isinstance(f, ast.Attribute):
         text = _seg(ctx, recv)
         return Fix(f"`{_short(text)}`: keep the 0-d tensor ({caveat})", (_replace(node, _paren(ctx, recv)),),
@@ -624,3 +633,62 @@ def list_method_fix(ctx, node: ast.Call) -> Optional[Fix]:
                proof=f"no other name or container holds the list `{name}` (its earlier reads are method calls, "
                      "subscripts and len): rebinding it to the new list is the in-place change",
                drops=drops)
+
+
+# where a host value is read: the op form is offered only where a tensor does the same there
+
+_ARITH = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+
+
+def _is_number(e: ast.AST) -> bool:
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+        e = e.operand
+    return isinstance(e, ast.Constant) and type(e.value) in (int, float)
+
+
+def _parent_of(ctx, node: ast.AST) -> Optional[ast.AST]:
+    """``node``'s parent, also for nodes the rules' walk has not reached yet (``ctx.parent``
+    knows only those): a parent map of the function, built once per function."""
+    func = ctx.func
+    if func is None:
+        return ctx.parent(node)
+    key = ("hostfix_parents", id(func))
+    parents = ctx.memo.get(key)
+    if parents is None:
+        parents = ctx.memo[key] = {id(c): n for n in ast.walk(func) for c in ast.iter_child_nodes(n)}
+    return parents.get(id(node)) or ctx.parent(node)
+
+
+def tensor_sink(ctx, node: ast.AST, depth: int = 0) -> bool:
+    """Every read of ``node``'s value takes a tensor as well as a host number or array: an
+    operand of arithmetic with a tensor (``x / m``), ``Tensor(v, dtype)``, arithmetic with a
+    number whose result is such a read, a local whose every later read is one, or the value
+    a graph root returns (its caller then gets a tensor, as the fix says). Anything else
+    (``mint.arange(n)``, ``range``, ``divmod``, a list repeated, ``.repeat(n, 1)``, a shape, a
+    helper's return) may need the Python number: no fix there (mindone's
+    ``h = h.item(); mint.arange(h)`` loops)."""
+    if depth > 6:
+        return False
+    parent = _parent_of(ctx, node)
+    if isinstance(parent, ast.BinOp) and isinstance(parent.op, _ARITH):
+        other = parent.right if parent.left is node else parent.left
+        if ctx.kind(other).tensor_like and not _is_number(other):
+            return True
+        return _is_number(other) and tensor_sink(ctx, parent, depth + 1)
+    if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node and _tensor_ctor(ctx, parent):
+        return True
+    if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1 \
+            and isinstance(parent.targets[0], ast.Name) and ctx.func is not None:
+        name = parent.targets[0].id
+        reads = [n for n in ast.walk(ctx.func) if isinstance(n, ast.Name) and n.id == name
+                 and isinstance(n.ctx, ast.Load) and (n.lineno, n.col_offset) > (parent.lineno, parent.col_offset)]
+        stores = [n for n in ast.walk(ctx.func) if isinstance(n, ast.Name) and n.id == name
+                  and not isinstance(n.ctx, ast.Load) and n is not parent.targets[0]]
+        return bool(reads) and not stores and all(tensor_sink(ctx, r, depth + 1) for r in reads)
+    if isinstance(parent, ast.Tuple) and isinstance(_parent_of(ctx, parent), ast.Return):
+        parent = _parent_of(ctx, parent)
+    if isinstance(parent, ast.Return):
+        s = ctx.scope
+        return s is not None and not s.chain and s.kind in ("construct", "jit") and ctx.func is not None \
+            and ctx.func.lineno == s.lineno
+    return False

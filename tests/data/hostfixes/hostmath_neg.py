@@ -59,3 +59,22 @@ class IntOfFloat(nn.Cell):
 class ItemOfSum(nn.Cell):
     def construct(self, x):
         return x * (x.sum() + 1).item()
+
+
+class SizeFromItem(nn.Cell):
+    def construct(self, x):
+        n = x.shape[0] + x.sum().astype(ms.int32).item()
+        h = (x > 0).astype(ms.int32).sum().item()
+        return ms.ops.arange(h), n  # a size: a tensor will not do (mindone's `h = h.item()` loops): no fix
+
+
+class RepeatCount(nn.Cell):
+    def construct(self, x):
+        k = int((x > 0).astype(ms.int32).sum())
+        return [x] * k  # a list repeated: needs the Python int: no fix
+
+
+class NumpyKept(nn.Cell):
+    def construct(self, x):
+        y = np.exp(x)
+        return y.sum()  # a NumPy method on the value: no fix
