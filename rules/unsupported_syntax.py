@@ -13,7 +13,7 @@ from typing import Optional
 
 from msgraphlint.parse.astutil import last_assignment_before, walk_no_ctx
 from msgraphlint.findings import FixSafety
-from msgraphlint.fix.codemods import (async_fix, del_fix, import_fix, loop_else_fix, set_fix, try_finally_fix,
+from msgraphlint.fix.codemods import (async_fix, comprehension_loops_fix, del_fix, import_fix, loop_else_fix, set_fix, try_finally_fix,
                                       walrus_fix, with_null_fix)
 from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 
@@ -382,7 +382,7 @@ class UnsupportedSyntax(Rule):
 
     def visit_ListComp(self, node, ctx) -> None:
         if len(node.generators) > 1:  # one comprehension each: nested ones compile
-            self._report(node, "multi-for", ctx)
+            self._report(node, "multi-for", ctx, fix=comprehension_loops_fix(ctx, node))
 
     visit_GeneratorExp = visit_DictComp = visit_ListComp
 

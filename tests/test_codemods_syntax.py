@@ -28,7 +28,9 @@ def test_syntax_positives_get_safe_fixes():
         (38, "MSG410"): "safe",   # del of a local not read again
         (45, "MSG410"): "safe",   # try/finally binding locals
         (54, "MSG410"): "safe",   # with contextlib.nullcontext()
-        (61, "MSG410"): "safe"}   # import math inside construct
+        (61, "MSG410"): "safe",   # import math inside construct
+        (67, "MSG410"): "safe",   # a list comprehension with two for clauses (and an if)
+        (73, "MSG410"): "safe"}   # a dict comprehension with two for clauses
 
 
 def test_syntax_look_alikes_get_an_unsafe_fix_or_none():
@@ -40,7 +42,8 @@ def test_syntax_look_alikes_get_an_unsafe_fix_or_none():
         (48, "MSG410"): "unsafe",  # the finally block calls something
         (57, "MSG410"): None,      # nullcontext(x) as v binds a value
         (66, "MSG410"): "unsafe",  # another name holds the list
-        (72, "MSG410"): "unsafe"}  # a set becomes a tuple
+        (72, "MSG410"): "unsafe",  # a set becomes a tuple
+        (80, "MSG410"): None}      # the loop variable `i` is a name of the function: the loops would rebind it
 
 
 SYNTAX_FIXED = '''\
@@ -102,6 +105,25 @@ class WithNull(nn.Cell):
 class ImportInside(nn.Cell):
     def construct(self, x):
         return x * math.e
+
+
+class TwoForList(nn.Cell):
+    def construct(self, x):
+        parts = []
+        for i in range(3):
+            for j in range(2):
+                if i != j:
+                    parts.append(x * i + j)
+        return parts[0] + parts[3] * 2
+
+
+class TwoForDict(nn.Cell):
+    def construct(self, x):
+        parts = {}
+        for i in range(2):
+            for j in range(2):
+                parts[i * 2 + j] = x * j
+        return parts[1] + parts[3]
 '''
 
 

@@ -1113,3 +1113,49 @@ def parameter_update_fix(ctx, node: ast.Call, plain: str) -> Optional[Fix]:
                "when the code meant the in-place update)",
                (Edit(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, new),) + imports,
                FixSafety.UNSAFE, drops=(f.attr,))
+
+
+def comprehension_loops_fix(ctx, node: ast.AST) -> Optional[Fix]:
+    """MSG410 ``xs = [e for a in A for b in B]`` (``{k: v for ...}``) → nested ``for`` loops that
+    ``append`` (set items) into ``xs = []`` (``{}``), same order. Only for a one-line
+    assignment statement to a name, with loop variables that are plain names not used
+    elsewhere in the function (the loops leave them bound; the comprehension did not)."""
+    stmt = ctx.parent(node)
+    func = _enclosing_def(ctx, node)
+    if not isinstance(node, (ast.ListComp, ast.DictComp)) or func is None or not isinstance(stmt, ast.Assign) \
+            or stmt.value is not node or len(stmt.targets) != 1 or not isinstance(stmt.targets[0], ast.Name) \
+            or stmt.lineno != stmt.end_lineno or not _starts_line(ctx, stmt) or _not_selectable(node):
+        return None
+    name = stmt.targets[0].id
+    loop_vars = []
+    for g in node.generators:
+        if not isinstance(g.target, ast.Name) or g.is_async:
+            return None
+        loop_vars.append(g.target.id)
+    inside = {id(n) for n in ast.walk(node)}
+    if len(set(loop_vars)) != len(loop_vars) or name in loop_vars or any(
+            isinstance(n, ast.Name) and n.id in loop_vars and id(n) not in inside for n in ast.walk(func)) \
+            or any(isinstance(n, ast.Name) and n.id == name for g in node.generators for n in ast.walk(g)):
+        return None
+    line = ctx.source.line(stmt.lineno)
+    indent = line[:len(line) - len(line.lstrip())]
+    _, nl = _line_end(ctx, stmt.lineno)
+    nl = nl or "\n"
+    out = [f"{name} = {'[]' if isinstance(node, ast.ListComp) else '{}'}"]
+    depth = 0
+    for g in node.generators:
+        out.append("    " * depth + f"for {g.target.id} in {ctx.segment(g.iter)}:")
+        depth += 1
+        for cond in g.ifs:
+            out.append("    " * depth + f"if {ctx.segment(cond)}:")
+            depth += 1
+    if isinstance(node, ast.ListComp):
+        out.append("    " * depth + f"{name}.append({ctx.segment(node.elt)})")
+    else:
+        out.append("    " * depth + f"{name}[{ctx.segment(node.key)}] = {ctx.segment(node.value)}")
+    text = (nl + indent).join(out)
+    return Fix("nested `for` loops instead of the comprehension with two `for` clauses (the same elements in the "
+               "same order; the loop variables stay bound after it, and no other code of the function uses them)",
+               (Edit(stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset, text),), FixSafety.SAFE,
+               proof="the loops run the comprehension's clauses in its order and add each element as it did; the "
+                     "loop variables are not used elsewhere in the function")

@@ -72,3 +72,10 @@ class SetLiteral(nn.Cell):
         axes = {0, 1}
         return x * len(axes)
 
+
+
+class TwoForShadow(nn.Cell):
+    def construct(self, x):
+        i = 5
+        parts = [x * i * j for i in range(2) for j in range(2)]
+        return parts[3] + i

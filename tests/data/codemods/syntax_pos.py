@@ -60,3 +60,15 @@ class ImportInside(nn.Cell):
     def construct(self, x):
         import math
         return x * math.e
+
+
+class TwoForList(nn.Cell):
+    def construct(self, x):
+        parts = [x * i + j for i in range(3) for j in range(2) if i != j]
+        return parts[0] + parts[3] * 2
+
+
+class TwoForDict(nn.Cell):
+    def construct(self, x):
+        parts = {i * 2 + j: x * j for i in range(2) for j in range(2)}
+        return parts[1] + parts[3]
