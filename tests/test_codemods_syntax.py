@@ -310,3 +310,16 @@ def test_inplace_assign_and_parameter_update_fixes(tmp_path):
     assert f.fix.safety.value == "unsafe" and "PyNative then updates the Parameter" in f.fix.description
     _, changed, errors = fix_paths(run_paths([str(p)], select=["MSG202"]), unsafe=True, write=False)
     assert not errors and "        ops.assign(self.p, self.p.add(1.0))\n" in changed[0].fixed
+
+
+# MSG101 `if c: x += v` -> `x = ops.where(c, x + (v), x)`, unsafe: on an input, graph mode's `+=`
+# wrote into the caller's tensor and the select does not (the semantic child with the unsafe fix:
+# inplace_pos_aug_under_tensor_branch_on_target's graph-mode input differs, 2 runs; PyNative equal)
+
+def test_an_augmented_assignment_under_a_tensor_if_gets_an_unsafe_select(tmp_path):
+    assert _fixed(tmp_path, "y = x * 2\nif y.sum() > 0:\n    y *= x + 1  # scale\nreturn y\n", ["MSG101"]) == \
+        "        y = x * 2\n        # scale\n        y = ops.where(y.sum() > 0, y * (x + 1), y)\n        return y\n"
+    (f,) = [f for fr in run_paths([str(tmp_path / "m.py")], select=["MSG101"]).files for f in fr.findings]
+    assert f.fix.safety.value == "unsafe" and "may write into it in place" in f.fix.description
+    assert _fixed(tmp_path, "if x.sum() > 0:\n    z += 1\nreturn x\n", ["MSG101"]) is None   # z unbound before
+    assert _fixed(tmp_path, "y = x * 2\nif y.sum() > 0:\n    y //= 2\nreturn y\n", ["MSG101"]) is None  # not + - * /

@@ -280,7 +280,7 @@ def where_if_fix(ctx, node: ast.If) -> Optional[Fix]:
         return _where_return_fix(ctx, node, ret)
     body = _single_assign(node.body)
     if body is None:
-        return None
+        return where_aug_fix(ctx, node)
     name, a = body
     if node.orelse:
         other = _single_assign(node.orelse)
@@ -1159,3 +1159,73 @@ def comprehension_loops_fix(ctx, node: ast.AST) -> Optional[Fix]:
                (Edit(stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset, text),), FixSafety.SAFE,
                proof="the loops run the comprehension's clauses in its order and add each element as it did; the "
                      "loop variables are not used elsewhere in the function")
+
+
+_AUG_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
+
+
+def where_aug_fix(ctx, node: ast.If) -> Optional[Fix]:
+    """MSG101 ``if c: x += v`` (no else) → ``x = ops.where(c, x + (v), x)``. Unsafe: ``+=`` on a
+    tensor may write into it in place (MSG204), which the select does not; and the select's
+    own condition (``select_proof``)."""
+    if node.orelse or len(node.body) != 1 or not isinstance(node.body[0], ast.AugAssign):
+        return None
+    st = node.body[0]
+    if not isinstance(st.target, ast.Name) or type(st.op) not in _AUG_OPS or not _starts_line(ctx, st):
+        return None
+    name = st.target.id
+    if not _bound_before(ctx, node, name) or _not_selectable(node.test, st.value):
+        return None
+    ops, imports = ops_binding(ctx)
+    if ops is None:
+        return None
+    a = ast.BinOp(left=ast.Name(id=name, ctx=ast.Load()), op=st.op, right=st.value)
+    _, condition = select_proof(node.test, a, ast.Name(id=name, ctx=ast.Load()), ctx)
+    why = (f"nothing else (the caller, for an input) holds `{name}`'s tensor "
+           f"(`{_AUG_OPS[type(st.op)]}=` may write into it in place)")
+    cm = Codemod("where-aug", node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, (ops,))
+    desc = f"`{name} = {ops}.where(cond, ...)`: select instead of branching"
+    return Fix(f"{desc} (unsafe: the same only when {why}" + (f", and {condition})" if condition else ")"),
+               imports, FixSafety.UNSAFE, drops=("if",) + tuple(("and" if isinstance(n.op, ast.And) else "or")
+                                                              for n in ast.walk(node.test) if isinstance(n, ast.BoolOp)
+                                                              for _ in n.values[1:]), codemod=cm)
+
+
+def _where_aug(module, cm: Codemod):
+    import libcst as cst
+
+    if len(module.body) != 1 or not isinstance(module.body[0], cst.If) or module.body[0].orelse is not None:
+        return None
+    node = module.body[0]
+    block = node.body
+    if not isinstance(block, cst.IndentedBlock) or len(block.body) != 1 \
+            or not isinstance(block.body[0], cst.SimpleStatementLine) or len(block.body[0].body) != 1:
+        return None
+    line = block.body[0]
+    st = line.body[0]
+    ops_map = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+               cst.DivideAssign: cst.Divide}
+    if not isinstance(st, cst.AugAssign) or not isinstance(st.target, cst.Name) or type(st.operator) not in ops_map:
+        return None
+    name = st.target.value
+    right = st.value
+    if not isinstance(right, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)):
+        right = right.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+    a = cst.BinaryOperation(left=cst.Name(name), operator=ops_map[type(st.operator)](), right=right)
+    kept = {id(c) for e in (node.test, st.value) for c in _comments(e)}
+    header = block.header.comment
+    trailing = line.trailing_whitespace.comment
+    moved = [c for c in _comments(node) if id(c) not in kept and c is not header and c is not trailing]
+    if trailing is not None:
+        moved.append(trailing)
+    test = node.test.with_changes(lpar=[], rpar=[]) if _bare_parens(node.test) else node.test
+    call = _where_call(cm.args[0], [_logical(cm.args[0], test), a, cst.Name(name)])
+    stmt = cst.SimpleStatementLine(
+        body=[cst.Assign(targets=[cst.AssignTarget(target=cst.Name(name))], value=call)],
+        leading_lines=list(node.leading_lines) + [cst.EmptyLine(indent=True, comment=c) for c in moved],
+        trailing_whitespace=cst.TrailingWhitespace(whitespace=cst.SimpleWhitespace("  " if header else ""),
+                                                   comment=header, newline=block.header.newline))
+    return module.with_changes(body=[stmt])
+
+
+TRANSFORMS["where-aug"] = _where_aug
