@@ -584,14 +584,23 @@ def _held_elsewhere(ctx, name: str, before: ast.stmt) -> bool:
     func = ctx.func
     if func is None:
         return True
+    # in a loop, what the body reads after the statement runs before its next run
+    in_loops = set()
+    anc = _parent_of(ctx, before)
+    while anc is not None and anc is not func:
+        if isinstance(anc, (ast.For, ast.While, ast.AsyncFor)):
+            in_loops.update(id(n) for n in ast.walk(anc))
+        anc = _parent_of(ctx, anc)
+    receiver = before.value.func.value if isinstance(before, ast.Expr) and isinstance(before.value, ast.Call) \
+        and isinstance(before.value.func, ast.Attribute) else None
     for n in ast.walk(func):
-        if not (isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)):
+        if not (isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)) or n is receiver:
             continue
-        if n.lineno >= before.lineno:
+        if n.lineno >= before.lineno and id(n) not in in_loops:
             continue
-        parent = ctx.parent(n)
-        if isinstance(parent, ast.Attribute) and isinstance(ctx.parent(parent), ast.Call) \
-                and ctx.parent(parent).func is parent:
+        parent = _parent_of(ctx, n)
+        if isinstance(parent, ast.Attribute) and isinstance(_parent_of(ctx, parent), ast.Call) \
+                and _parent_of(ctx, parent).func is parent:
             continue
         if isinstance(parent, ast.Subscript) and parent.value is n:
             continue

@@ -24,3 +24,13 @@ class Pop(nn.Cell):
         parts = [x, x * 2]
         last = parts.pop()  # two results: no fix
         return last + parts[0]
+
+
+class AliasedInLoop(nn.Cell):
+    def construct(self, x):
+        parts = [x]
+        seen = []
+        for _ in range(2):
+            parts.insert(0, x * 2)  # `seen` keeps the list read after it, before the next insert: unsafe
+            seen.append(parts)
+        return ops.concat(seen[0], 1)
