@@ -21,7 +21,7 @@ import ast
 from typing import Optional
 
 from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
-from msgraphlint.fix.codemods import where_if_fix, where_ifexp_fix
+from msgraphlint.fix.codemods import where_elif_fix, where_if_fix, where_ifexp_fix
 
 from msgraphlint.infer.deciders import tensor_decider  # (capture_modes and branch_join import it from here too)
 from msgraphlint.infer.params import SHARED_USES
@@ -259,7 +259,7 @@ class TensorIf(Rule):
         if cond is not None:
             elif_ = _is_elif(ctx, node)
             ctx.report(node.test, what="elif" if elif_ else "if", cond=_cond_text(ctx, node.test), where=ctx.where,
-                       fix=None if elif_ else where_if_fix(ctx, node))
+                       fix=where_elif_fix(ctx, node) if elif_ else where_if_fix(ctx, node))
 
 
 class TensorWhile(Rule):

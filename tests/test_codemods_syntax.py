@@ -323,3 +323,21 @@ def test_an_augmented_assignment_under_a_tensor_if_gets_an_unsafe_select(tmp_pat
     assert f.fix.safety.value == "unsafe" and "may write into it in place" in f.fix.description
     assert _fixed(tmp_path, "if x.sum() > 0:\n    z += 1\nreturn x\n", ["MSG101"]) is None   # z unbound before
     assert _fixed(tmp_path, "y = x * 2\nif y.sum() > 0:\n    y //= 2\nreturn y\n", ["MSG101"]) is None  # not + - * /
+
+
+# MSG101 on an elif: the last elif + else become `else: y = ops.where(...)` (the semantic child,
+# tests/data/codemods/where_elif.py and control_flow_pos_elif_tensor: 16 runs, 0 changes)
+
+def test_the_last_elif_and_its_else_become_one_select(tmp_path):
+    assert _verdicts(DATA / "where_elif.py", ["MSG101"]) == {
+        (14, "MSG101"): "safe",     # one-element condition, elementwise values
+        (31, "MSG101"): "unsafe",   # x[0, 0] > 0: maybe a mask; a relu call
+        (40, "MSG101"): None,       # a chain without else
+        (42, "MSG101"): None,
+        (44, "MSG101"): None}
+    p = tmp_path / "m.py"
+    p.write_bytes((DATA / "where_elif.py").read_bytes())
+    _, changed, errors = fix_paths(run_paths([str(p)], select=["MSG101"]), write=False)
+    assert not errors
+    assert "        if self.use_abs:\n            y = ops.abs(x)\n        else:\n" \
+           "            y = ops.where(x.mean() > 0, x * 2, x - 1)  # sign\n        return y\n" in changed[0].fixed

@@ -1229,3 +1229,80 @@ def _where_aug(module, cm: Codemod):
 
 
 TRANSFORMS["where-aug"] = _where_aug
+
+
+def where_elif_fix(ctx, node: ast.If) -> Optional[Fix]:
+    """MSG101 ``elif c: y = a`` + ``else: y = b`` (the last link of a chain) → ``else: y =
+    ops.where(c, a, b)``: the earlier links stay ``if``s (compile-time ones or not)."""
+    if len(node.orelse) != 1 or not _single_assign(node.body) or not _single_assign(node.orelse) \
+            or ctx.source.line(node.orelse[0].lineno).lstrip().startswith("elif") or _guards(node.test):
+        return None
+    name, a = _single_assign(node.body)
+    other, b = _single_assign(node.orelse)
+    if other != name or _not_selectable(node.test, a, b):
+        return None
+    top, depth = node, 0
+    while True:
+        parent = ctx.parent(top)
+        if not (isinstance(parent, ast.If) and len(parent.orelse) == 1 and parent.orelse[0] is top
+                and ctx.source.line(top.lineno).lstrip().startswith("elif")):
+            break
+        top, depth = parent, depth + 1
+    if depth == 0 or not _starts_line(ctx, top):
+        return None
+    ops, imports = ops_binding(ctx)
+    if ops is None:
+        return None
+    proof, condition = select_proof(node.test, a, b, ctx)
+    cm = Codemod("where-elif", top.lineno, top.col_offset, top.end_lineno, top.end_col_offset, (ops, str(depth)))
+    return _fix(f"`else: {name} = {ops}.where(cond, ...)`: select instead of the last `elif`", proof, condition, cm,
+                imports, ("elif", name), test=node.test)
+
+
+def _where_elif(module, cm: Codemod):
+    import libcst as cst
+
+    depth = int(cm.args[1])
+    if len(module.body) != 1 or not isinstance(module.body[0], cst.If):
+        return None
+
+    def assign(block):
+        if not isinstance(block, cst.IndentedBlock) or len(block.body) != 1 \
+                or not isinstance(block.body[0], cst.SimpleStatementLine) or len(block.body[0].body) != 1:
+            return None
+        st = block.body[0].body[0]
+        if not isinstance(st, cst.Assign) or len(st.targets) != 1 or not isinstance(st.targets[0].target, cst.Name):
+            return None
+        return st.targets[0].target.value, st.value, block.body[0]
+
+    def rewrite(node, k):
+        if not isinstance(node, cst.If) or not isinstance(node.orelse, cst.If):
+            return None
+        if k > 1:
+            inner = rewrite(node.orelse, k - 1)
+            return None if inner is None else node.with_changes(orelse=inner)
+        link = node.orelse
+        if not isinstance(link.orelse, cst.Else):
+            return None
+        got, other = assign(link.body), assign(link.orelse.body)
+        if got is None or other is None or got[0] != other[0]:
+            return None
+        name, a, line_a = got
+        _, b, line_b = other
+        kept = {id(c) for e in (link.test, a, b) for c in _comments(e)}
+        moved = [c for c in _comments(link) if id(c) not in kept and c is not link.body.header.comment]
+        test = link.test.with_changes(lpar=[], rpar=[]) if _bare_parens(link.test) else link.test
+        stmt = cst.SimpleStatementLine(
+            body=[cst.Assign(targets=[cst.AssignTarget(target=cst.Name(name))],
+                             value=_where_call(cm.args[0], [_logical(cm.args[0], test), a, b]))],
+            leading_lines=[cst.EmptyLine(indent=True, comment=c) for c in moved],
+            trailing_whitespace=cst.TrailingWhitespace(
+                whitespace=cst.SimpleWhitespace("  " if link.body.header.comment else ""),
+                comment=link.body.header.comment, newline=link.body.header.newline))
+        return node.with_changes(orelse=cst.Else(body=cst.IndentedBlock(body=[stmt]), leading_lines=link.leading_lines))
+
+    new = rewrite(module.body[0], depth)
+    return None if new is None else module.with_changes(body=[new])
+
+
+TRANSFORMS["where-elif"] = _where_elif
