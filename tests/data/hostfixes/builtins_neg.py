@@ -27,7 +27,7 @@ class ReversedCells(nn.Cell):
         self.blocks = nn.CellList([nn.ReLU(), nn.Tanh()])
 
     def construct(self, x):
-        for blk in reversed(self.blocks):  # a CellList slice is a new CellList: unsafe
+        for blk in reversed(self.blocks):  # a CellList slice renames the cells' parameters: none
             x = blk(x)
         return x
 
