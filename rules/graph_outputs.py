@@ -731,7 +731,32 @@ class PythonObjectOutput(Rule):
         every = all(w for _, w in whys)
         for r, why in whys:
             if why and r.value is not None and (only or every):
-                ctx.report(r.value, what=why, where=ctx.where, fix=tuple_output_fix(ctx, r.value, why))
+                ctx.report(r.value, what=why, where=ctx.where, fix=tuple_output_fix(ctx, r.value, why)
+                           or _tuple_elements_fix(ctx, r.value, outputs))
+
+
+def _tuple_elements_fix(ctx, value: ast.AST, outputs: "_Outputs"):
+    """A returned tuple holding Python lists or sets: each such element as a tuple (``return
+    y, seen`` → ``return y, tuple(seen)``); None when another element is what needs PyExecute
+    (a dict, None, an object)."""
+    if not isinstance(value, ast.Tuple):
+        return None
+    fixes = []
+    for elt in value.elts:
+        why = outputs.why(elt)
+        if not why:
+            continue
+        fix = tuple_output_fix(ctx, elt, why if "set" not in why else why.replace("set", "list"))
+        if fix is None:
+            return None
+        fixes.append(fix)
+    if not fixes:
+        return None
+    from dataclasses import replace
+    return replace(fixes[0], edits=tuple(e for f in fixes for e in f.edits),
+                   description="return the tuple's Python lists and sets as tuples (unsafe: the same only when the "
+                               "Python caller uses them as sequences (indexing, iteration, `len`); a tuple has no "
+                               "`append` or set operations, and a set's elements come in its iteration order)")
 
 
 _PRINTS = frozenset({"mindspore.ops.print_", "mindspore.ops.Print"})

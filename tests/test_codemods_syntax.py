@@ -189,7 +189,6 @@ def test_a_returned_list_becomes_a_tuple_unsafely(tmp_path):
 
 def test_outputs_that_are_not_lists_get_no_tuple_fix(tmp_path):
     assert _jit_fixed(tmp_path, 'return {"y": x}') is None       # a dict: the caller reads keys
-    assert _jit_fixed(tmp_path, "return x * 2, labels") is None  # a tuple holding the list
     assert _jit_fixed(tmp_path, "return x, None") is None
 
 
@@ -341,3 +340,12 @@ def test_the_last_elif_and_its_else_become_one_select(tmp_path):
     assert not errors
     assert "        if self.use_abs:\n            y = ops.abs(x)\n        else:\n" \
            "            y = ops.where(x.mean() > 0, x * 2, x - 1)  # sign\n        return y\n" in changed[0].fixed
+
+
+def test_a_returned_tuple_holding_a_set_or_list_gets_its_elements_as_tuples(tmp_path):
+    # compiled on 2.10 CPU (scripts/label_fixtures.py on the fixed fallback_pos_return_set_call):
+    # `return x * 2, tuple(seen)` has 0 PyExecute nodes (MakeTuple, Muls) and equals PyNative
+    assert _jit_fixed(tmp_path, "seen = set([1, 2, 1])\nreturn x * 2, seen") == \
+        "    seen = set([1, 2, 1])\n    return x * 2, tuple(seen)"
+    assert _jit_fixed(tmp_path, "return x * 2, labels") == "    return x * 2, tuple(labels)"
+    assert _jit_fixed(tmp_path, "return labels, None") is None  # None needs PyExecute as well
