@@ -111,7 +111,8 @@ def lint_corpus(root: Path, config_file: str, jobs: int) -> List[dict]:
         for f in list(fr.findings) + list(fr.unused_suppressions):
             out.append({"path": os.path.relpath(os.path.abspath(f.path), root).replace(os.sep, "/"),
                         "line": f.line, "col": f.col, "code": f.code, "name": f.name,
-                        "message": f.message, "severity": getattr(f.severity, "value", str(f.severity)),
+                        "message": f.message, "detail": f.detail,  # the detail holds the evidence a judge reads
+                        "severity": getattr(f.severity, "value", str(f.severity)),
                         "chain": list(f.chain)})
     return out
 
@@ -391,6 +392,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         out = {"meta": meta, "corpora": corpora, "scopes": scopes, "constructs_total": sum(constructs.values()),
                "rules": rows, "findings_total": len(findings),
                "sample": [{"key": finding_key(f), "code": f["code"], "message": f["message"],
+                           "detail": f.get("detail"),
                            "verdict": verdicts.get(finding_key(f), {}).get("verdict", "unjudged")} for f in sample],
                "sample_tp": tp, "sample_fp": fp, "sample_unjudged": unjudged}
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
