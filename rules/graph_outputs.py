@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional, Tuple
 
-from msgraphlint.findings import FixSafety
+from msgraphlint.findings import Edit, Fix, FixSafety
 from msgraphlint.fix.codemods import tuple_output_fix
 from msgraphlint.parse.astutil import walk_outside_defs
 from msgraphlint.kinds import Kind
@@ -722,7 +722,7 @@ class PythonObjectOutput(Rule):
                 ctx.report(rets[-1], what="None", where=ctx.where)
             else:
                 ctx.report_at(func.lineno, ctx.char_col(func.lineno, func.col_offset),
-                              what="None (it returns nothing)", where=ctx.where)
+                              what="None (it returns nothing)", where=ctx.where, fix=_return_empty_fix(ctx, func))
             return
         outputs = _Outputs(ctx, func)
         rets = list(_returns(func))
@@ -742,7 +742,13 @@ def _tuple_elements_fix(ctx, value: ast.AST, outputs: "_Outputs"):
     if not isinstance(value, ast.Tuple):
         return None
     fixes = []
+    nones = False
     for elt in value.elts:
+        if isinstance(elt, ast.Constant) and elt.value is None and elt.lineno == elt.end_lineno:
+            nones = True  # `()`: an empty tuple is a native output (measured: 0 PyExecute for `return loss, ()`)
+            fixes.append(Fix("", (Edit(elt.lineno, elt.col_offset, elt.end_lineno, elt.end_col_offset, "()"),),
+                             FixSafety.UNSAFE, drops=("None",)))
+            continue
         why = outputs.why(elt)
         if not why:
             continue
@@ -752,11 +758,36 @@ def _tuple_elements_fix(ctx, value: ast.AST, outputs: "_Outputs"):
         fixes.append(fix)
     if not fixes:
         return None
+    if nones and len(fixes) > 1:
+        return None  # one rewrite at a time: None and the lists get different conditions
+    if nones:
+        return Fix("return `()` for the tuple's None (unsafe: the same only when the Python caller does not test "
+                   "that element for None; it gets an empty tuple)", fixes[0].edits, FixSafety.UNSAFE,
+                   drops=("None",))
     from dataclasses import replace
     return replace(fixes[0], edits=tuple(e for f in fixes for e in f.edits),
                    description="return the tuple's Python lists and sets as tuples (unsafe: the same only when the "
                                "Python caller uses them as sequences (indexing, iteration, `len`); a tuple has no "
                                "`append` or set operations, and a set's elements come in its iteration order)")
+
+
+def _return_empty_fix(ctx, func: ast.AST):
+    """A graph entry that returns nothing → ``return ()`` at the end of its body: an empty tuple
+    is a native output (measured on 2.10 CPU: fallback_pos_output_nothing with `return ()` has
+    0 PyExecute nodes). Unsafe: the Python caller gets ``()`` instead of None."""
+    last = func.body[-1]
+    if last.lineno == func.lineno or isinstance(last, (ast.Return, ast.Raise)):
+        return None
+    first = ctx.source.line(func.body[0].lineno)
+    indent = first[:len(first) - len(first.lstrip())]
+    end_line = ctx.source.line(last.end_lineno)
+    if not end_line.strip() or not first.strip() or func.body[0].lineno == func.lineno:
+        return None
+    col = len(end_line.encode("utf-8"))
+    nl = "\r\n" if "\r\n" in ctx.source.text else "\r" if "\r" in ctx.source.text else "\n"
+    return Fix("end with `return ()` (unsafe: the same only when the Python caller ignores the result; it gets an "
+               "empty tuple instead of None)", (Edit(last.end_lineno, col, last.end_lineno, col, nl + indent +
+                                                    "return ()"),), FixSafety.UNSAFE)
 
 
 _PRINTS = frozenset({"mindspore.ops.print_", "mindspore.ops.Print"})

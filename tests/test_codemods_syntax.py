@@ -189,7 +189,7 @@ def test_a_returned_list_becomes_a_tuple_unsafely(tmp_path):
 
 def test_outputs_that_are_not_lists_get_no_tuple_fix(tmp_path):
     assert _jit_fixed(tmp_path, 'return {"y": x}') is None       # a dict: the caller reads keys
-    assert _jit_fixed(tmp_path, "return x, None") is None
+    assert _jit_fixed(tmp_path, 'return {"y": x}, None') is None  # a dict in the tuple
 
 
 def test_fixed_list_outputs_are_not_reported_again(tmp_path):
@@ -349,3 +349,13 @@ def test_a_returned_tuple_holding_a_set_or_list_gets_its_elements_as_tuples(tmp_
         "    seen = set([1, 2, 1])\n    return x * 2, tuple(seen)"
     assert _jit_fixed(tmp_path, "return x * 2, labels") == "    return x * 2, tuple(labels)"
     assert _jit_fixed(tmp_path, "return labels, None") is None  # None needs PyExecute as well
+
+
+def test_none_outputs_become_empty_tuples_unsafely(tmp_path):
+    # compiled on 2.10 CPU (scripts/label_fixtures.py on fallback_pos_output_nothing with `return ()`
+    # and fallback_pos_output_tuple_none with `return loss, ()`): 0 PyExecute nodes, equal to PyNative
+    assert _jit_fixed(tmp_path, "return x * 2, None") == "    return x * 2, ()"
+    assert _jit_fixed(tmp_path, "y = x + 1") == "    y = x + 1\n    return ()"
+    (f,) = [f for fr in run_paths([str(tmp_path / "m.py")], select=["MSG414"]).files for f in fr.findings]
+    assert f.fix.safety.value == "unsafe" and "empty tuple instead of None" in f.fix.description
+    assert _jit_fixed(tmp_path, "return labels, None") is None  # a list and a None: not both at once
