@@ -16,7 +16,8 @@ import builtins
 import json
 from typing import FrozenSet, Optional
 
-from msgraphlint.fix.hostfixes import asnumpy_fix, const_asnumpy_fix, host_math_fix, list_method_fix
+from msgraphlint.fix.hostfixes import (asnumpy_fix, const_asnumpy_fix, drop_host_call_fix, host_math_fix,
+                                        list_method_fix)
 from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.infer.values import Kind
 
@@ -363,7 +364,7 @@ class TensorToNumpy(Rule):
         if under_string_dispatch(ctx, node):
             return  # one configuration's branch (see _hostvalues.under_string_dispatch)
         ctx.report(node, hint=self._suggestion(node, f, ctx), expr=_short(ctx, node), where=ctx.where,
-                   fix=asnumpy_fix(ctx, node))
+                   fix=asnumpy_fix(ctx, node) or drop_host_call_fix(ctx, node))
 
     CONST_MESSAGE = ("`{expr}`: its NumPy value {escape}\n"
                      "In graph-mode code ({where}) the constant tensor is folded, but its NumPy value {escape}: "

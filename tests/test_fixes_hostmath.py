@@ -236,3 +236,13 @@ def test_a_celllist_slice_renames_its_cells_parameters(tmp_path):
                           env=dict(os.environ, GLOG_v="3"))
     line = next(ln for ln in proc.stdout.splitlines() if ln.startswith("NAMES"))
     assert line == "NAMES flows.0.weight 1.weight"
+
+
+def test_a_host_copy_read_only_as_a_tensor_would_be_is_dropped(tmp_path):
+    assert _fixed_body(tmp_path, "vals = x[0].tolist()\nreturn x * vals[0]\n", ["MSG401"]) == \
+        "        vals = x[0]\n        return x * vals[0]\n"
+    assert _fixed_body(tmp_path, "a = x.asnumpy()\nreturn ms.Tensor(a * 2, ms.float32) + x\n", ["MSG401"]) == \
+        "        a = x\n        return ms.Tensor(a * 2, ms.float32) + x\n"
+    # read as a list (len) or sorted: it must stay a Python list
+    assert _fixed_body(tmp_path, "vals = x[0].tolist()\nreturn x * len(vals)\n", ["MSG401"]) is None
+    assert _fixed_body(tmp_path, "vals = sorted(x[0].tolist())\nreturn x * vals[-1]\n", ["MSG401"]) is None

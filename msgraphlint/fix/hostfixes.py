@@ -226,6 +226,20 @@ def asnumpy_fix(ctx, node: ast.Call) -> Optional[Fix]:
                (_replace(target, core),) + tuple(imports), FixSafety.UNSAFE, drops=drops)
 
 
+def drop_host_call_fix(ctx, node: ast.Call) -> Optional[Fix]:
+    """MSG401: ``a = x.asnumpy()`` / ``vals = x[0].tolist()`` whose every read takes a tensor too
+    (``Tensor(a * 2, ms.float32)``, ``x * vals[0]``: ``tensor_sink``) → drop the call: the value
+    stays a tensor. Unsafe (``HOST_CAVEAT``)."""
+    f = node.func
+    dot = _dot(ctx, f) if isinstance(f, ast.Attribute) else None
+    if dot is None or f.attr not in ("asnumpy", "numpy", "tolist") or node.args or node.keywords \
+            or not tensor_sink(ctx, node):
+        return None
+    return Fix(f"drop `.{f.attr}()`: keep the value a tensor (unsafe: {HOST_CAVEAT}; an element of it is a 0-d "
+               "tensor, not a Python number)", (Edit(dot[0], dot[1], node.end_lineno, node.end_col_offset, ""),),
+               FixSafety.UNSAFE, drops=(f.attr,))
+
+
 def const_asnumpy_fix(ctx, node: ast.Call) -> Optional[Fix]:
     """MSG401 (a constant tensor's NumPy value leaves the graph): drop ``.asnumpy()``; the graph
     then hands out the constant tensor itself. Unsafe: the caller gets a Tensor, not NumPy."""
@@ -687,6 +701,9 @@ def tensor_sink(ctx, node: ast.AST, depth: int = 0) -> bool:
         return _is_number(other) and tensor_sink(ctx, parent, depth + 1)
     if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node and _tensor_ctor(ctx, parent):
         return True
+    if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(parent.slice, ast.Constant) \
+            and type(parent.slice.value) is int:
+        return tensor_sink(ctx, parent, depth + 1)  # an element: a 0-d tensor where it was a Python number
     if isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1 \
             and isinstance(parent.targets[0], ast.Name) and ctx.func is not None:
         name = parent.targets[0].id
