@@ -50,8 +50,8 @@ def test_look_alikes_get_an_unsafe_fix_or_none():
         (45, "MSG101"): None,       # a tuple or a tensor
         (53, "MSG101"): None,       # two statements in the branch
         (61, "MSG101"): None,       # y unbound without the branch
-        (68, "MSG101"): None,       # an elif chain
-        (70, "MSG101"): None,
+        (68, "MSG101"): None,       # an elif chain's first link
+        (70, "MSG101"): "safe",     # its last elif + else: `else: y = ops.where(...)` (where-elif)
         (81, "MSG205"): "unsafe"}   # y is also held by a tuple
 
 
