@@ -88,7 +88,7 @@ def pynative_by_construction(text: str) -> bool:
     switches modes, or jits anything, stays graph code."""
     if "PYNATIVE_MODE" not in text or "GRAPH_MODE" in text or "jit" in text:
         return False
-    return bool(_PYNATIVE_SET.search(text)) and not re.search(r"\bmode\s*=\s*0\b", text)
+    return bool(_PYNATIVE_SET.search(text)) and not _bounded(text, _MODE_ZERO_AT)
 
 
 _GRAPH_SET = re.compile(r"\bmode\s*=\s*(?:(?:[\w.]*\.)?GRAPH_MODE\b|0\b)")
@@ -104,6 +104,8 @@ _PYNATIVE_SET_ANY = (re.compile(
     r"""parametrize\(\s*["']mode["']\s*,\s*[\[(]\s*(?:[\w.]*\.)?PYNATIVE_MODE\s*,?\s*[\])]"""),)
 _JIT_USE_AT = (re.compile(r"jit\s*\("), re.compile(r"ms_function\s*\("))
 _JIT_USE_ANY = (re.compile(r"@\s*(?:[\w.]*\.)?(?:jit|ms_function)\b"),)
+# `\bmode\s*=\s*0\b` (pynative_by_construction, pynative_by_name): 0.03 -> 0.003 s on mindformers
+_MODE_ZERO_AT = (re.compile(r"mode\s*=\s*0\b"),)
 
 
 def _bounded(text: str, at: tuple = (), anywhere: tuple = ()) -> bool:
@@ -181,7 +183,7 @@ def pynative_by_name(modname: str, text: str) -> bool:
     parts = modname.split(".")
     if not ("pynative" in parts[:-1] or parts[-1] == "pynative" or parts[-1].endswith("_pynative")):
         return False
-    return "GRAPH_MODE" not in text and "jit" not in text and not re.search(r"\bmode\s*=\s*0\b", text)
+    return "GRAPH_MODE" not in text and "jit" not in text and not _bounded(text, _MODE_ZERO_AT)
 
 
 def mindspore_patches(tree: ast.Module, imports: ImportMap, text: str) -> Tuple[str, ...]:
