@@ -15,7 +15,10 @@ Entry points found in a module (by its ast, then by value):
 Inputs: float32 tensors, one per required parameter, shapes tried in turn until the
 *before* code runs. Where graph mode rejects the *before* code and PyNative runs it (a
 PyTorch spelling such as ``x.transpose(1, 2)``), the *after* code in graph mode is compared
-with the *before* code in PyNative: the fix must give graph mode PyNative's meaning. Each
+with the *before* code in PyNative: the fix must give graph mode PyNative's meaning (unless
+graph mode rejects the *after* code with the same error: an entry the fix did not touch; for an
+``ms.jit`` function, which compiles in PyNative too, PyNative's meaning is its undecorated
+``__wrapped__`` Python). Each
 entry runs in evaluation and in training state, with the same
 seeds for before and after; a result that differs between two runs of the same code
 (random ops) is not compared.
@@ -81,10 +84,15 @@ def _inputs(shape, n):
     return [ms.Tensor(rs.rand(*shape).astype(np.float32) * 2 - 0.5) for _ in range(n)]
 
 
+UNWRAP = [False]  # run a jit function's undecorated Python (`fn.__wrapped__`) for PyNative's meaning
+
+
 def _callable(mod, kind, name, train):
     ms.set_seed(0)
     np.random.seed(0)
     obj = getattr(mod, name)
+    if UNWRAP[0] and kind != "class" and hasattr(obj, "__wrapped__"):
+        obj = obj.__wrapped__
     if kind == "class":
         cell = obj()
         cell.set_train(train)
@@ -172,6 +180,17 @@ def case(c):
                 if err is None and b1 is None:
                     break  # not an entry point (a module-level value that is not a Cell)
                 if err is not None and mode_name == "graph":
+                    gerr = None
+                    for shape in SHAPES:
+                        _a, gerr = _attempt(after, kind, name, train, shape)
+                        if gerr is None:
+                            break
+                    if gerr == err:
+                        # graph mode rejects the after code as it rejected the before code (an entry
+                        # the fix did not touch): the same result in graph mode
+                        report["compared"] += 1
+                        report["entries"].append(where + " (rejected before and after, same error)")
+                        continue
                     # graph mode rejects the original (a PyTorch spelling PyNative accepts):
                     # the fix must compute in graph mode what PyNative computed before
                     ms.set_context(mode=ms.PYNATIVE_MODE)
@@ -179,6 +198,15 @@ def case(c):
                         b1, perr = _attempt(before, kind, name, train, shape)
                         if perr is None:
                             break
+                    if perr is not None:
+                        # an `ms.jit` function compiles in PyNative too: its undecorated Python is
+                        # PyNative's meaning (as scripts/label_fixtures.py runs `fn.__wrapped__`)
+                        UNWRAP[0] = True
+                        for shape in SHAPES:
+                            b1, perr = _attempt(before, kind, name, train, shape)
+                            if perr is None:
+                                break
+                        UNWRAP[0] = False
                     ms.set_context(mode=mode)
                     if perr is None and b1 is not None:
                         a, aerr = _attempt(after, kind, name, train, shape)

@@ -726,7 +726,8 @@ def del_fix(ctx, node: ast.Delete) -> Optional[Fix]:
         if edits is None:
             return None
         shown = ", ".join(sorted(names))
-        return Fix(f"remove `del {shown}` (the name is not read again; graph mode frees it itself)", edits,
+        return Fix(f"remove `del {shown}` (the name is not read again; graph mode frees it itself, PyNative when the "
+                   "function returns)", edits,
                    FixSafety.SAFE, drops=("del",) + tuple(t.id for t in node.targets),
                    proof=f"`{shown}`: a local of this function, not read after the `del` and not in a loop")
     t = node.targets[0]
