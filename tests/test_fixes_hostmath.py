@@ -204,9 +204,10 @@ def test_list_methods_get_their_native_spelling_safe_only_without_an_alias():
         (11, "MSG406"): "unsafe",  # `kept` holds the list
         (18, "MSG406"): None,      # insert(1, v)
         (25, "MSG406"): None,      # pop
-        (34, "MSG406"): "unsafe"}  # read later in the loop body, before the next insert
+        (34, "MSG406"): "unsafe",  # read later in the loop body, before the next insert
+        (43, "MSG406"): "unsafe"}  # bound from `pairs[0]`: the tuple holds the list too
     fixes = [f for f in _findings(DATA / "lists_neg.py") if f.fix]
-    assert len(fixes) == 2 and all("nothing else holds the old one" in f.fix.description for f in fixes)
+    assert len(fixes) == 3 and all("nothing else holds the old one" in f.fix.description for f in fixes)
 
 
 CELLLIST_SLICE = """

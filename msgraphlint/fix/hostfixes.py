@@ -608,6 +608,20 @@ def _held_elsewhere(ctx, name: str, before: ast.stmt) -> bool:
         anc = _parent_of(ctx, anc)
     receiver = before.value.func.value if isinstance(before, ast.Expr) and isinstance(before.value, ast.Call) \
         and isinstance(before.value.func, ast.Attribute) else None
+    # a list the name was bound to from elsewhere (`first = pairs[0]`, a parameter, a call's
+    # result) is held by that container or caller too: only a fresh list is the name's alone
+    for n in ast.walk(func):
+        if isinstance(n, ast.arg) and n.arg == name:
+            return True
+        if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and n.value is not None:
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets) and not _fresh_list(n.value):
+                return True
+        if isinstance(n, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith, ast.NamedExpr)) and any(
+                isinstance(t, ast.Name) and t.id == name for t in ast.walk(
+                    n.target if isinstance(n, (ast.For, ast.AsyncFor, ast.NamedExpr))
+                    else ast.Tuple(elts=[i.optional_vars for i in n.items if i.optional_vars], ctx=ast.Load()))):
+            return True
     for n in ast.walk(func):
         if not (isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)) or n is receiver:
             continue
@@ -622,6 +636,21 @@ def _held_elsewhere(ctx, name: str, before: ast.stmt) -> bool:
         if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
             continue
         return True
+    return False
+
+
+def _fresh_list(e: ast.AST) -> bool:
+    """A value that is a new list no one else holds: a display, a comprehension, ``list(...)``,
+    or ``+`` of such values and names (``[v] + parts`` makes a new list)."""
+    if isinstance(e, (ast.List, ast.ListComp)):
+        return True
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "list":
+        return True
+    if isinstance(e, ast.BinOp) and isinstance(e.op, (ast.Add, ast.Mult)):
+        return any(isinstance(x, (ast.List, ast.ListComp)) for x in (e.left, e.right)) or (
+            _fresh_list(e.left) or _fresh_list(e.right))
+    if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Slice):
+        return True  # a slice of a list is a new list
     return False
 
 

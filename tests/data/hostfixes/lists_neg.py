@@ -34,3 +34,12 @@ class AliasedInLoop(nn.Cell):
             parts.insert(0, x * 2)  # `seen` keeps the list read after it, before the next insert: unsafe
             seen.append(parts)
         return ops.concat(seen[0], 1)
+
+
+class ElementOfAContainer(nn.Cell):
+    def construct(self, x):
+        pairs = ([1, 2, 3], 4)
+        first = pairs[0]
+        first.reverse()  # `pairs` holds the same list (MSG406's third INVALID example): unsafe
+        return x + first[0] + pairs[0][0]
+
