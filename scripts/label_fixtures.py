@@ -549,7 +549,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     global CHILD_PYTHON
     if args.python:
-        CHILD_PYTHON = args.python
+        # the children run in a scratch folder: a relative path (CI's `.ci-venvs/ms-2.7.0/bin/python`)
+        # must be made absolute here, and a bare name found on PATH
+        found = os.path.abspath(args.python) if os.sep in args.python else shutil.which(args.python)
+        if not found or not os.access(found, os.X_OK):
+            ap.error(f"--python {args.python}: no such interpreter")
+        CHILD_PYTHON = found
     if args.labels_dir:
         args.labels_dir.mkdir(parents=True, exist_ok=True)
 
