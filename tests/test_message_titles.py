@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import statistics
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -16,36 +15,16 @@ import pytest
 from msgraphlint.engine.registry import load_rules
 from msgraphlint.findings import FileResult, Finding, Severity, format_message, split_message
 from msgraphlint.reporters import render
-from msgraphlint.run.runner import run_paths
+from test_rule_snapshots import MODULES, example_findings
 
 RULES = load_rules()
 MAX_TITLE = 100   # no title longer (ruff's messages: about 45 on average)
 MEAN_TITLE = 80   # the mean over all examples at most this
 
 
-def _modules():
-    out = defaultdict(list)
-    for code, rule in sorted(RULES.items()):
-        if rule.INVALID:
-            out[rule.__module__.rsplit(".", 1)[-1]].append(rule)
-    return dict(sorted(out.items()))
-
-
-MODULES = _modules()
-
-
-def _findings(tmp_path: Path, rule, index: int, example) -> list:
-    folder = tmp_path / f"{rule.code}-{index}"
-    folder.mkdir()
-    path = folder / example.filename
-    path.write_text(example.source, encoding="utf-8")
-    result = run_paths([str(path)], select=[rule.code], config_file=None)
-    return [f for fr in result.files for f in fr.findings + fr.unused_suppressions if f.code == rule.code]
-
-
 def _titles(module: str, tmp_path: Path) -> list:
     return [(rule.code, i, f) for rule in MODULES[module] for i, ex in enumerate(rule.INVALID)
-            for f in _findings(tmp_path, rule, i, ex)]
+            for f in example_findings(tmp_path, rule, i, ex)]
 
 
 @pytest.mark.parametrize("module", list(MODULES))

@@ -39,13 +39,19 @@ def _by_module():
 MODULES = _by_module()
 
 
-def _findings(tmp_path: Path, rule, index: int, example) -> list:
+def example_findings(tmp_path: Path, rule, index: int, example) -> list:
+    """The rule's findings on one of its examples, run alone through the real runner
+    (tests/test_message_titles.py measures the same findings)."""
     folder = tmp_path / f"{rule.code}-{index}"
     folder.mkdir()
     path = folder / example.filename
     path.write_text(example.source, encoding="utf-8")
     result = run_paths([str(path)], select=[rule.code], config_file=None)
-    found = [f for fr in result.files for f in fr.findings + fr.unused_suppressions if f.code == rule.code]
+    return [f for fr in result.files for f in fr.findings + fr.unused_suppressions if f.code == rule.code]
+
+
+def _findings(tmp_path: Path, rule, index: int, example) -> list:
+    found = example_findings(tmp_path, rule, index, example)
     return [{"line": f.line, "col": f.col + 1, "end_line": f.end_line,
              "end_col": f.end_col + 1 if f.end_col is not None else None, "message": f.message,
              "detail": f.detail}
