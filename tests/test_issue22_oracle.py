@@ -8,15 +8,12 @@ disagrees with.
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
 
 from msgraphlint.run.runner import run_paths
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LABELED = os.path.join(ROOT, "fixtures", "labeled")
+from test_issue22_misses import LABELED, _defect_line, _label
 
 # fixture stem -> (the rule run, what the label's evidence must show)
 CASES = {
@@ -36,16 +33,6 @@ CASES = {
     "syntax_neg_lambda_named_then_conditional": ("MSG410", "clean"),
     "syntax_neg_lambda_attr_on_own_line": ("MSG410", "clean"),
 }
-
-
-def _label(stem):
-    with open(os.path.join(LABELED, stem + ".json"), encoding="utf-8") as fh:
-        return json.load(fh)
-
-
-def _defect_line(path):
-    with open(path, encoding="utf-8") as fh:
-        return next(i for i, line in enumerate(fh, 1) if "# defect" in line)
 
 
 @pytest.mark.parametrize("stem", sorted(CASES))
