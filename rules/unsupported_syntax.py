@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from msgraphlint.parse.astutil import last_assignment_before, walk_no_ctx
+from msgraphlint.parse.astutil import last_assignment_before, walk_no_ctx, walk_statements
 from msgraphlint.findings import FixSafety
 from msgraphlint.fix.codemods import (async_fix, comprehension_loops_fix, del_fix, import_fix, loop_else_fix, set_fix, try_finally_fix,
                                       walrus_fix, with_null_fix)
@@ -405,12 +405,16 @@ class UnsupportedSyntax(Rule):
         owners = ctx.memo.get("msg410_method_class")
         if owners is None:  # method -> its class, once per module
             owners = ctx.memo["msg410_method_class"] = {
-                id(item): c for c in ast.walk(ctx.source.tree) if isinstance(c, ast.ClassDef)
+                id(item): c for c in walk_statements(ctx.source.tree.body) if isinstance(c, ast.ClassDef)
                 for item in c.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
         cls = owners.get(id(func))
         if cls is None:
             return
-        found = _lambda_in_expression(cls, f.attr)
+        lambdas = ctx.memo.setdefault("msg410_class_lambdas", {})
+        assigned = lambdas.get(id(cls))
+        if assigned is None:  # once per class, not per call: 0.3 s CPU of mindformers
+            assigned = lambdas[id(cls)] = _lambda_assignments(cls)
+        found = assigned.get(f.attr)
         if found is not None:
             stmt, value = found
             what, error = _ERRORS["lambda-in-expr"]
@@ -456,6 +460,29 @@ def _picked_lambdas(value: ast.AST):
     elif isinstance(value, ast.BoolOp):
         for v in value.values:
             yield from _picked_lambdas(v)
+
+
+def _lambda_assignments(cls: ast.ClassDef) -> dict:
+    """``_lambda_in_expression`` for every attribute of the class at once: attr -> its
+    ``(statement, value)``. The statements are found by a statement walk; an attribute with
+    more than one such statement is settled by ``_lambda_in_expression`` (its walk order)."""
+    found: dict = {}
+    for item in cls.body:
+        if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for stmt in walk_statements(item.body):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target, value = stmt.targets[0], stmt.value
+            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+                target, value = stmt.target, stmt.value
+            else:
+                continue
+            if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    and target.value.id == "self" and isinstance(value, (ast.IfExp, ast.BoolOp))):
+                continue
+            if any(lam.lineno == stmt.lineno for lam in _picked_lambdas(value)):
+                found.setdefault(target.attr, []).append((stmt, value))
+    return {attr: hits[0] if len(hits) == 1 else _lambda_in_expression(cls, attr) for attr, hits in found.items()}
 
 
 def _lambda_in_expression(cls: ast.ClassDef, attr: str):
