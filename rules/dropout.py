@@ -32,7 +32,9 @@ class DropoutKeepProb(Rule):
         `nn.Dropout(p=0.1)` 10%). That case is an error; `keep_prob=` is a warning.
 
         Fix (safe, same behaviour): `keep_prob=k` → `p=1 - k` (a literal is folded:
-        `keep_prob=0.9` → `p=0.1`).
+        `keep_prob=0.9` → `p=0.1`). No fix in a branch of a version test (`if MS_VERSION
+        <= "1.10.1":`, `if is_version_ge(ms.__version__, ...)` ... `else:`): that branch
+        is for the releases before `p` existed (1.x), which reject `p=`.
 
         A positional `k` has two readings, and only its author knows which one is meant,
         so `--fix` and `--unsafe-fixes` leave it alone. The message names both, and the
@@ -83,9 +85,13 @@ class DropoutKeepProb(Rule):
             return
         kw = next((k for k in node.keywords if k.arg == "keep_prob"), None)
         if kw is not None:
-            ctx.report(kw, what="`keep_prob` is deprecated in MindSpore 2.x: use `p`",
-                       why="`keep_prob` is the probability to keep; `p` is the probability to drop.",
-                       fix=self._fix(kw, kw.value, ctx, keyword=True))
+            guard = _version_test(node, ctx)
+            why = "`keep_prob` is the probability to keep; `p` is the probability to drop."
+            if guard:
+                why += (f" No fix: this branch runs under `{guard}`, for the MindSpore releases before"
+                        " `p` existed (1.x), which reject `p=`.")
+            ctx.report(kw, what="`keep_prob` is deprecated in MindSpore 2.x: use `p`", why=why,
+                       fix=None if guard else self._fix(kw, kw.value, ctx, keyword=True))
         elif node.args and not any(k.arg == "p" for k in node.keywords):
             arg = node.args[0]
             val = ctx.segment(arg)
@@ -124,6 +130,20 @@ class DropoutKeepProb(Rule):
                                                   target.end_col_offset, f"p={new}"),), FixSafety.SAFE,
                    proof="MindSpore 2.10's Dropout computes p = 1 - keep_prob when p is not given (the same mask rate)",
                    drops=drops)
+
+
+def _version_test(node: ast.AST, ctx):
+    """The test of an enclosing `if` (or conditional expression) whose branch holds
+    ``node`` and whose text names a version (`MS_VERSION <= "1.10.1"`,
+    `is_version_ge(ms.__version__, "1.11.0")`), else None: code kept for other releases."""
+    child = node
+    for anc in ctx.ancestors(node):
+        if isinstance(anc, (ast.If, ast.IfExp)) and child is not anc.test:
+            text = " ".join(ctx.segment(anc.test).split())
+            if "version" in text.lower():
+                return text
+        child = anc
+    return None
 
 
 def _number(node: ast.AST):
