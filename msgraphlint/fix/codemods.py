@@ -131,6 +131,25 @@ def _not_selectable(*exprs: ast.AST) -> bool:
                for e in exprs for n in ast.walk(e))
 
 
+def _no_tensor(*values: ast.AST) -> bool:
+    """Whether a value can never be an ``ops.where`` operand: ``None``, a string, bytes,
+    ``...``, an f-string, a dict or set display. ``ops.where(c, None, t)`` raises TypeError
+    in both modes (measured on 2.10: "Failed calling Select with input=None"), where the
+    ``if`` assigned None (found in mindone's idefics2: ``if not mint.any(~m): m = None``)."""
+    return any(isinstance(v, ast.Constant) and (v.value is None or v.value is Ellipsis
+                                                or isinstance(v.value, (str, bytes)))
+               or isinstance(v, (ast.JoinedStr, ast.Dict, ast.Set, ast.DictComp, ast.SetComp)) for v in values)
+
+
+def _python_bool(test: ast.AST) -> bool:
+    """A condition that PyNative evaluates to a Python bool (``not t``, also inside
+    ``and``/``or``): ``ops.where(not mint.any(~m), a, b)`` raises TypeError in PyNative
+    ("Failed calling Select with condition=bool", measured on 2.10 CPU; graph mode folds it)."""
+    if isinstance(test, ast.BoolOp):
+        return any(_python_bool(v) for v in test.values)
+    return isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+
+
 def ops_binding(ctx) -> Tuple[Optional[str], Tuple[Edit, ...]]:
     """The module's name for ``mindspore.ops`` and the edits that bind it: () when the module
     imports it; an inserted ``from mindspore import ops`` after the top-level imports when
@@ -249,7 +268,7 @@ def _where_return_fix(ctx, node: ast.If, a: ast.expr) -> Optional[Fix]:
         end = block[i + 1]
         if b is not None and not _starts_line(ctx, end):
             return None
-    if b is None or _not_selectable(node.test, a, b):
+    if b is None or _not_selectable(node.test, a, b) or _no_tensor(a, b) or _python_bool(node.test):
         return None
     ops, imports = ops_binding(ctx)
     if ops is None:
@@ -291,7 +310,7 @@ def where_if_fix(ctx, node: ast.If) -> Optional[Fix]:
         if not _bound_before(ctx, node, name):
             return None  # without an else the name keeps its value: it must have one
         b = ast.Name(id=name, ctx=ast.Load())
-    if _not_selectable(node.test, a, b):
+    if _not_selectable(node.test, a, b) or _no_tensor(a, b) or _python_bool(node.test):
         return None
     ops, imports = ops_binding(ctx)
     if ops is None:
@@ -312,7 +331,7 @@ def where_ifexp_fix(ctx, node: ast.IfExp) -> Optional[Fix]:
     if _guards(node.test) or stmt is None or isinstance(stmt, (ast.If, ast.While, ast.For, ast.With, ast.Try, ast.FunctionDef,
                                          ast.AsyncFunctionDef, ast.ClassDef)) or not _starts_line(ctx, stmt):
         return None
-    if _not_selectable(node):
+    if _not_selectable(node) or _no_tensor(node.body, node.orelse) or _python_bool(node.test):
         return None
     ops, imports = ops_binding(ctx)
     if ops is None:
@@ -1175,7 +1194,7 @@ def where_aug_fix(ctx, node: ast.If) -> Optional[Fix]:
     if not isinstance(st.target, ast.Name) or type(st.op) not in _AUG_OPS or not _starts_line(ctx, st):
         return None
     name = st.target.id
-    if not _bound_before(ctx, node, name) or _not_selectable(node.test, st.value):
+    if not _bound_before(ctx, node, name) or _not_selectable(node.test, st.value) or _python_bool(node.test):
         return None
     ops, imports = ops_binding(ctx)
     if ops is None:
@@ -1240,7 +1259,7 @@ def where_elif_fix(ctx, node: ast.If) -> Optional[Fix]:
         return None
     name, a = _single_assign(node.body)
     other, b = _single_assign(node.orelse)
-    if other != name or _not_selectable(node.test, a, b):
+    if other != name or _not_selectable(node.test, a, b) or _no_tensor(a, b) or _python_bool(node.test):
         return None
     top, depth = node, 0
     while True:
