@@ -143,7 +143,7 @@ def mode_evidence(text: str, tree: Optional[ast.AST] = None) -> str:
         except (SyntaxError, ValueError):
             return ""
     found: Dict[str, int] = {}
-    for node in ast.walk(tree):
+    for node in walk_no_ctx(tree):  # (the lowest line of each: any order)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             for d in node.decorator_list:
                 target = d.func if isinstance(d, ast.Call) else d
@@ -207,7 +207,7 @@ def mindspore_patches(tree: ast.Module, imports: ImportMap, text: str) -> Tuple[
             if q and (q == "mindspore" or q.startswith("mindspore.")):
                 out.append(f"{q}.{attr}")
 
-    for node in ast.walk(tree):
+    for node in walk_no_ctx(tree):  # (a sorted set: any order)
         if isinstance(node, ast.Assign):
             for t in node.targets:
                 if isinstance(t, ast.Attribute) and isinstance(t.value, (ast.Name, ast.Attribute)):
@@ -281,6 +281,8 @@ def attr_kind(value: ast.expr, imports: ImportMap, params: frozenset = frozenset
     'cell' | 'container' | 'parameter' | 'tensor' | 'primitive' | 'const' | 'none' |
     'pylist' | 'pydict' | 'call:<dotted>' (a project class or function, resolved later) | 'unknown'.
     Computed bottom-up (``astutil.fold``): a sum of thousands of terms is as deep as a tree gets."""
+    if not _attr_kind_parts(value, imports):  # a leaf (most values): no fold
+        return _attr_kind_of(value, set(), imports, params)
     return fold(value, lambda v: _attr_kind_parts(v, imports),
                 lambda v, kinds: _attr_kind_of(v, set(kinds), imports, params))
 
