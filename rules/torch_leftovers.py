@@ -11,6 +11,7 @@ from typing import Optional
 from msgraphlint.parse.astutil import dump
 from msgraphlint.fix.codemods import property_call_fix, swapaxes_fix
 from msgraphlint.fix.hostfixes import keyword_rename_fix, to_device_fix
+from msgraphlint.fix.torchfixes import torch_call_fix
 from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 
 from msgraphlint.infer.guards import up_the_chain
@@ -28,6 +29,7 @@ def _short(ms_name: str) -> str:
 
 class TorchCallInGraph(Rule):
     code = "MSG502"
+    fix_safety = FixSafety.SAFE  # the ops function of the same semantics (msgraphlint/fix/torchfixes.py)
     captures = AST_CAPTURE  # an ast-parser claim: not under bytecode/trace capture
     name = "torch-call-in-graph"
     summary = "A PyTorch function is called inside graph-mode code."
@@ -44,6 +46,18 @@ class TorchCallInGraph(Rule):
         equivalent (`F.scaled_dot_product_attention`, article 5.1) get a recipe.
         Importing torch elsewhere in the module (for example a weight-conversion
         script) is not flagged.
+
+        Fix: the `ops` function of the same semantics, keywords renamed to the target
+        release's parameter names (`torch.cat(xs, dim=1)` → `ops.cat(xs, axis=1)`,
+        `torch.mean(x, dim=-1, keepdim=True)` → `ops.mean(x, axis=-1, keep_dims=True)`,
+        `torch.flatten(x)` → `ops.flatten(x, start_dim=0)`), with `from mindspore import ops`
+        added when the module has no name for it (`msgraphlint/fix/torchfixes.py`). Safe: the
+        semantic harness compares each with PyTorch's documented meaning (NumPy, in PyNative)
+        in graph mode and PyNative. No fix where the meaning would change or the call cannot
+        be carried: `torch.softmax(x)` without `dim` (ops' `axis` defaults to -1),
+        `out=`/`dtype=`/`device=`, `torch.full` with a float fill (`ops.full((2,), 1.5)` is
+        int64 on 2.10), `torch.where(c)`, `torch.max`; unsafe for `F.dropout` (another random
+        stream) and `F.layer_norm` (no CPU kernel in 2.10).
     """
     VALID = [
         Valid("""
@@ -84,7 +98,8 @@ class TorchCallInGraph(Rule):
             advice = entry.get("note") or "no direct equivalent"
         else:
             advice = "find the `mindspore.ops` / `mindspore.mint` equivalent"
-        ctx.report(node, name=q, where=ctx.scope.short_name if ctx.scope else "graph", advice=advice)
+        ctx.report(node, name=q, where=ctx.scope.short_name if ctx.scope else "graph", advice=advice,
+                   fix=torch_call_fix(ctx, node, q))
 
 
 # the device strings MindSpore's `Tensor.to(device)` accepts (its docstring: "Ascend", "npu",

@@ -35,6 +35,7 @@ def _safe_fix_cases(work: Path):
     fixtures = sorted(glob.glob(str(ROOT / "fixtures" / "**" / "*.py"), recursive=True))
     fixtures += sorted(glob.glob(str(ROOT / "tests" / "data" / "codemods" / "*.py")))  # the structural fixes
     fixtures += sorted(glob.glob(str(ROOT / "tests" / "data" / "hostfixes" / "*.py")))  # MSG420/MSG406 safe rewrites
+    fixtures += sorted(glob.glob(str(ROOT / "tests" / "data" / "torchfixes" / "*.py")))  # MSG502 (torch_shim)
     _, changed, errors = fix_paths(run_paths(fixtures), write=False)
     assert not errors
     out += [(f"fixture-{Path(c.path).stem}", Path(c.path), c.fixed, c.applied) for c in changed]
@@ -168,3 +169,48 @@ def test_the_harness_is_not_a_rubber_stamp(tmp_path):
     changed = {c.split(" shape")[0] for c in report["changes"]}
     assert {"Net graph eval", "Net graph train", "Input graph eval", "Input graph train"} <= changed
     assert not any("pynative" in c for c in changed)  # PyNative rebinds: both forms agree there
+
+
+TORCH_CONTROL = textwrap.dedent("""\
+    import torch
+    from mindspore import nn, ops
+
+
+    class Flatten(nn.Cell):
+        def construct(self, x):
+            return {flatten}
+
+
+    class Softmax(nn.Cell):
+        def construct(self, x):
+            return {softmax}
+
+
+    class Full(nn.Cell):
+        def construct(self, x):
+            return x + {full}
+    """)
+
+
+@pytest.mark.mindspore
+def test_the_torch_stand_in_tells_a_changed_default(tmp_path):
+    """MSG502's fixes are compared with tests/data/torch_shim (PyTorch's documented meaning, in
+    PyNative): the rewrites msgraphlint/fix/torchfixes.py refuses are reported as behaviour
+    changes (ops.flatten's start_dim is 1, PyTorch's 0; ops.softmax's axis -1 where the call said 0;
+    ops.full((2,), 1.5) is int64 [1, 1]), and the ones it makes are not."""
+    before = tmp_path / "before.py"
+    after = tmp_path / "after.py"
+    before.write_text(TORCH_CONTROL.format(flatten="torch.flatten(x)", softmax="torch.softmax(x, 0)",
+                                           full="torch.full((2,), 1.5)"))
+    after.write_text(TORCH_CONTROL.format(flatten="ops.flatten(x)", softmax="ops.softmax(x)",
+                                          full="ops.full((2,), 1.5)"))
+    good = tmp_path / "good.py"
+    good.write_text(TORCH_CONTROL.format(flatten="ops.flatten(x, start_dim=0)", softmax="ops.softmax(x, 0)",
+                                         full="ops.full((2,), 1.5, dtype=ms.float32)").replace(
+        "import torch\n", "import torch\nimport mindspore as ms\n"))
+    bad, ok = _run_child(tmp_path, [{"id": "bad", "before": str(before), "after": str(after), "path_dir": str(tmp_path)},
+                                    {"id": "ok", "before": str(before), "after": str(good), "path_dir": str(tmp_path)}])
+    changed = {c.split(" shape")[0].split(" vs ")[0] for c in bad["changes"]}
+    assert {"Flatten graph eval", "Flatten pynative eval", "Softmax graph eval", "Softmax pynative eval",
+            "Full graph eval", "Full pynative eval"} <= changed, bad
+    assert ok["changes"] == [] and ok["compared"] == 12, ok
