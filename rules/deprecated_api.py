@@ -343,16 +343,15 @@ def _may_report(ctx, cat, lasts: frozenset, methods: frozenset, names: dict) -> 
         return True
     for node in walk_statements(ctx.source.tree.body):
         if isinstance(node, ast.ImportFrom):
-            if not node.level and node.module and node.module.startswith("mindspore."):
-                entry = cat.deprecation(node.module)
-                if entry is not None and entry.get("kind") == "module":
-                    return True
+            modules = [node.module] if not node.level and node.module else []
         elif isinstance(node, ast.Import):
-            for a in node.names:
-                if a.name.startswith("mindspore."):
-                    entry = cat.deprecation(a.name)
-                    if entry is not None and entry.get("kind") == "module":
-                        return True
+            modules = [a.name for a in node.names]
+        else:
+            continue
+        for m in modules:
+            entry = cat.deprecation(m) if m.startswith("mindspore.") else None
+            if entry is not None and entry.get("kind") == "module":
+                return True
     return False
 
 

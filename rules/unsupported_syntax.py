@@ -471,17 +471,9 @@ def _lambda_assignments(cls: ast.ClassDef) -> dict:
         if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         for stmt in walk_statements(item.body):
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-                target, value = stmt.targets[0], stmt.value
-            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-                target, value = stmt.target, stmt.value
-            else:
-                continue
-            if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                    and target.value.id == "self" and isinstance(value, (ast.IfExp, ast.BoolOp))):
-                continue
-            if any(lam.lineno == stmt.lineno for lam in _picked_lambdas(value)):
-                found.setdefault(target.attr, []).append((stmt, value))
+            hit = _self_conditional_lambda(stmt)
+            if hit is not None:
+                found.setdefault(hit[0], []).append((stmt, hit[1]))
     return {attr: hits[0] if len(hits) == 1 else _lambda_in_expression(cls, attr) for attr, hits in found.items()}
 
 
@@ -493,17 +485,26 @@ def _lambda_in_expression(cls: ast.ClassDef, attr: str):
         if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         for stmt in ast.walk(item):
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-                target, value = stmt.targets[0], stmt.value
-            elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-                target, value = stmt.target, stmt.value
-            else:
-                continue
-            if not (isinstance(target, ast.Attribute) and target.attr == attr and isinstance(target.value, ast.Name)
-                    and target.value.id == "self" and isinstance(value, (ast.IfExp, ast.BoolOp))):
-                continue
-            if any(lam.lineno == stmt.lineno for lam in _picked_lambdas(value)):
-                return stmt, value
+            hit = _self_conditional_lambda(stmt)
+            if hit is not None and hit[0] == attr:
+                return stmt, hit[1]
+    return None
+
+
+def _self_conditional_lambda(stmt: ast.AST):
+    """``(attr, value)`` when ``stmt`` is ``self.<attr> = <IfExp/BoolOp>`` (or annotated) that
+    may give a lambda starting on the statement's own first line; None otherwise."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target, value = stmt.targets[0], stmt.value
+    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        target, value = stmt.target, stmt.value
+    else:
+        return None
+    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+            and target.value.id == "self" and isinstance(value, (ast.IfExp, ast.BoolOp))):
+        return None
+    if any(lam.lineno == stmt.lineno for lam in _picked_lambdas(value)):
+        return target.attr, value
     return None
 
 

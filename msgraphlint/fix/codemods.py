@@ -150,6 +150,12 @@ def _python_bool(test: ast.AST) -> bool:
     return isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
 
 
+def _unselectable(test: ast.AST, *values: ast.AST) -> bool:
+    """Whether ``ops.where(test, *values)`` cannot stand for the branch: evaluating them could
+    do more than compute a value, a value is never a tensor, or PyNative sees a Python bool."""
+    return _not_selectable(test, *values) or _no_tensor(*values) or _python_bool(test)
+
+
 def ops_binding(ctx) -> Tuple[Optional[str], Tuple[Edit, ...]]:
     """The module's name for ``mindspore.ops`` and the edits that bind it: () when the module
     imports it; an inserted ``from mindspore import ops`` after the top-level imports when
@@ -268,7 +274,7 @@ def _where_return_fix(ctx, node: ast.If, a: ast.expr) -> Optional[Fix]:
         end = block[i + 1]
         if b is not None and not _starts_line(ctx, end):
             return None
-    if b is None or _not_selectable(node.test, a, b) or _no_tensor(a, b) or _python_bool(node.test):
+    if b is None or _unselectable(node.test, a, b):
         return None
     ops, imports = ops_binding(ctx)
     if ops is None:
@@ -310,7 +316,7 @@ def where_if_fix(ctx, node: ast.If) -> Optional[Fix]:
         if not _bound_before(ctx, node, name):
             return None  # without an else the name keeps its value: it must have one
         b = ast.Name(id=name, ctx=ast.Load())
-    if _not_selectable(node.test, a, b) or _no_tensor(a, b) or _python_bool(node.test):
+    if _unselectable(node.test, a, b):
         return None
     ops, imports = ops_binding(ctx)
     if ops is None:
@@ -331,7 +337,7 @@ def where_ifexp_fix(ctx, node: ast.IfExp) -> Optional[Fix]:
     if _guards(node.test) or stmt is None or isinstance(stmt, (ast.If, ast.While, ast.For, ast.With, ast.Try, ast.FunctionDef,
                                          ast.AsyncFunctionDef, ast.ClassDef)) or not _starts_line(ctx, stmt):
         return None
-    if _not_selectable(node) or _no_tensor(node.body, node.orelse) or _python_bool(node.test):
+    if _unselectable(node.test, node.body, node.orelse):
         return None
     ops, imports = ops_binding(ctx)
     if ops is None:
@@ -1259,7 +1265,7 @@ def where_elif_fix(ctx, node: ast.If) -> Optional[Fix]:
         return None
     name, a = _single_assign(node.body)
     other, b = _single_assign(node.orelse)
-    if other != name or _not_selectable(node.test, a, b) or _no_tensor(a, b) or _python_bool(node.test):
+    if other != name or _unselectable(node.test, a, b):
         return None
     top, depth = node, 0
     while True:
