@@ -34,6 +34,13 @@ others may be editing). ``--rev REV`` measures a committed state instead: ``git 
 of ``msgraphlint/`` and ``rules/`` at REV into a temporary folder, put first on
 ``PYTHONPATH`` (as ``msgraphlint`` and ``msgraphlint_rules``) for a child run of this
 script; the figures then name that commit.
+
+``--compare DUMP`` sets an earlier dump against this run: findings per 100 constructs per
+corpus, and the findings that differ (by ``_same``) split four ways (``split_delta``): added,
+removed, and the call-site repetitions apart, deduplicated (an earlier echo whose original
+this run still reports) and relocated (an MSG004 repeating in one file what the earlier run
+repeated there too). ``--pool`` draws the sample from one of them. ``--root NAME=PATH`` adds a
+folder outside the cache as a corpus.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ import datetime as _dt
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -111,10 +119,21 @@ def lint_corpus(root: Path, config_file: str, jobs: int) -> List[dict]:
         for f in list(fr.findings) + list(fr.unused_suppressions):
             out.append({"path": os.path.relpath(os.path.abspath(f.path), root).replace(os.sep, "/"),
                         "line": f.line, "col": f.col, "code": f.code, "name": f.name,
-                        "message": f.message, "detail": f.detail,  # the detail holds the evidence a judge reads
+                        "message": f.message, "detail": getattr(f, "detail", None),  # the detail holds the evidence a judge reads
                         "severity": getattr(f.severity, "value", str(f.severity)),
-                        "chain": list(f.chain)})
+                        "chain": list(f.chain), "origin": _origin(f, root)})
     return out
+
+
+def _rel(path: str, root: Path) -> str:
+    return os.path.relpath(os.path.abspath(path), root).replace(os.sep, "/")
+
+
+def _origin(f, root: Path) -> Optional[list]:
+    """A call-site finding's (MSG004) original as [code, path relative to the corpus root,
+    line]; None for every other finding (and for engines without call-site findings)."""
+    o = getattr(f, "origin", None)
+    return None if o is None else [o[0], _rel(o[1], root), o[2]]
 
 
 # --------------------------------------------------------------------------- sampling
@@ -134,6 +153,90 @@ def _same(f: dict) -> Tuple[str, str, int, str]:
     """What makes a finding the same one across two runs over the same corpora (a reworded
     message is the same finding)."""
     return (f["corpus"], f["path"], f["line"], f["code"])
+
+
+# --------------------------------------------------------------------------- comparing
+
+# 500e02f..: a helper's finding repeated in the caller's file under the helper's own code,
+# "call to helper `h` reaches: <the helper's message> (<its file>:<line>)"
+_OLD_ECHO = re.compile(r"^call to helper `[^`]*` reaches: .* \((?P<path>[^()]+):(?P<line>\d+)\)$", re.S)
+# a call-site finding's first chain line, "MSG201 at <its file>:<line>: <its message>"
+_CHAIN_ORIGIN = re.compile(r"^(?P<code>MSG\d+) at (?P<path>.+?):(?P<line>\d+): ")
+
+
+def _under(path: str, root: Optional[str], cwd: Optional[str]) -> str:
+    """A path named in a message, relative to its corpus root (as finding paths are)."""
+    if root is None:
+        return path.replace(os.sep, "/")
+    full = path if os.path.isabs(path) else os.path.join(cwd or os.getcwd(), path)
+    return os.path.relpath(os.path.normpath(full), root).replace(os.sep, "/")
+
+
+def echo_target(f: dict, meta: dict) -> Optional[Tuple[str, str, int, str]]:
+    """The finding a call-site repetition stands for, keyed like ``_same``: an MSG004's
+    origin, or an older engine's same-code "call to helper ... reaches: ... (file:line)"
+    line. None for a finding that repeats nothing."""
+    root, cwd = meta.get("roots", {}).get(f["corpus"]), meta.get("cwd")
+    if f["code"] == "MSG004":
+        o = f.get("origin")
+        if o:
+            return (f["corpus"], o[1], int(o[2]), o[0])
+        m = _CHAIN_ORIGIN.match(f["chain"][0]) if f.get("chain") else None
+        return None if m is None else (f["corpus"], _under(m["path"], root, cwd), int(m["line"]), m["code"])
+    m = _OLD_ECHO.match(f["message"])
+    return None if m is None else (f["corpus"], _under(m["path"], root, cwd), int(m["line"]), f["code"])
+
+
+def split_delta(before: dict, after: dict) -> Dict[str, List[dict]]:
+    """The findings of two dumps that differ (by ``_same``; engine codes left out), split by
+    what the difference is:
+
+    - ``deduplicated``: before only, a call-site repetition whose original the later run still
+      reports (at the original's line, or repeated by a call-site finding): the claim stays,
+      only the duplicate line went;
+    - ``removed``: before only, every other (the claim is gone);
+    - ``relocated``: after only, a call-site finding (MSG004) that repeats, in the same file,
+      an original the earlier run repeated there too (at another line or under its own code);
+    - ``added``: after only, every other."""
+    old = [f for f in before["findings"] if f["code"] not in ENGINE_CODES]
+    new = [f for f in after["findings"] if f["code"] not in ENGINE_CODES]
+    old_keys, new_keys = {_same(f) for f in old}, {_same(f) for f in new}
+    bmeta, ameta = before.get("meta", {}), after.get("meta", {})
+    # what the later run still claims: its own findings, and the originals its echoes repeat
+    claimed = set(new_keys)
+    echoed_new = set()
+    for f in new:
+        t = echo_target(f, ameta)
+        if t is not None:
+            claimed.add(t)
+            echoed_new.add((f["path"], t))
+    echoed_old = set()
+    for f in old:
+        t = echo_target(f, bmeta)
+        if t is not None:
+            echoed_old.add((f["path"], t))
+    out: Dict[str, List[dict]] = {"added": [], "relocated": [], "removed": [], "deduplicated": []}
+    for f in old:
+        if _same(f) in new_keys:
+            continue
+        t = echo_target(f, bmeta)
+        out["deduplicated" if t is not None and t in claimed else "removed"].append(f)
+    for f in new:
+        if _same(f) in old_keys:
+            continue
+        t = echo_target(f, ameta)
+        out["relocated" if t is not None and (f["path"], t) in echoed_old else "added"].append(f)
+    return out
+
+
+def delta_table(parts: Dict[str, List[dict]], corpora: Sequence[str]) -> str:
+    kinds = ("added", "relocated", "removed", "deduplicated")
+    per = {k: Counter(f["corpus"] for f in parts[k]) for k in kinds}
+    lines = ["| corpus | " + " | ".join(kinds) + " |", "|---|" + "---:|" * len(kinds)]
+    for c in corpora:
+        lines.append(f"| {c} | " + " | ".join(str(per[k][c]) for k in kinds) + " |")
+    lines.append("| **all** | " + " | ".join(str(len(parts[k])) for k in kinds) + " |")
+    return "\n".join(lines)
 
 
 def stratified_sample(findings: List[dict], n: int, seed: int) -> List[dict]:
@@ -265,7 +368,8 @@ def write_markdown(md: Path, sample: List[dict], roots: Dict[str, Path], verdict
     md.write_text(
         "# Corpus findings: a judged random sample\n\n"
         f"Generated by `benchmarks/corpus_findings.py` (seed {meta['seed']}, sample {meta['sample']}, "
-        f"{meta['date']}, msgraphlint {meta['version']} at {meta['git']}). Verdicts live in "
+        f"{meta['date']}, msgraphlint {meta['version']} at {meta['git']}"
+        + (f"; drawn from the {meta['pool']}" if meta.get("pool") else "") + "). Verdicts live in "
         "`benchmarks/results/corpus_verdicts.json` and are merged in on every run; a verdict is "
         "TP when the flagged line really has the effect the message claims in MindSpore 2.10 graph "
         "mode, FP otherwise (patterns and reproducers: `benchmarks/results/false_positives.md`).\n\n"
@@ -299,6 +403,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", action="append", choices=list(CORPORA),
                     help="corpus to lint; repeatable; default all six")
+    ap.add_argument("--root", action="append", metavar="NAME=PATH", default=[],
+                    help="an extra corpus: lint the folder PATH as a project named NAME (repeatable; "
+                    "e.g. mindspore-st-compiler=../shared/corpus/mindspore-st-compiler), after the --corpus ones "
+                    "(default all six)")
     ap.add_argument("--sample", type=int, default=30, help="findings in the judged sample (default 30)")
     ap.add_argument("--seed", type=int, default=0, help="random seed of the sample (default 0)")
     ap.add_argument("--json", metavar="FILE", help="also write the table, scope counts and sample keys as JSON")
@@ -318,15 +426,29 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     ap.add_argument("--compare", metavar="DUMP", help="also print findings per 100 constructs per corpus "
                     "against an earlier --dump (e.g. one made with --rev of the previous main)")
     ap.add_argument("--new-only", action="store_true", help="with --compare: draw the judged sample only from "
-                    "findings the earlier dump does not have (same corpus, file, line and code)")
+                    "the added findings (same as --pool added)")
+    ap.add_argument("--pool", choices=("all", "added", "relocated", "removed", "deduplicated"), default="all",
+                    help="with --compare: draw the judged sample from one part of the delta (see split_delta): "
+                    "added / relocated (this run only), removed / deduplicated (the earlier dump only; shown "
+                    "with the source of the corpora as they are now); default all of this run's findings")
     args = ap.parse_args(argv)
-    if args.new_only and not args.compare:
-        ap.error("--new-only needs --compare DUMP")
+    if args.new_only:
+        if args.pool not in ("all", "added"):
+            ap.error("--new-only is --pool added")
+        args.pool = "added"
+    if args.pool != "all" and not args.compare:
+        ap.error(f"--pool {args.pool} needs --compare DUMP")
     if args.rev and not os.environ.get("_CORPUS_FINDINGS_REV"):
         return run_snapshot(args.rev, list(sys.argv[1:] if argv is None else argv))
 
-    corpora = args.corpus or list(CORPORA)
-    roots = {c: Path(args.cache_dir) / "corpora" / c for c in corpora}
+    extra: Dict[str, Path] = {}
+    for spec in args.root:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path or name in CORPORA or name in extra:
+            ap.error(f"--root {spec!r}: NAME=PATH with a NAME that is not a PyPI corpus and given once")
+        extra[name] = Path(path).resolve()
+    corpora = (args.corpus or list(CORPORA)) + list(extra)
+    roots = {c: extra.get(c, Path(args.cache_dir) / "corpora" / c) for c in corpora}
     missing = [c for c, p in roots.items() if not p.is_dir()]
     if missing:
         print(f"corpora not unpacked: {', '.join(missing)}; run benchmarks/corpora.py first", file=sys.stderr)
@@ -337,6 +459,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     findings: List[dict] = []
     scopes: Dict[str, dict] = {}
     meta = {"seed": args.seed, "sample": args.sample, "date": _dt.date.today().isoformat(),
+            "roots": {c: str(p.resolve()) for c, p in roots.items()},  # messages name files under these
+            "cwd": os.getcwd(),  # ... relative to this folder when below it
             "version": getattr(msgraphlint, "__version__", "?"), "git": git_head(),
             "engine": (f"git archive {os.environ['_CORPUS_FINDINGS_REV']} of msgraphlint/ and rules/"
                        if os.environ.get("_CORPUS_FINDINGS_REV")
@@ -345,7 +469,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         dumped = json.loads(Path(args.load).read_text(encoding="utf-8"))
         findings = [f for f in dumped["findings"] if f["corpus"] in corpora]
         scopes = {c: dumped["scopes"][c] for c in corpora}
-        meta.update({k: dumped["meta"][k] for k in ("date", "version", "git", "engine") if k in dumped.get("meta", {})})
+        meta.update({k: dumped["meta"][k] for k in ("date", "version", "git", "engine", "roots", "cwd") if k in dumped.get("meta", {})})
     with tempfile.TemporaryDirectory() as tmp:
         cfg = os.path.join(tmp, "msgraphlint-corpus.toml")
         toml = BENCH_TOML + (f"select = {json.dumps(args.select)}\n" if args.select else "")
@@ -374,11 +498,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.compare:
         before = json.loads(Path(args.compare).read_text(encoding="utf-8"))
         print("\n" + compare_table(before, findings, scopes, corpora))
-        if args.new_only:
-            old = {_same(f) for f in before["findings"]}
-            pool = [f for f in findings if _same(f) not in old]
-            print(f"\nnew findings (not in {args.compare}): {len(pool)}; by rule: "
-                  + ", ".join(f"{c} {n}" for c, n in sorted(Counter(f["code"] for f in pool).items())))
+        before["findings"] = [f for f in before["findings"] if f["corpus"] in corpora]
+        parts = split_delta(before, {"meta": meta, "findings": findings})
+        print("\nfindings that differ (same corpus, file, line and code; MSG001/MSG002 left out):\n"
+              + delta_table(parts, corpora))
+        for k, fs in parts.items():
+            print(f"{k}: {len(fs)}; by rule: "
+                  + ", ".join(f"{c} {n}" for c, n in sorted(Counter(f["code"] for f in fs).items())))
+        if args.pool != "all":
+            pool = parts[args.pool]
+            side = "earlier dump's" if args.pool in ("removed", "deduplicated") else "run's"
+            meta["pool"] = f"{args.pool} findings of the delta against {args.compare} (the {side} findings)"
 
     sample = stratified_sample(pool, args.sample, args.seed)
     verdicts = {}
