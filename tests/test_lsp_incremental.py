@@ -314,3 +314,66 @@ def test_module_rules_reused_per_statement_report_what_a_fresh_check_reports(tmp
         codes.update(f.code for f in got.findings)
     assert {"MSG510", "MSG513"} <= codes
     assert any(k[0] == "statement" for k in scope_cache), "the module rules' findings were reused"
+
+
+# A scope's findings reused while its key is unchanged must also follow what its value pass
+# read outside its own text: the return kind of a helper it calls (same module), and what its
+# names mean (the import map). Each edit below changes only that; the construct's text stays.
+CALLER_OF_HELPER = '''import mindspore.nn as nn
+{imports}
+
+
+def helper(x):
+    return {returned}
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        y = helper(x)
+        if y > 0:
+            x = x + 1
+        return x
+
+
+def train(net, data):
+    for x in data.create_tuple_iterator():
+        net(x)
+'''
+
+
+def _server_and_fresh(tmp_path, texts):
+    """(the server's findings, a fresh check's findings) of ``pkg/model.py`` after each text."""
+    path = _project(tmp_path)
+    settings = prepare([path], str(tmp_path / "pyproject.toml"))
+    cache, context = {}, ContextCache()
+    out = []
+    for text in texts:
+        got = run_source(text, path, settings=settings, scope_cache=cache, context_cache=context, buffers={},
+                         related={})
+        _write(path, text)
+        [fresh] = [r for r in check_paths([path]) if r.path.endswith("model.py")]
+        out.append((_seen_chains(got.findings), _seen_chains(fresh.findings)))
+    return out
+
+
+def test_a_same_module_helpers_return_kind_is_part_of_its_callers_reuse_key(tmp_path):
+    """``if y > 0`` with ``y = helper(x)`` branches on a tensor (MSG101 at line 12) while the
+    helper returns ``ops.ones(...)``, not once it returns ``1``: only the helper's text changes
+    (before the helpers' texts were checked, the editor kept the MSG101)."""
+    texts = [CALLER_OF_HELPER.format(imports="from mindspore import ops", returned=r)
+             for r in ("ops.ones((2,))", "1", "ops.ones((2,))", "1")]
+    for n, (got, fresh) in enumerate(_server_and_fresh(tmp_path, texts)):
+        assert got == fresh, n
+        assert (("MSG101", 12) in {(f[0], f[1]) for f in got}) == (n % 2 == 0), n
+
+
+def test_the_import_map_is_part_of_a_scopes_reuse_key(tmp_path):
+    """``ops.ones`` is a MindSpore tensor while ``ops`` is ``mindspore.ops``, not once the
+    import line binds ``ops`` to numpy: the construct and the helper are unchanged (before
+    the import map was in the scope key, the editor kept the MSG101)."""
+    texts = [CALLER_OF_HELPER.format(imports=i, returned="ops.ones((2,))")
+             for i in ("from mindspore import ops", "import numpy as ops", "from mindspore import ops",
+                       "import numpy as ops")]
+    for n, (got, fresh) in enumerate(_server_and_fresh(tmp_path, texts)):
+        assert got == fresh, n
+        assert (("MSG101", 12) in {(f[0], f[1]) for f in got}) == (n % 2 == 0), n

@@ -237,6 +237,10 @@ class ModuleEngine:
         self._prepass: Dict[str, Tuple[tuple, ScopeValues]] = {}
         self._inputs: Optional[Inputs] = None
         self._mappings: Dict[int, frozenset] = {}  # id(def) -> names `**`-unpacked in its body
+        self._recs: Dict[int, list] = {}  # editors: id(ScopeValues) -> what its helper lookups read
+        self._ret_deps: Dict[str, list] = {}  # editors: helper qualname -> what its return kind read
+        self._class_keys: Dict[Optional[str], tuple] = {}
+        self._names_key: tuple = ()  # editors: the import map and the MindSpore names the project rebinds
 
     def _python_inputs(self) -> Inputs:
         """What host code of the module calls and passes (entries.py; computed on first use)."""
@@ -324,47 +328,95 @@ class ModuleEngine:
         return Kind.UNKNOWN
 
     # helper return kinds (same module, bounded) ---------------------------------
-    def _helper_returns(self, class_name: Optional[str]):
+    def _helper_returns(self, class_name: Optional[str], rec: Optional[list] = None):
+        """The return kinds of what graph code calls: a same-module helper's from its value pass
+        (bounded), a class's or an installed package's callable's from the index. ``rec``
+        (editors) receives what each answer depended on (``_deps_hold`` checks it again)."""
         def lookup(target) -> Kind:
-            if self.summary is None:
-                return Kind.UNKNOWN
-            fs = None
-            if isinstance(target, tuple):
-                if class_name and class_name in self.summary.classes:
-                    fs = self.summary.classes[class_name].methods.get(target[1])
-            else:
-                prefix = self.summary.name + "."
-                if target.startswith(prefix):
-                    rest = target[len(prefix):].split(".")
-                    if len(rest) == 1:
-                        fs = self.summary.functions.get(rest[0])
-                    elif len(rest) == 2 and rest[0] in self.summary.classes:
-                        fs = self.summary.classes[rest[0]].methods.get(rest[1])
-            if fs is None and isinstance(target, str) and self.index is not None:
-                res = self.index.resolve(target)
-                if res and res[0] == "class":  # `Inner()` in graph code: a Cell built there is a Cell
-                    return self._resolve_ctor(target)
-            if fs is None and isinstance(target, str) and self.index is not None \
-                    and self.index.resolve(target) is None:  # an installed package's function or Cell
-                return installed.call_kind(self.index, target, self.source.path)
+            fs = self._helper_def(class_name, target)
             if fs is None or fs.lineno not in self._funcs:
-                return Kind.UNKNOWN
+                k = self._other_return(target) if fs is None else Kind.UNKNOWN
+                if rec is not None:
+                    rec.append(("call", class_name, target, k))
+                return k
+            if rec is not None:
+                rec.append(("def", class_name, target, fs.qualname, self.source.segment(self._funcs[fs.lineno])))
             if fs.qualname in self._returns:
+                if rec is not None:
+                    rec.extend(self._ret_deps.get(fs.qualname, (("cut",),)))
                 return self._returns[fs.qualname]
             if fs.qualname in self._in_progress or len(self._in_progress) > 4:
+                if rec is not None:
+                    rec.append(("cut",))  # an answer that depends on the order of the lookups: never reused
                 return Kind.UNKNOWN
             self._in_progress.add(fs.qualname)
+            sub: Optional[list] = [] if rec is not None else None
             try:
-                values = self._values_for(self._funcs[fs.lineno], fs.class_name, fs.qualname, is_root=False)
+                values = self._values_for(self._funcs[fs.lineno], fs.class_name, fs.qualname, is_root=False, rec=sub)
                 k = values.returns
             finally:
                 self._in_progress.discard(fs.qualname)
             self._returns[fs.qualname] = k
+            if sub is not None:
+                self._ret_deps[fs.qualname] = sub
+                rec.extend(sub)
             return k
         return lookup
 
+    def _helper_def(self, class_name: Optional[str], target):
+        """The summary of the same-module function or method ``target`` names, or None."""
+        if self.summary is None:
+            return None
+        if isinstance(target, tuple):
+            if class_name and class_name in self.summary.classes:
+                return self.summary.classes[class_name].methods.get(target[1])
+            return None
+        prefix = self.summary.name + "."
+        if target.startswith(prefix):
+            rest = target[len(prefix):].split(".")
+            if len(rest) == 1:
+                return self.summary.functions.get(rest[0])
+            if len(rest) == 2 and rest[0] in self.summary.classes:
+                return self.summary.classes[rest[0]].methods.get(rest[1])
+        return None
+
+    def _other_return(self, target) -> Kind:
+        """What calling ``target``, no def of this module, returns: a project class's instance
+        (a Cell or not), an installed package's callable's result, else unknown."""
+        if self.summary is None or not isinstance(target, str) or self.index is None:
+            return Kind.UNKNOWN
+        res = self.index.resolve(target)
+        if res and res[0] == "class":  # `Inner()` in graph code: a Cell built there is a Cell
+            return self._resolve_ctor(target)
+        if res is None:  # an installed package's function or Cell
+            return installed.call_kind(self.index, target, self.source.path)
+        return Kind.UNKNOWN
+
+    def _deps_hold(self, deps: Sequence[tuple]) -> bool:
+        """Whether what a scope's value pass read of the helpers it calls (``_helper_returns``'s
+        ``rec``) is unchanged: each same-module helper's text (and, through its own record,
+        those it calls), each other callee's return kind."""
+        for dep in deps:
+            tag = dep[0]
+            if tag == "def":
+                fs = self._helper_def(dep[1], dep[2])
+                if fs is None or fs.qualname != dep[3] or fs.lineno not in self._funcs \
+                        or self.source.segment(self._funcs[fs.lineno]) != dep[4]:
+                    return False
+            elif tag == "call":
+                fs = self._helper_def(dep[1], dep[2])
+                if fs is not None and fs.lineno in self._funcs:
+                    return False
+                if (self._other_return(dep[2]) if fs is None else Kind.UNKNOWN) is not dep[3]:
+                    return False
+            else:
+                return False
+        return True
+
     def _values_for(self, func: ast.AST, class_name: Optional[str], qualname: str, is_root: bool,
-                    enclosing: Tuple[int, ...] = ()) -> ScopeValues:
+                    enclosing: Tuple[int, ...] = (), rec: Optional[list] = None) -> ScopeValues:
+        """The value pass of ``func``. ``rec`` (editors): where to record what the answers of
+        ``_helper_returns`` depended on (a list; ``self._recs`` keeps it by the pass's id)."""
         if self._consts is None:
             self._consts = _module_consts(self.source.tree)
         consts = self._consts
@@ -380,13 +432,20 @@ class ModuleEngine:
         key = self._values_key(qualname, is_root, enclosing)
         cached = self._prepass.pop(qualname, None)
         if cached is not None and cached[0] == key:
+            if rec is not None:
+                rec.extend(self._recs.get(id(cached[1]), (("cut",),)))
             return cached[1]  # computed for the call-site pass with the same parameter kinds
-        return ScopeValues(func, self.summary.imports if self.summary else None, self.summary,
-                           self.class_info(class_name), hints, is_root=is_root,
-                           module_consts=consts, helper_returns=self._helper_returns(class_name),
-                           from_callers=self._from_callers.get(qualname, frozenset()),
-                           param_dtypes=self._dtypes.get(qualname), param_pytypes=self._pytypes.get(qualname),
-                           mappings=self._mappings_of(func) if is_root else None)
+        if rec is None and self.scope_cache is not None:
+            rec = []
+        values = ScopeValues(func, self.summary.imports if self.summary else None, self.summary,
+                             self.class_info(class_name), hints, is_root=is_root,
+                             module_consts=consts, helper_returns=self._helper_returns(class_name, rec),
+                             from_callers=self._from_callers.get(qualname, frozenset()),
+                             param_dtypes=self._dtypes.get(qualname), param_pytypes=self._pytypes.get(qualname),
+                             mappings=self._mappings_of(func) if is_root else None)
+        if rec is not None:
+            self._recs[id(values)] = rec
+        return values
 
     def _mappings_of(self, func: ast.AST) -> frozenset:
         """``values.double_starred_names`` of ``func``, once per def, searching only the
@@ -549,14 +608,28 @@ class ModuleEngine:
         """What a scope's findings depend on: its own text, how it was reached, its class's
         attribute kinds, the kinds its parameters get from callers, and the active rules."""
         info = self.class_info(scope.class_key)
-        attrs = tuple(sorted(info.attrs.items())) if info is not None else ()
+        attrs = self._class_key(scope.class_key, info)
         hints = tuple(sorted((k, v.value) for k, v in (self._hints.get(scope.qualname) or {}).items()))
         hints += tuple(sorted((self._dtypes.get(scope.qualname) or {}).items()))
         hints += tuple(sorted(("py:" + k, v) for k, v in (self._pytypes.get(scope.qualname) or {}).items()))
         rules = tuple(sorted({id(r) for handlers in d.graph.values() for r, _ in handlers} | {id(r) for r in d.graph_leave}))
         entry = self._entry_key(func) if not scope.chain else None
         return (scope.qualname, scope.chain, scope.capture_mode, scope.root_site and scope.root_site[1:], self.source.segment(func),
-                attrs, hints, rules, self.target, entry, self._consts_key(scope.enclosing))
+                attrs, hints, rules, self.target, entry, self._consts_key(scope.enclosing), self._names_key)
+
+    def _class_key(self, class_key: Optional[str], info: Optional[ClassInfo]) -> tuple:
+        """For the scope key: a class's attribute kinds as written, what each ``self.x = Ctor(...)``
+        builds (a Cell or not, from the index: a base in another file can change it), whether
+        the class is a Cell and its methods (``self.f`` is a function)."""
+        if info is None:
+            return ()
+        got = self._class_keys.get(class_key)
+        if got is None:
+            built = tuple(sorted((name, self._resolve_ctor(raw[5:]).value) for name, raw in info.attrs.items()
+                                 if raw.startswith("call:")))
+            got = self._class_keys[class_key] = (tuple(sorted(info.attrs.items())), built, info.is_cell,
+                                                 tuple(sorted(info.methods)))
+        return got
 
     def _consts_key(self, enclosing: Tuple[int, ...]) -> tuple:
         """The kinds a scope's value pass reads from outside it: the module's constants
@@ -578,14 +651,26 @@ class ModuleEngine:
                 outer.append(tuple(sorted((k, v.value) for k, v in self._closures[line].items())))
         return got, tuple(outer)
 
-    def _remember(self, key, base_line: int, produced) -> None:
+    def _remember(self, key, base_line: int, produced, deps: Optional[Sequence[tuple]] = None) -> None:
+        """Keep ``produced`` under ``key``, lines relative to ``base_line``; a scope's entry also
+        keeps ``deps`` (what its helper lookups read), checked before it is replayed."""
         cache = self.scope_cache
         if len(cache) > 4096:
             cache.clear()
-        cache[key] = [(f.with_(line=f.line - base_line, end_line=None if f.end_line is None else f.end_line - base_line,
+        entries = [(f.with_(line=f.line - base_line, end_line=None if f.end_line is None else f.end_line - base_line,
                                fix=_shift_fix(f.fix, -base_line), source_line=None,
                                alternatives=_shift_fixes(f.alternatives, -base_line)), rule)
-                      for f, _scope, rule in produced]
+                   for f, _scope, rule in produced]
+        cache[key] = entries if deps is None else (tuple(dict.fromkeys(deps)), entries)
+
+    def _reusable(self, key):
+        """The findings kept for a scope's ``key`` whose helper lookups still read the same, or None."""
+        if key is None:
+            return None
+        got = self.scope_cache.get(key)
+        if got is None or not self._deps_hold(got[0]):
+            return None
+        return got[1]
 
     def _replay(self, entries, base_line: int, scope: GraphScope) -> None:
         for f, rule in entries:
@@ -600,6 +685,9 @@ class ModuleEngine:
         tree = self.source.tree
         d = self.dispatch.for_text(self.source.text)
         if d.graph or d.graph_leave:
+            if self.scope_cache is not None:
+                self._names_key = (tuple(sorted(ctx.imports.names.items())) if ctx.imports is not None else (),
+                                   tuple(sorted(ctx.patched_mindspore)))
             self._index_defs(tree)
             self._caller_kinds(tree)
             ctx._python_inputs = self._python_inputs
@@ -612,8 +700,9 @@ class ModuleEngine:
                 if scope.chain and scope.qualname not in self._hints:
                     self._hints_from_other_module(scope, func)
                 key = self._scope_key(scope, func, d) if self.scope_cache is not None else None
-                if key is not None and key in self.scope_cache and not local:
-                    self._replay(self.scope_cache[key], func.lineno, scope)  # nothing else needs its kinds
+                kept = self._reusable(key)
+                if kept is not None and not local:
+                    self._replay(kept, func.lineno, scope)  # nothing else needs its kinds
                     continue
                 values = self._values_for(func, scope.class_key, scope.qualname, is_root=not scope.chain,
                                           enclosing=scope.enclosing)
@@ -621,8 +710,8 @@ class ModuleEngine:
                     self._record_hints(func, values, scope, local)
                 ctx.scope, ctx.values, ctx.class_info = scope, values, self.class_info(scope.class_key)
                 ctx.func = func
-                if key is not None and key in self.scope_cache:
-                    self._replay(self.scope_cache[key], func.lineno, scope)
+                if kept is not None:
+                    self._replay(kept, func.lineno, scope)
                     continue
                 first = len(self.findings)
                 dm = d.for_capture(scope.capture_mode)
@@ -630,8 +719,9 @@ class ModuleEngine:
                 for rule in dm.graph_leave:
                     ctx.rule = rule
                     rule.leave_scope(scope, ctx)
-                if key is not None:
-                    self._remember(key, func.lineno, self.findings[first:])
+                deps = self._recs.get(id(values))
+                if key is not None and deps is not None:
+                    self._remember(key, func.lineno, self.findings[first:], deps)
         ctx.scope = ctx.values = ctx.class_info = ctx.func = None
         if d.module_checks and (d.graph or d.graph_leave):
             ctx.graph_scopes = [(s, self._funcs[s.lineno]) for s in self.scopes if s.lineno in self._funcs]
