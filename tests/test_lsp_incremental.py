@@ -377,3 +377,35 @@ def test_the_import_map_is_part_of_a_scopes_reuse_key(tmp_path):
     for n, (got, fresh) in enumerate(_server_and_fresh(tmp_path, texts)):
         assert got == fresh, n
         assert (("MSG101", 12) in {(f[0], f[1]) for f in got}) == (n % 2 == 0), n
+
+
+def test_the_kinds_a_caller_passes_to_another_modules_helper_follow_each_edit(tmp_path):
+    """The document passes ``2`` or a tensor to ``scale`` in pkg/utils.py (a Python ``while``
+    on it: MSG102 there, MSG004 at the call in the document), with every line of the document
+    moving in between: the helper's findings (the kinds its parameters get from the calling
+    root, kept between edits while the root's text is unchanged) and the document's equal a
+    fresh check's after each edit."""
+    path = _project(tmp_path)
+    settings = prepare([path], str(tmp_path / "pyproject.toml"))
+    cache, context = {}, ContextCache()
+    tensor, const = "        y = scale(y, y.sum())\n", "        y = scale(y, 2)\n"
+    texts = []
+    for n in range(6):
+        text = MODEL if n % 2 == 0 else MODEL.replace(const, tensor)
+        texts.append(text if n % 3 else text.replace("import mindspore as ms\n", "import mindspore as ms\n\n\n"))
+    for n, text in enumerate(texts):
+        related: dict = {}
+        got = run_source(text, path, settings=settings, scope_cache=cache, context_cache=context, buffers={},
+                         related=related)
+        _write(path, text)
+        [fresh] = [r for r in check_paths([path]) if r.path.endswith("model.py")]
+        assert _seen_chains(got.findings) == _seen_chains(fresh.findings), n
+        scratch: dict = {}
+        run_source(text, path, settings=prepare([path], str(tmp_path / "pyproject.toml")), buffers={},
+                   related=scratch)
+        assert {p: _seen_chains(r.findings) for p, r in related.items()} == \
+            {p: _seen_chains(r.findings) for p, r in scratch.items()}, n
+        in_utils = {f.code for r in related.values() if r.path.endswith("utils.py") for f in r.findings}
+        assert ("MSG102" in in_utils) == (n % 2 == 1), n
+        assert ("MSG004" in {f.code for f in got.findings}) == (n % 2 == 1), n
+    assert any(k[0] == "hints" for c in context.scopes.values() for k in c), "the helper's hints were kept"

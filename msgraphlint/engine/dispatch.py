@@ -82,7 +82,7 @@ class Dispatch:
         return view
 
 
-from ..parse.astutil import fold, unparse, walk as _walk, walk_with_parents as _walk_with_parents  # noqa: E402
+from ..parse.astutil import fold, per_tree, unparse, walk as _walk, walk_with_parents as _walk_with_parents  # noqa: E402
 from ..parse.astutil import (walk_no_ctx as _walk_no_ctx, walk_with_parents_no_ctx as _walk_with_parents_no_ctx)  # noqa: E402
 _CTX_TYPES = (ast.Load, ast.Store, ast.Del)
 
@@ -240,7 +240,8 @@ class ModuleEngine:
         self._recs: Dict[int, list] = {}  # editors: id(ScopeValues) -> what its helper lookups read
         self._ret_deps: Dict[str, list] = {}  # editors: helper qualname -> what its return kind read
         self._class_keys: Dict[Optional[str], tuple] = {}
-        self._names_key: tuple = ()  # editors: the import map and the MindSpore names the project rebinds
+        # editors: the import map, the module's def and class names, the MindSpore names the project rebinds
+        self._names_key: tuple = ()
 
     def _python_inputs(self) -> Inputs:
         """What host code of the module calls and passes (entries.py; computed on first use)."""
@@ -285,16 +286,13 @@ class ModuleEngine:
 
     # index of defs in this file ---------------------------------------------------
     def _index_defs(self, tree: ast.Module) -> None:
-        if self.summary is not None and self.summary.nested:
-            self._funcs.update(all_functions(tree))
-        for node in tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self._funcs[node.lineno] = node
-            elif isinstance(node, ast.ClassDef):
-                self._classes[node.name] = node
-                for item in node.body:
-                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        self._funcs[item.lineno] = item
+        """The module's defs by line and classes by name, built once per tree (``per_tree``: the
+        engines of other modules' helpers each ask for the defs of the same calling module)."""
+        nested = self.summary is not None and self.summary.nested
+        funcs, classes = per_tree(tree, "engine_defs_nested" if nested else "engine_defs",
+                                  lambda t: _module_defs(t, nested))
+        self._funcs.update(funcs)
+        self._classes.update(classes)
 
     def class_info(self, class_name: Optional[str]) -> Optional[ClassInfo]:
         if not class_name or self.summary is None or class_name not in self.summary.classes:
@@ -578,11 +576,32 @@ class ModuleEngine:
         call = min(calls, key=lambda n: (n.end_lineno or 0, n.end_col_offset or 0)) if calls else None
         if call is None:
             return
-        other = ModuleEngine(_TreeSource(tree, mod.path), mod, self.index, (), self.dispatch, self.target, self.cells)
+        # editors: the hints kept from an earlier run while the calling root's text, what its names
+        # mean and the helpers its value pass called are unchanged (``_deps_hold``)
+        src = self.index.source_of(mod.path) if self.scope_cache is not None else None
+        if src is not None and getattr(src, "_tree", None) is not tree \
+                and os.path.abspath(mod.path) not in (self.index.buffers or ()):
+            src = None  # (a buffer's text is the same for the whole run, whichever SourceFile holds it)
+        other = ModuleEngine(_TreeSource(tree, mod.path, src), mod, self.index, (), self.dispatch, self.target,
+                             self.cells)
         other._index_defs(tree)
         try:
+            key = None
+            if src is not None:
+                key = ("hints", scope.qualname, self.source.segment(func), rq, rline - root.lineno, rcol,
+                       src.segment(root), other._class_key(fs.class_name, other.class_info(fs.class_name)),
+                       other._consts_key(fs.enclosing), _module_names(mod))
+                kept = self.scope_cache.get(key)
+                if kept is not None and other._deps_hold(kept[0]):
+                    if kept[1] is not None:
+                        self._hints[scope.qualname] = dict(kept[1])
+                    return
+            rec: Optional[list] = [] if key is not None else None
             self._hints_at(scope, func, root, call, other._values_for(root, fs.class_name, fs.qualname,
-                                                                       is_root=True, enclosing=fs.enclosing))
+                                                                       is_root=True, enclosing=fs.enclosing, rec=rec))
+            if key is not None:
+                got = self._hints.get(scope.qualname)
+                self.scope_cache[key] = (tuple(dict.fromkeys(rec)), dict(got) if got is not None else None)
         finally:
             other.release()
 
@@ -686,8 +705,7 @@ class ModuleEngine:
         d = self.dispatch.for_text(self.source.text)
         if d.graph or d.graph_leave:
             if self.scope_cache is not None:
-                self._names_key = (tuple(sorted(ctx.imports.names.items())) if ctx.imports is not None else (),
-                                   tuple(sorted(ctx.patched_mindspore)))
+                self._names_key = (_module_names(self.summary), tuple(sorted(ctx.patched_mindspore)))
             self._index_defs(tree)
             self._caller_kinds(tree)
             ctx._python_inputs = self._python_inputs
@@ -927,12 +945,43 @@ def _string_test(test: ast.AST, values: ScopeValues) -> bool:
     return False
 
 
-class _TreeSource:
-    """The part of a SourceFile that value analysis of another module needs."""
+def _module_defs(tree: ast.Module, nested: bool) -> Tuple[Dict[int, ast.AST], Dict[str, ast.ClassDef]]:
+    funcs: Dict[int, ast.AST] = dict(all_functions(tree)) if nested else {}
+    classes: Dict[str, ast.ClassDef] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            funcs[node.lineno] = node
+        elif isinstance(node, ast.ClassDef):
+            classes[node.name] = node
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    funcs[item.lineno] = item
+    return funcs, classes
 
-    def __init__(self, tree: ast.Module, path: str) -> None:
+
+def _module_names(summary: Optional[ModuleSummary]) -> tuple:
+    """For the reuse keys: what a name in a module's functions can mean, outside them: its import
+    map and its top-level function and class names (``Inner()`` reads the module's classes)."""
+    if summary is None:
+        return ()
+    imports = summary.imports
+    return (tuple(sorted(imports.names.items())) if imports is not None else (),
+            tuple(sorted(summary.functions)), tuple(sorted(summary.classes)))
+
+
+class _TreeSource:
+    """The part of a SourceFile that value analysis of another module needs; ``text``: the
+    SourceFile the tree was parsed from, for the texts of its functions (editors' reuse keys)."""
+
+    def __init__(self, tree: ast.Module, path: str, text=None) -> None:
         self.tree = tree
         self.path = path
+        self._text = text
+
+    def segment(self, node: ast.AST) -> str:
+        if self._text is None:
+            raise ValueError("no text to take a segment of")
+        return self._text.segment(node)
 
 
 def _shift_fixes(fixes, delta: int):
