@@ -633,3 +633,60 @@ def test_numpy_of_constants_is_folded_through_a_local(tmp_path):
     assert "the constant tensor is folded" in by_line[16] and "its NumPy value is returned from the graph" in by_line[16]
     assert "pulls tensor data into Python" in by_line[22] and "pulls tensor data into Python" in by_line[31]
     assert [f.line for f in found].count(22) == 2  # `t.asnumpy()` itself, too
+
+
+def test_a_list_rebound_by_msg406s_own_fixes_keeps_its_findings(tmp_path):
+    """`parts = [v] + parts` (MSG406's insert fix) and `parts = parts[::-1]` (its reverse fix)
+    leave a local list: `parts.extend(...)` on it is still interpreted (measured on 2.10 CPU,
+    validate IR: 7 PyExecute nodes after `parts = [x * 2] + parts`, 8 after `parts.insert(0, x * 2)`).
+    Before: the finding disappeared once the insert fix was applied (mindocr's FPN backbones).
+    Look-alikes that are no local list stay unreported."""
+    found = _lint(tmp_path, {"m.py": """
+        import mindspore.nn as nn
+        from mindspore import ops
+
+        class Net(nn.Cell):
+            def construct(self, x, pair, seq):
+                parts = [x]
+                for i in range(2):
+                    parts = [x * i] + parts
+                parts.extend(ops.split(x, 1, 1))
+                rev = [x, x * 2]
+                rev = rev[::-1]
+                last = rev.pop()
+                rep = [x] * 2
+                rep.reverse()
+                both = pair + seq
+                both.extend([x])          # two inputs: a tuple or a list, not known
+                tail = seq[1:]
+                tail.pop()                # a slice of an input
+                return ops.concat(parts + rev + rep + both + tail, 1) + last
+    """}, select=["MSG406"])
+    assert [f.line for f in found] == [9, 12, 14]
+
+
+def test_the_insert_fix_leaves_the_extend_finding(tmp_path):
+    """The interaction fix_corpora.py showed on mindocr: after `--fix` rewrites the insert, the
+    unchanged `results.extend(...)` below it is still reported (it was not before)."""
+    from msgraphlint.fix.files import fix_paths
+    from msgraphlint.run.runner import run_paths
+
+    write_tree(tmp_path, {"m.py": """
+        import mindspore.nn as nn
+        from mindspore import ops
+
+        class Net(nn.Cell):
+            def construct(self, x):
+                results = [x]
+                for i in range(2):
+                    results.insert(0, x * i)
+                results.extend(ops.split(x, 1, 1))
+                return ops.concat(results, 1)
+    """})
+    path = str(tmp_path / "m.py")
+    _, changed, errors = fix_paths(run_paths([path], select=["MSG406"]), write=True)
+    assert not errors and [c.applied for c in changed] == [1]
+    text = (tmp_path / "m.py").read_text()
+    assert "results = [x * i] + results" in text
+    found = lint([tmp_path], select=["MSG406"], config_file=None)
+    assert [(f.line, "extend" in f.message) for f in found] == [(9, True)]
