@@ -409,3 +409,49 @@ def test_the_kinds_a_caller_passes_to_another_modules_helper_follow_each_edit(tm
         assert ("MSG102" in in_utils) == (n % 2 == 1), n
         assert ("MSG004" in {f.code for f in got.findings}) == (n % 2 == 1), n
     assert any(k[0] == "hints" for c in context.scopes.values() for k in c), "the helper's hints were kept"
+
+
+PARENT_PASSES = '''import mindspore.nn as nn
+from mindspore import ops
+
+
+def flag_of(x):
+    return {returned}
+
+
+class Block(nn.Cell):
+    def construct(self, x, flag):
+        if flag > 0:
+            x = x + 1
+        return x
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.block = Block()
+
+    def construct(self, x):
+        {line}
+        return self.block(x, flag)
+
+
+def train(net, data):
+    for x in data.create_tuple_iterator():
+        net(x)
+'''
+
+
+def test_the_kinds_a_parent_cell_passes_follow_its_text_and_its_helpers(tmp_path):
+    """``Block.construct`` branches on ``flag`` (MSG101 at line 11) when its parent passes a
+    tensor: ``flag = ops.ones(...)`` or ``flag = flag_of(x)`` with ``flag_of`` returning one,
+    and not when the parent passes ``1`` or ``flag_of`` returns ``1``. The parent's argument
+    kinds are kept between edits while its text and the helpers its value pass called are
+    unchanged; here one of the two changes at each edit, and the server equals a fresh check."""
+    cases = [("ops.ones((2,))", "flag = ops.ones((2,))", True), ("ops.ones((2,))", "flag = 1", False),
+             ("ops.ones((2,))", "flag = flag_of(x)", True), ("1", "flag = flag_of(x)", False),
+             ("ops.ones((2,))", "flag = flag_of(x)", True), ("1", "flag = flag_of(x)", False)]
+    texts = [PARENT_PASSES.format(returned=r, line=line) for r, line, _ in cases]
+    for (got, fresh), (_r, _l, branches) in zip(_server_and_fresh(tmp_path, texts), cases):
+        assert got == fresh, _l
+        assert (("MSG101", 11) in {(f[0], f[1]) for f in got}) == branches, (_r, _l)

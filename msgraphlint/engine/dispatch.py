@@ -490,11 +490,40 @@ class ModuleEngine:
         if not targets:
             return
 
+        signature = None
+        if self.scope_cache is not None:  # what the targets take: how many arguments a call binds
+            signature = tuple(sorted((k, q, tuple(_params_of(f)), tuple(a.arg for a in f.args.kwonlyargs))
+                                     for k, q, f in targets))
+
         def values_for(func, class_key, qualname):
             scope = by_name[qualname]
+            vkey = self._values_key(qualname, not scope.chain, scope.enclosing)
+            key = None
+            if signature is not None:
+                # editors: the kinds this caller's value pass gave the arguments of its calls, kept
+                # while its text, its class, the module's constants and names, the targets and the
+                # helpers the pass called are unchanged
+                key = ("callers", qualname, self.source.segment(func),
+                       self._class_key(class_key, self.class_info(class_key)), self._consts_key(scope.enclosing),
+                       self._names_key, vkey, signature)
+                kept = self.scope_cache.get(key)
+                if kept is not None and self._deps_hold(kept[0]):
+                    for dep in kept[0]:  # the helpers' return kinds, computed in the order a value pass asks
+                        if dep[0] in ("def", "call"):
+                            self._helper_returns(dep[1], [])(dep[2])
+                    return _KeptKinds(kept[1], func, kept[2],
+                                      lambda: self._values_for(func, class_key, qualname, not scope.chain,
+                                                               scope.enclosing))
             v = self._values_for(func, class_key, qualname, not scope.chain, scope.enclosing)
-            self._prepass[qualname] = (self._values_key(qualname, not scope.chain, scope.enclosing), v)
-            return v
+            self._prepass[qualname] = (vkey, v)
+            if key is None:
+                return v
+            rec = self._recs.get(id(v))
+            if rec is None:
+                return v
+            log = _LoggedKinds(v, func)
+            self.scope_cache[key] = (tuple(dict.fromkeys(rec)), log.kinds, v.from_callers)
+            return log
 
         def self_attrs(class_name):
             cls = self.summary.classes.get(class_name) if class_name else None
@@ -943,6 +972,51 @@ def _string_test(test: ast.AST, values: ScopeValues) -> bool:
             if strs and others and all(values.kind(e).constant for e in others):
                 return True
     return False
+
+
+def _params_of(func: ast.AST) -> List[str]:
+    args = func.args  # type: ignore[attr-defined]
+    names = [a.arg for a in list(getattr(args, "posonlyargs", [])) + list(args.args)]
+    return names[1:] if names and names[0] in ("self", "cls") else names
+
+
+def _place(node: ast.AST, func: ast.AST) -> tuple:
+    """Where ``node`` is in ``func``, lines relative to the def's: the same in every copy of its text."""
+    base = func.lineno  # type: ignore[attr-defined]
+    return (type(node).__name__, node.lineno - base, node.col_offset,  # type: ignore[attr-defined]
+            (node.end_lineno or node.lineno) - base, node.end_col_offset)  # type: ignore[attr-defined]
+
+
+class _LoggedKinds:
+    """A caller's ScopeValues as ``CallerKinds`` asks it (``kind``, ``from_callers``), noting
+    each answer by the node's place in the caller (``_place``), for ``_KeptKinds``."""
+
+    def __init__(self, values: ScopeValues, func: ast.AST) -> None:
+        self.values, self.func = values, func
+        self.from_callers = values.from_callers
+        self.kinds: Dict[tuple, Kind] = {}
+
+    def kind(self, node: ast.AST) -> Kind:
+        k = self.values.kind(node)
+        self.kinds[_place(node, self.func)] = k
+        return k
+
+
+class _KeptKinds:
+    """The answers a ``_LoggedKinds`` noted in an earlier run of the same caller text; a node
+    not asked then gets the caller's value pass after all (``compute``)."""
+
+    def __init__(self, kinds: Dict[tuple, Kind], func: ast.AST, from_callers: frozenset, compute) -> None:
+        self._kinds, self.func, self.from_callers = kinds, func, from_callers
+        self._compute, self._values = compute, None
+
+    def kind(self, node: ast.AST) -> Kind:
+        k = self._kinds.get(_place(node, self.func))
+        if k is None:
+            if self._values is None:
+                self._values = self._compute()
+            k = self._values.kind(node)
+        return k
 
 
 def _module_defs(tree: ast.Module, nested: bool) -> Tuple[Dict[int, ast.AST], Dict[str, ast.ClassDef]]:
