@@ -3,24 +3,20 @@
 from __future__ import annotations
 
 import ast
-import json
-from functools import lru_cache
-from importlib import resources
 from typing import Optional
 
 from msgraphlint.parse.astutil import dump
 from msgraphlint.fix.codemods import property_call_fix, swapaxes_fix
 from msgraphlint.fix.hostfixes import keyword_rename_fix, to_device_fix
-from msgraphlint.fix.torchfixes import torch_call_fix
+from msgraphlint.fix.torchfixes import torch_call_fix, torch_table
 from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 
 from msgraphlint.infer.guards import up_the_chain
 
 
-@lru_cache(maxsize=1)
 def torch_map() -> dict:
-    with resources.files("msgraphlint.data").joinpath("torch_to_mindspore.json").open(encoding="utf-8") as fh:
-        return {k: v for k, v in json.load(fh).items() if not k.startswith("_")}
+    """The PyTorch → MindSpore table MSG502's fix reads too (one source: advice and fix agree)."""
+    return torch_table()
 
 
 def _short(ms_name: str) -> str:

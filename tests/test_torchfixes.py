@@ -15,6 +15,7 @@ from msgraphlint.infer.catalog import get_catalog
 from msgraphlint.run.runner import run_paths
 
 DATA = Path(__file__).resolve().parent / "data" / "torchfixes"
+TABLE = Path(__file__).resolve().parent.parent / "msgraphlint" / "data" / "torch_to_mindspore.json"
 
 
 def _findings(path, **kw):
@@ -107,3 +108,55 @@ def test_a_keyword_the_rewrite_cannot_carry_gets_no_fix(tmp_path):
     p.write_text("import torch\nfrom mindspore import nn, ops\n\n\nclass N(nn.Cell):\n"
                  "    def construct(self, x):\n        return torch.cat((x, x), 0, out=x)\n")
     assert [f.fix for f in _findings(p)] == [None]
+
+
+def _one_call_per_row(tmp_path):
+    """A graph-mode module calling each PyTorch function the fix rewrites, with the
+    arguments its fix requires (names; torch.full's fill an int literal), one per line."""
+    import json
+    from msgraphlint.fix.torchfixes import SPECS
+    table = json.loads(TABLE.read_text(encoding="utf-8"))
+    rows = [(q, table.get(q, {})) for q in SPECS]  # every function the fix knows, with its table row
+    lines = ["import torch", "import torch.nn.functional", "from mindspore import nn, ops", "", "",
+             "class N(nn.Cell):", "    def construct(self, x):"]
+    for q, e in rows:
+        n = max(SPECS[q].required, 1)
+        args = [f"a{i}" for i in range(n)]
+        if q == "torch.full":
+            args[1] = "1"
+        lines.append(f"        y = {q}({', '.join(args)})")
+    lines.append("        return x")
+    p = tmp_path / "rows.py"
+    p.write_text("\n".join(lines) + "\n")
+    return p, rows, 8
+
+
+def test_msg502s_advice_and_its_fix_name_the_same_function(tmp_path):
+    """One source (msgraphlint/data/torch_to_mindspore.json): for every row with a fix, the
+    function MSG502's message advises is the one its fix writes. Fails on the table before it
+    had the torch.log_softmax and torch.concat rows (advice: "find the mindspore.ops /
+    mindspore.mint equivalent"; fix: ops.log_softmax / ops.cat)."""
+    import re
+    p, rows, first = _one_call_per_row(tmp_path)
+    found = {f.line: f for f in _findings(p)}
+    assert sorted(found) == list(range(first, first + len(rows)))
+    for i, (q, e) in enumerate(rows):
+        f = found[first + i]
+        advice = re.search(r"use `ops\.(\w+)`", f.full_message)
+        assert advice is not None, (q, f.full_message)
+        assert f.fix is not None, q
+        new = {ed.text for ed in f.fix.edits}
+        assert f"ops.{advice.group(1)}" in new, (q, advice.group(1), new)
+        assert e.get("ms") == f"mindspore.ops.{advice.group(1)}", q
+
+
+def test_every_fix_row_is_a_spec_and_names_an_ops_function():
+    """SPECS is the table's fix column (nothing else), and a fix row's `ms` is an ops function."""
+    import json
+    from msgraphlint.fix.torchfixes import SPECS
+    table = json.loads(TABLE.read_text(encoding="utf-8"))
+    fix_rows = {q: e for q, e in table.items() if not q.startswith("_") and e.get("fix")}
+    assert set(SPECS) == set(fix_rows) and len(SPECS) == 45
+    for q, e in fix_rows.items():
+        assert e["ms"] == f"mindspore.ops.{SPECS[q].ms}"
+        assert tuple(e["fix"]["params"]) == SPECS[q].params

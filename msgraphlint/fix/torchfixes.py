@@ -1,11 +1,12 @@
 """MSG502 fixes: a PyTorch function called in graph code → its ``mindspore.ops`` function of the
 same semantics (``torch.cat(xs, dim=1)`` → ``ops.cat(xs, axis=1)``).
 
-Each PyTorch function that has one is a :class:`Spec` below: the ``ops`` function and
-PyTorch's parameters in their order (the documented signature, only the parameters the
-rewrite keeps). The ``ops`` function's parameters stand in the same order (checked by hand
-against both signatures, below), so a positional argument stays where it is and a keyword is
-renamed to the ``ops`` parameter at the same position, whose name is read from the target
+Each PyTorch function that has one is a row of ``msgraphlint/data/torch_to_mindspore.json``
+with a ``fix`` column, read into a :class:`Spec`: the ``ops`` function (the row's ``ms``, the
+replacement MSG502's advice names, so the advice and the fix cannot disagree) and PyTorch's
+parameters in their order (the documented signature, only the parameters the rewrite keeps).
+The ``ops`` function's parameters stand in the same order (checked by hand against both
+signatures), so a positional argument stays where it is and a keyword is renamed to the ``ops`` parameter at the same position, whose name is read from the target
 release's catalog (``params``, from ``inspect.signature`` of the wheel): a release whose
 function is missing, or has fewer parameters than the call uses, gets no fix. A call with
 anything else (``out=``, ``dtype=``, ``device=``, ``*args``, ``**kw``, a parameter PyTorch
@@ -39,8 +40,11 @@ three overloads), ``torch.where(c)`` (nonzero), ``torch.tensor``, ``einsum``, ..
 from __future__ import annotations
 
 import ast
+import json
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
 from typing import Dict, List, Optional, Tuple
 
 from ..findings import Edit, Fix, FixSafety
@@ -58,58 +62,33 @@ class Spec:
     varargs: bool = False           # ``torch.zeros(2, 3)``: the sizes given one by one → one tuple
 
 
-_UNARY = ("input",)
-SPECS: Dict[str, Spec] = {
-    "torch.matmul": Spec("matmul", ("input", "other"), 2),
-    "torch.bmm": Spec("bmm", ("input", "mat2"), 2),
-    "torch.cat": Spec("cat", ("tensors", "dim")),
-    "torch.concat": Spec("cat", ("tensors", "dim")),
-    "torch.stack": Spec("stack", ("tensors", "dim")),
-    "torch.split": Spec("split", ("tensor", "split_size_or_sections", "dim"), 2),
-    "torch.chunk": Spec("chunk", ("input", "chunks", "dim"), 2),
-    "torch.softmax": Spec("softmax", ("input", "dim"), 2),
-    "torch.log_softmax": Spec("log_softmax", ("input", "dim"), 2),
-    "torch.nn.functional.softmax": Spec("softmax", ("input", "dim"), 2),
-    "torch.nn.functional.log_softmax": Spec("log_softmax", ("input", "dim"), 2),
-    "torch.tanh": Spec("tanh", _UNARY),
-    "torch.sigmoid": Spec("sigmoid", _UNARY),
-    "torch.exp": Spec("exp", _UNARY),
-    "torch.log": Spec("log", _UNARY),
-    "torch.sqrt": Spec("sqrt", _UNARY),
-    "torch.rsqrt": Spec("rsqrt", _UNARY),
-    "torch.mean": Spec("mean", ("input", "dim", "keepdim")),
-    "torch.sum": Spec("sum", ("input", "dim", "keepdim")),
-    "torch.argmax": Spec("argmax", ("input", "dim", "keepdim")),
-    "torch.where": Spec("where", ("condition", "input", "other"), 3),
-    "torch.zeros": Spec("zeros", ("size",), varargs=True),
-    "torch.ones": Spec("ones", ("size",), varargs=True),
-    "torch.zeros_like": Spec("zeros_like", _UNARY),
-    "torch.ones_like": Spec("ones_like", _UNARY),
-    "torch.full": Spec("full", ("size", "fill_value"), 2),
-    "torch.arange": Spec("arange", ("start", "end", "step")),
-    "torch.tril": Spec("tril", ("input", "diagonal")),
-    "torch.triu": Spec("triu", ("input", "diagonal")),
-    "torch.masked_fill": Spec("masked_fill", ("input", "mask", "value"), 3),
-    "torch.clamp": Spec("clamp", ("input", "min", "max")),
-    "torch.gather": Spec("gather_elements", ("input", "dim", "index"), 3),
-    "torch.transpose": Spec("swapaxes", ("input", "dim0", "dim1"), 3),
-    "torch.permute": Spec("permute", ("input", "dims"), 2),
-    "torch.reshape": Spec("reshape", ("input", "shape"), 2),
-    "torch.flatten": Spec("flatten", ("input", "start_dim", "end_dim"), keyword={"start_dim": "start_dim",
-                          "end_dim": "end_dim"}, fill=(("start_dim", "0"),)),
-    "torch.unsqueeze": Spec("unsqueeze", ("input", "dim"), 2),
-    "torch.squeeze": Spec("squeeze", ("input", "dim")),
-    "torch.nn.functional.gelu": Spec("gelu", ("input", "approximate")),
-    "torch.nn.functional.silu": Spec("silu", _UNARY),
-    "torch.nn.functional.relu": Spec("relu", _UNARY),
-    "torch.nn.functional.linear": Spec("dense", ("input", "weight", "bias"), 2),
-    "torch.nn.functional.pad": Spec("pad", ("input", "pad", "mode", "value"), 2),
-    "torch.nn.functional.dropout": Spec("dropout", ("input", "p", "training"), unsafe=(
-        "random: the same distribution, another random stream; `training` defaults to True in both")),
-    "torch.nn.functional.layer_norm": Spec("layer_norm", ("input", "normalized_shape", "weight", "bias", "eps"), 2,
-                                           unsafe="MindSpore 2.10 has no CPU kernel for it (LayerNormExt): it runs "
-                                                  "on Ascend"),
-}
+TABLE = "torch_to_mindspore.json"
+_OPS = "mindspore.ops."
+
+
+@lru_cache(maxsize=1)
+def torch_table() -> Dict[str, dict]:
+    """``msgraphlint/data/torch_to_mindspore.json`` without its ``_about``: MSG502's advice (the
+    ``ms`` column) and its fix (the ``fix`` column) both come from here."""
+    with resources.files("msgraphlint.data").joinpath(TABLE).open(encoding="utf-8") as fh:
+        return {k: v for k, v in json.load(fh).items() if not k.startswith("_")}
+
+
+def _spec(q: str, entry: dict) -> Spec:
+    fix = entry["fix"]
+    target = entry.get("ms") or ""
+    if not target.startswith(_OPS) or "." in target[len(_OPS):]:
+        raise ValueError(f"{TABLE}: {q} has a fix but its 'ms' {target!r} is no mindspore.ops function")
+    unknown = set(fix) - {"params", "required", "keyword", "fill", "varargs", "unsafe"}
+    if unknown:
+        raise ValueError(f"{TABLE}: {q}'s fix has unknown keys {sorted(unknown)}")
+    return Spec(target[len(_OPS):], tuple(fix["params"]), int(fix.get("required", 1)), dict(fix.get("keyword", {})),
+                tuple(fix.get("fill", {}).items()), str(fix.get("unsafe", "")), bool(fix.get("varargs", False)))
+
+
+# one per table row with a ``fix``; the ``ms`` column is the ops function (checked by hand against
+# both signatures; tests/test_torchfixes.py against each known release's catalog)
+SPECS: Dict[str, Spec] = {q: _spec(q, e) for q, e in torch_table().items() if e.get("fix")}
 
 
 def _signature(text: Optional[str]) -> Optional[Tuple[List[str], List[str]]]:
