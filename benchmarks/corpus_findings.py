@@ -36,8 +36,8 @@ of ``msgraphlint/`` and ``rules/`` at REV into a temporary folder, put first on
 script; the figures then name that commit.
 
 ``--compare DUMP`` sets an earlier dump against this run: findings per 100 constructs per
-corpus, and the findings that differ (by ``_same``) split four ways (``split_delta``): added,
-removed, and the call-site repetitions apart, deduplicated (an earlier echo whose original
+corpus, and the findings that differ (by ``_same``) split five ways (``split_delta``): added,
+removed, recoded (the line is still reported, under another code), and the call-site repetitions apart, deduplicated (an earlier echo whose original
 this run still reports) and relocated (an MSG004 repeating in one file what the earlier run
 repeated there too). ``--pool`` draws the sample from one of them. ``--root NAME=PATH`` adds a
 folder outside the cache as a corpus.
@@ -194,7 +194,10 @@ def split_delta(before: dict, after: dict) -> Dict[str, List[dict]]:
     - ``deduplicated``: before only, a call-site repetition whose original the later run still
       reports (at the original's line, or repeated by a call-site finding): the claim stays,
       only the duplicate line went;
-    - ``removed``: before only, every other (the claim is gone);
+    - ``recoded``: before only, on a line the later run still reports under another code (a
+      sharper claim, or a rule that took the pattern over: MSG105 -> MSG101 once a caller is
+      seen, MSG511 -> MSG513 for a deprecated primitive); judge it by reading both;
+    - ``removed``: before only, every other (nothing is reported on the line any more);
     - ``relocated``: after only, a call-site finding (MSG004) that repeats, in the same file,
       an original the earlier run repeated there too (at another line or under its own code);
     - ``added``: after only, every other."""
@@ -215,12 +218,18 @@ def split_delta(before: dict, after: dict) -> Dict[str, List[dict]]:
         t = echo_target(f, bmeta)
         if t is not None:
             echoed_old.add((f["path"], t))
-    out: Dict[str, List[dict]] = {"added": [], "relocated": [], "removed": [], "deduplicated": []}
+    new_lines = {k[:3] for k in new_keys}
+    out: Dict[str, List[dict]] = {"added": [], "relocated": [], "removed": [], "recoded": [], "deduplicated": []}
     for f in old:
         if _same(f) in new_keys:
             continue
         t = echo_target(f, bmeta)
-        out["deduplicated" if t is not None and t in claimed else "removed"].append(f)
+        if t is not None and t in claimed:
+            out["deduplicated"].append(f)
+        elif _same(f)[:3] in new_lines:
+            out["recoded"].append(f)
+        else:
+            out["removed"].append(f)
     for f in new:
         if _same(f) in old_keys:
             continue
@@ -230,7 +239,7 @@ def split_delta(before: dict, after: dict) -> Dict[str, List[dict]]:
 
 
 def delta_table(parts: Dict[str, List[dict]], corpora: Sequence[str]) -> str:
-    kinds = ("added", "relocated", "removed", "deduplicated")
+    kinds = ("added", "relocated", "removed", "recoded", "deduplicated")
     per = {k: Counter(f["corpus"] for f in parts[k]) for k in kinds}
     lines = ["| corpus | " + " | ".join(kinds) + " |", "|---|" + "---:|" * len(kinds)]
     for c in corpora:
@@ -427,9 +436,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                     "against an earlier --dump (e.g. one made with --rev of the previous main)")
     ap.add_argument("--new-only", action="store_true", help="with --compare: draw the judged sample only from "
                     "the added findings (same as --pool added)")
-    ap.add_argument("--pool", choices=("all", "added", "relocated", "removed", "deduplicated"), default="all",
+    ap.add_argument("--pool", choices=("all", "added", "relocated", "removed", "recoded", "deduplicated"), default="all",
                     help="with --compare: draw the judged sample from one part of the delta (see split_delta): "
-                    "added / relocated (this run only), removed / deduplicated (the earlier dump only; shown "
+                    "added / relocated (this run only), removed / recoded / deduplicated (the earlier dump only; shown "
                     "with the source of the corpora as they are now); default all of this run's findings")
     args = ap.parse_args(argv)
     if args.new_only:
@@ -449,6 +458,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         extra[name] = Path(path).resolve()
     corpora = (args.corpus or list(CORPORA)) + list(extra)
     roots = {c: extra.get(c, Path(args.cache_dir) / "corpora" / c) for c in corpora}
+    if args.load and not args.corpus and not extra:  # every corpus of the dump, at the roots it names
+        dumped_meta = json.loads(Path(args.load).read_text(encoding="utf-8")).get("meta", {})
+        for c, p in dumped_meta.get("roots", {}).items():
+            if c not in CORPORA:
+                corpora.append(c)
+                roots[c] = Path(p)
     missing = [c for c, p in roots.items() if not p.is_dir()]
     if missing:
         print(f"corpora not unpacked: {', '.join(missing)}; run benchmarks/corpora.py first", file=sys.stderr)
@@ -507,7 +522,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                   + ", ".join(f"{c} {n}" for c, n in sorted(Counter(f["code"] for f in fs).items())))
         if args.pool != "all":
             pool = parts[args.pool]
-            side = "earlier dump's" if args.pool in ("removed", "deduplicated") else "run's"
+            side = "earlier dump's" if args.pool in ("removed", "recoded", "deduplicated") else "run's"
             meta["pool"] = f"{args.pool} findings of the delta against {args.compare} (the {side} findings)"
 
     sample = stratified_sample(pool, args.sample, args.seed)

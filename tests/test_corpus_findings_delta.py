@@ -1,5 +1,5 @@
 """benchmarks/corpus_findings.py --compare: the delta of two dumps split into added, relocated,
-removed and deduplicated, on small synthetic dumps (no linting; nothing timed).
+removed, recoded and deduplicated, on small synthetic dumps (no linting; nothing timed).
 
 The earlier engine (500e02f) repeated a helper's finding in the caller's file under the
 helper's code, "call to helper `h` reaches: <message> (<helper file>:<line>)"; the later one
@@ -51,6 +51,8 @@ def _dumps():
         _f("pkg/model.py", 8, "MSG302",
            f"call to helper `k` reaches: `.asnumpy()` ({CORPUS_ROOT}/pkg/gone.py:3)"),
         _f("pkg/model.py", 40, "MSG403"),
+        # a line the later run reports under another code
+        _f("pkg/model.py", 60, "MSG105"),
         # a look-alike of an echo (no location at the end): a plain finding, so removed
         _f("pkg/model.py", 50, "MSG410", "call to helper `q` reaches: something"),
         _f("pkg/broken.py", 1, "MSG001"),
@@ -64,6 +66,7 @@ def _dumps():
         _f("pkg/other.py", 2, "MSG004", "`h()` reaches MSG201 (print-in-graph) at helper.py:10",
            chain=[f"MSG201 at {CORPUS_ROOT}/pkg/helper.py:10: `print` in graph-mode code"]),
         _f("pkg/new.py", 1, "MSG202"),
+        _f("pkg/model.py", 60, "MSG101"),
         _f("pkg/broken2.py", 1, "MSG002"),
     ]
     return {"meta": meta, "findings": before, "scopes": {"mindone": {"construct": 3, "files": 5}}}, \
@@ -80,7 +83,8 @@ def test_split_delta_tells_echoes_from_removed_findings():
     assert _keys(parts["deduplicated"]) == ["pkg/model.py:20:MSG101", "pkg/model.py:5:MSG201"]
     assert _keys(parts["removed"]) == ["pkg/model.py:40:MSG403", "pkg/model.py:50:MSG410", "pkg/model.py:8:MSG302"]
     assert _keys(parts["relocated"]) == ["pkg/model.py:6:MSG004"]
-    assert _keys(parts["added"]) == ["pkg/new.py:1:MSG202", "pkg/other.py:2:MSG004"]
+    assert _keys(parts["recoded"]) == ["pkg/model.py:60:MSG105"]
+    assert _keys(parts["added"]) == ["pkg/model.py:60:MSG101", "pkg/new.py:1:MSG202", "pkg/other.py:2:MSG004"]
 
 
 def test_echo_target_keys_like_same():
@@ -102,8 +106,9 @@ def test_compare_pool_removed_samples_only_the_genuinely_removed(tmp_path, capsy
                   "--verdicts", str(tmp_path / "none.json")])
     assert rc == 0
     out = capsys.readouterr().out
-    assert "| mindone | 2 | 1 | 3 | 2 |" in out  # added, relocated, removed, deduplicated
+    assert "| mindone | 3 | 1 | 3 | 1 | 2 |" in out  # added, relocated, removed, recoded, deduplicated
     text = md.read_text()
     for key in ("pkg/model.py:40", "pkg/model.py:50", "pkg/model.py:8"):
         assert f"mindone/{key}`" in text
     assert "pkg/model.py:5`" not in text and "pkg/model.py:20`" not in text and "new.py" not in text
+    assert "pkg/model.py:60`" not in text
