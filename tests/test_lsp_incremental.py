@@ -455,3 +455,53 @@ def test_the_kinds_a_parent_cell_passes_follow_its_text_and_its_helpers(tmp_path
     for (got, fresh), (_r, _l, branches) in zip(_server_and_fresh(tmp_path, texts), cases):
         assert got == fresh, _l
         assert (("MSG101", 11) in {(f[0], f[1]) for f in got}) == branches, (_r, _l)
+
+
+ATTRS = '''import mindspore as ms
+import mindspore.nn as nn
+from mindspore import ops
+from pkg.utils import shout
+
+
+class Net(nn.Cell):
+    def __init__(self):
+        super().__init__()
+        self.flag = {flag}
+
+    def construct(self, x):
+        self.flag.append(x)
+        x = x + 1
+        return shout(x)
+
+
+def train(net, data):
+    for x in data.create_tuple_iterator():
+        net(x)
+'''
+
+
+def test_a_summary_kept_per_def_follows_each_edit_of_the_def(tmp_path):
+    """The module summary's per-def parts (``__init__``'s attribute kinds, a construct's call
+    edges) are kept between edits by the def's text (``index.STATEMENT_MEMO``): ``self.flag`` a
+    Python list (MSG207 at its ``append`` in construct) or ``None`` (none), and the lines moving
+    above both defs (the MSG004 at ``shout``'s call, the helper printing, moves with them)."""
+    utils = tmp_path / "pkg" / "utils.py"
+    texts = []
+    for n in range(6):
+        text = ATTRS.format(flag="[1, 2]" if n % 2 == 0 else "None")
+        texts.append(text if n < 3 else text.replace("import mindspore as ms\n", "import mindspore as ms\n\n\n"))
+    path = _project(tmp_path)
+    utils.write_text(UTILS.replace("def shout(x):\n", "def shout(x):\n    print(x)\n"))
+    settings = prepare([path], str(tmp_path / "pyproject.toml"))
+    cache, context = {}, ContextCache()
+    for n, text in enumerate(texts):
+        got = run_source(text, path, settings=settings, scope_cache=cache, context_cache=context, buffers={},
+                         related={})
+        _write(path, text)
+        [fresh] = [r for r in check_paths([path]) if r.path.endswith("model.py")]
+        assert _seen_chains(got.findings) == _seen_chains(fresh.findings), n
+        codes = {(f.code, f.line) for f in got.findings}
+        shift = 2 if n >= 3 else 0
+        assert (("MSG207", 13 + shift) in codes) == (n % 2 == 0), (n, codes)
+        assert ("MSG004", 15 + shift) in codes, (n, codes)
+    assert any(k[0] == "summary-attrs" for k in cache) and any(k[0] == "summary-calls" for k in cache)

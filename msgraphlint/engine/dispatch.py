@@ -660,7 +660,10 @@ class ModuleEngine:
         hints = tuple(sorted((k, v.value) for k, v in (self._hints.get(scope.qualname) or {}).items()))
         hints += tuple(sorted((self._dtypes.get(scope.qualname) or {}).items()))
         hints += tuple(sorted(("py:" + k, v) for k, v in (self._pytypes.get(scope.qualname) or {}).items()))
-        rules = tuple(sorted({id(r) for handlers in d.graph.values() for r, _ in handlers} | {id(r) for r in d.graph_leave}))
+        rules = d.__dict__.get("_graph_rule_ids")
+        if rules is None:  # once per dispatch table, not per scope
+            rules = d._graph_rule_ids = tuple(sorted({id(r) for handlers in d.graph.values() for r, _ in handlers}
+                                                     | {id(r) for r in d.graph_leave}))
         entry = self._entry_key(func) if not scope.chain else None
         return (scope.qualname, scope.chain, scope.capture_mode, scope.root_site and scope.root_site[1:], self.source.segment(func),
                 attrs, hints, rules, self.target, entry, self._consts_key(scope.enclosing), self._names_key)

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
+from contextvars import ContextVar
+
 from ..parse.astutil import fold, per_tree, walk_no_ctx, walk_statements
 from .evidence import ArgSite, outgoing
 from .imports import ImportMap
@@ -248,6 +250,42 @@ def linted_top(paths) -> str:
         return os.path.commonpath(dirs) if dirs else os.path.abspath(".")
     except ValueError:  # different drives (Windows)
         return dirs[0]
+
+
+def _memoised(memo: dict, source: SourceFile, imports: ImportMap):
+    """``_calls_in`` and ``_collect_attrs`` answered from ``memo`` (``STATEMENT_MEMO``) for a def
+    whose text (from its first decorator, whole lines) and the module's import map are those of
+    an earlier analysis; call edges are kept with lines relative to the def's first line."""
+    lines = source.lines
+    names = tuple(sorted(imports.names.items()))
+
+    def text_of(func) -> Tuple[int, str]:
+        start = min([func.lineno] + [d.lineno for d in func.decorator_list])
+        return start, "\n".join(lines[start - 1:func.end_lineno or func.lineno])
+
+    def calls_in(func, imports_: ImportMap) -> List[CallEdge]:
+        start, text = text_of(func)
+        key = ("summary-calls", text, names)
+        kept = memo.get(key)
+        if kept is None:
+            edges = _calls_in(func, imports_)
+            memo[key] = tuple((e.line - start, e.col, e.kind, e.target) for e in edges)
+            return edges
+        return [CallEdge(line + start, col, kind, target) for line, col, kind, target in kept]
+
+    def collect_attrs(func, imports_: ImportMap, attrs: Dict[str, str]) -> None:
+        if attrs:  # a second __init__: what it adds depends on the first's
+            _collect_attrs(func, imports_, attrs)
+            return
+        key = ("summary-attrs", text_of(func)[1], names)
+        kept = memo.get(key)
+        if kept is None:
+            _collect_attrs(func, imports_, attrs)
+            memo[key] = dict(attrs)
+        else:
+            attrs.update(kept)
+
+    return calls_in, collect_attrs
 
 
 def _calls_in(func: ast.AST, imports: ImportMap) -> List[CallEdge]:
@@ -538,6 +576,13 @@ class _NestedScan:
                 self.scan(d, dkey, enclosing, overlay)
 
 
+#: editors: a dict kept between the analyses of one open document (the language server's scope
+#: cache, set by ``runner.run_source``), in which ``summarize`` keeps the call edges and the
+#: ``__init__`` attributes of each def by its text and the module's import map, so an edit
+#: recomputes them only for the defs it changed; None (the default) elsewhere
+STATEMENT_MEMO: "ContextVar[Optional[dict]]" = ContextVar("msgraphlint_statement_memo", default=None)
+
+
 def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_calls: bool = False) -> ModuleSummary:
     """The module's digest. Shallow by design (this runs on every candidate file):
     call edges are computed now only for graph-root candidates (construct/bprop of
@@ -569,12 +614,14 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
                                                                                    + [node.lineno]) - 1:node.end_lineno]))]
     if nested is not None:
         nested.bytecode_methods = bytecode_methods
+    memo = STATEMENT_MEMO.get()
+    calls_in, collect_attrs = (_calls_in, _collect_attrs) if memo is None else _memoised(memo, source, imports)
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             is_jit = node.name in jit_wrapped or any(_is_jit_decorator(d, imports) for d in node.decorator_list)
             summary.functions[node.name] = FuncSummary(
                 f"{modname}.{node.name}", node.name, node.lineno, is_jit=is_jit,
-                calls=_calls_in(node, imports) if (is_jit or eager_calls) else None,
+                calls=calls_in(node, imports) if (is_jit or eager_calls) else None,
                 capture_mode=_capture_mode(node.decorator_list, imports) or jit_wrapped.get(node.name))
             if nested is not None:
                 nested.scan(node, node.name, (), imports)
@@ -585,11 +632,11 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     if item.name == "__init__":
-                        _collect_attrs(item, imports, cs.attrs)
+                        collect_attrs(item, imports, cs.attrs)
                     is_jit = item.name in jit_methods or any(_is_jit_decorator(d, imports) for d in item.decorator_list)
                     cs.methods[item.name] = FuncSummary(
                         f"{cs.qualname}.{item.name}", item.name, item.lineno, class_name=node.name, is_jit=is_jit,
-                        calls=_calls_in(item, imports)
+                        calls=calls_in(item, imports)
                         if (eager_calls or _is_root_candidate(item.name, has_bases, is_jit)) else None,
                         capture_mode=_capture_mode(item.decorator_list, imports) or jit_methods.get(item.name)
                         or ("bytecode" if (node.name, item.name) in bytecode_methods else None))

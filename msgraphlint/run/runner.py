@@ -24,7 +24,7 @@ from .discovery import YAML_SUFFIXES, discover
 from .filework import (INTERNAL_ERROR_CODE, PARSE_ERROR_CODE, TREE_CACHE_LINES, Phase1, Phase2, internal_error, in_memory_source, is_internal_error, lint_python, lint_yaml, parse_error, phase1)
 from ..project.callsites import CallGraph
 from ..findings import FileResult, Finding
-from ..project.index import ProjectIndex, linted_top
+from ..project.index import STATEMENT_MEMO, ProjectIndex, linted_top
 from ..project.modes import ProjectModes
 from ..rule import Rule
 from ..project.scopes import CellResolver, discover as discover_scopes
@@ -822,6 +822,12 @@ def _run_one(path: str, text: Union[str, bytes], settings: Settings, *, scope_ca
         ctx = parts[0][1] if parts else []
         overrides.update((f, t) for f, t in (buffers or {}).items() if f in set(ctx) and f != path)
     fs = PerFile(settings, {f: settings_of(f) for f in ctx}, resolve=settings_of if context else None)
-    result = _run_files([path], fs, 1, overrides, scope_cache=scope_cache, context=ctx, context_cache=context_cache,
-                        related=related, buffers=buffers)
+    # an editor's document: the summaries' per-def work kept in its scope cache (index.STATEMENT_MEMO)
+    token = STATEMENT_MEMO.set(scope_cache) if scope_cache is not None else None
+    try:
+        result = _run_files([path], fs, 1, overrides, scope_cache=scope_cache, context=ctx,
+                            context_cache=context_cache, related=related, buffers=buffers)
+    finally:
+        if token is not None:
+            STATEMENT_MEMO.reset(token)
     return result_of(result.files, path)
