@@ -22,7 +22,7 @@ import re
 from typing import List, Optional
 
 from msgraphlint.parse.astutil import per_tree, walk_no_ctx
-from msgraphlint.fix.codemods import inplace_method_fix, parameter_update_fix, rebind_fix
+from msgraphlint.fix.codemods import inplace_method_fix, parameter_update_fix, rebind_fix, scatter_write_fix
 from msgraphlint.findings import Edit, Fix
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.infer import Provenance
@@ -380,7 +380,7 @@ _FRESH_OPS = frozenset({
     "exp", "log", "abs", "sqrt", "rsqrt", "square", "neg", "sin", "cos", "erf", "pow",
     "add", "sub", "mul", "div", "matmul", "bmm", "maximum", "minimum", "clamp",
     "zeros", "ones", "full", "zeros_like", "ones_like", "full_like", "arange",
-    "sum", "mean", "cumsum", "layer_norm", "masked_fill", "where",
+    "sum", "mean", "cumsum", "layer_norm", "masked_fill", "where", "select_scatter",
 })
 _FRESH_NAMESPACES = ("mindspore.ops.", "mindspore.mint.", "mindspore.mint.nn.functional.", "mindspore.ops.function.")
 
@@ -405,7 +405,7 @@ def _fresh(value: Optional[ast.AST], ctx) -> bool:
     return False
 
 
-def no_alias_proof(stmt: ast.AugAssign, ctx, target: Optional[ast.Name] = None) -> Optional[str]:
+def no_alias_proof(stmt: ast.stmt, ctx, target: Optional[ast.Name] = None, stores: bool = False) -> Optional[str]:
     """Proof that no other reference sees the in-place write of ``y op= v`` (so rewriting
     it as ``y = y op v`` changes nothing in graph mode), or None when it cannot be proved.
 
@@ -421,7 +421,8 @@ def no_alias_proof(stmt: ast.AugAssign, ctx, target: Optional[ast.Name] = None) 
       comprehension (a closure);
     * every read of ``y`` that can run before the write (earlier in the function, or
       anywhere in a loop around it: the next iteration) is an operand of arithmetic or
-      a comparison, or ``y.shape``/``y.dtype``/``y.ndim``, none of which keeps a reference.
+      a comparison, or ``y.shape``/``y.dtype``/``y.ndim``, none of which keeps a reference
+      (with ``stores``, MSG203's, also an earlier subscript write ``y[i] = v``).
     """
     from msgraphlint.infer.flow import scope_function
 
@@ -456,6 +457,8 @@ def no_alias_proof(stmt: ast.AugAssign, ctx, target: Optional[ast.Name] = None) 
             continue
         if isinstance(parent, ast.Attribute) and parent.attr in _METADATA:
             continue
+        if stores and isinstance(parent, ast.Subscript) and parent.value is load and isinstance(parent.ctx, ast.Store):
+            continue  # another write into y keeps no reference to it
         return None
     return (f"`{name}` holds a tensor made by arithmetic or a fresh op, and nothing keeps a reference to it "
             f"before the write (no alias, container, closure or call argument)")
@@ -910,6 +913,7 @@ class TensorSubscriptAssign(Rule):
     hint = ("write it functionally: `ops.masked_fill(y, mask, v)` / `ops.select(mask, v, y)` for masked "
             "values, `ops.tensor_scatter_update(y, idx, v)` for an explicit scatter, `ops.concat` of slices")
     severity = Severity.WARNING
+    fix_safety = FixSafety.SAFE  # select_scatter of full_like, with the no-alias proof (msgraphlint/fix/codemods.py)
     rationale = """
         Graph mode has no in-place subscript store on a tensor: `y[i] = v` becomes a new
         tensor built by scatter kernels. Measured with MindSpore 2.10 CPU: `h[:, :, 0] = 0`
@@ -927,6 +931,21 @@ class TensorSubscriptAssign(Rule):
         gives. Writes to Parameters (`self.buf[0] = v`, a ScatterNdUpdate) are state
         updates and not flagged. On an input or through an alias the write is silently
         different between the modes: that is MSG202.
+
+        Fix: the pure form graph mode already computes, `y[:, k] = c` →
+        `y = ops.select_scatter(y, ops.full_like(y[:, k], c), 1, k)` (also `y[k]`, `y[k, :]`,
+        `y[..., k]`; `k` an int literal, `c` a number literal). Measured on 2.10 CPU in both
+        modes (float32, int32, bool and float16 tensors of rank 2 and 3; `k` 0, 1, -1 and out
+        of range; `c` 0, 1.5, -1, True, 1e6): the same values and dtype (`full_like` casts
+        `c` as the write does) and the same IndexError out of range. Safe only when nothing
+        else holds `y`'s tensor (MSG204's no-alias proof: `y` bound only to arithmetic or
+        fresh ops, no closure, earlier reads only arithmetic, metadata or other subscript
+        writes): PyNative's write changes every other reference to the tensor — measured,
+        through a tuple, a list, an alias name and a view (`z = y[0]`) PyNative sees the write
+        and graph mode does not — and the new tensor leaves them unchanged. Unsafe for an
+        aliased `y`, a tensor value (`select_scatter` needs exactly the selected shape and
+        dtype where the write broadcasts and casts) and `y[k] += v`; no fix for slices,
+        several indices or an index held by a name.
     """
     VALID = [
         Valid("""
@@ -971,7 +990,16 @@ class TensorSubscriptAssign(Rule):
                     y = ops.relu(x) * 2
                     y[0] = 1.0
                     return y + 1
-        """, line=7),
+        """, line=7, expected_fix="""
+            import mindspore.nn as nn
+            from mindspore import ops
+
+            class Net(nn.Cell):
+                def construct(self, x):
+                    y = ops.relu(x) * 2
+                    y = ops.select_scatter(y, ops.full_like(y[0], 1.0), 0, 0)
+                    return y + 1
+        """),
         Invalid("""
             import mindspore as ms
             from mindspore import ops
@@ -984,7 +1012,20 @@ class TensorSubscriptAssign(Rule):
             @ms.jit
             def step(x):
                 return zero_first(x) + 1
-        """, line=6, note="in a helper reached from a jit function"),
+        """, line=6, note="in a helper reached from a jit function", expected_fix="""
+            import mindspore as ms
+            from mindspore import ops
+
+            def zero_first(t):
+                y = ops.relu(t)
+                y = ops.select_scatter(y, ops.full_like(y[:, 0], 0), 1, 0)
+                return y
+
+            @ms.jit
+            def step(x):
+                return zero_first(x) + 1
+        """),
+
     ]
 
     def _check(self, node: ast.stmt, ctx) -> None:
@@ -1001,7 +1042,8 @@ class TensorSubscriptAssign(Rule):
                 func = scope_function(node, ctx)
             if sub.value is root and not isinstance(node, ast.AugAssign) and _is_mask(sub.slice, ctx, func):
                 continue
-            ctx.report(node, name=root.id, ops=_write_ops(sub, node, mask=False))
+            ctx.report(node, name=root.id, ops=_write_ops(sub, node, mask=False),
+                       fix=scatter_write_fix(ctx, node, sub, no_alias_proof(node, ctx, root, stores=True)))
             return
 
     def visit_Assign(self, node, ctx) -> None:

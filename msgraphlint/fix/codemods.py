@@ -1332,3 +1332,95 @@ def _where_elif(module, cm: Codemod):
 
 
 TRANSFORMS["where-elif"] = _where_elif
+
+
+# ---------------------------------------------------------------------------------------
+# MSG203: a subscript write on a local tensor → the pure form (``ops.select_scatter``)
+
+def _int_index(e: ast.AST) -> Optional[int]:
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        k = _int_index(e.operand)
+        return None if k is None else -k
+    return e.value if isinstance(e, ast.Constant) and type(e.value) is int else None
+
+
+def _number_literal(e: ast.AST) -> bool:
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+        e = e.operand
+        return isinstance(e, ast.Constant) and type(e.value) in (int, float)
+    return isinstance(e, ast.Constant) and type(e.value) in (int, float, bool)
+
+
+def select_axis(index: ast.AST) -> Optional[Tuple[int, int]]:
+    """(axis, index) of a subscript that picks one position along one axis: ``y[k]``
+    (``y[k, :]``), ``y[:, k]`` (``y[:, :, k]``, ``y[:, k, :]``) and ``y[..., k]``, ``k`` an int
+    literal; None for anything else (slices, two indices, tensors, names)."""
+    parts = list(index.elts) if isinstance(index, ast.Tuple) else [index]
+    if len(parts) == 2 and isinstance(parts[0], ast.Constant) and parts[0].value is Ellipsis:
+        k = _int_index(parts[1])
+        return None if k is None else (-1, k)
+    full = [isinstance(p, ast.Slice) and p.lower is None and p.upper is None and p.step is None for p in parts]
+    picks = [i for i, p in enumerate(parts) if not full[i]]
+    if len(picks) != 1:
+        return None
+    k = _int_index(parts[picks[0]])
+    return None if k is None else (picks[0], k)
+
+
+_AUG = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*"}
+
+
+def scatter_write_fix(ctx, stmt: ast.stmt, sub: ast.Subscript, proof: Optional[str]) -> Optional[Fix]:
+    """MSG203: ``y[:, k] = c`` → ``y = ops.select_scatter(y, ops.full_like(y[:, k], c), 1, k)``.
+
+    Graph mode compiles the subscript write into a new tensor already (TensorScatterUpdate):
+    the pure form is what graph mode computes, whatever else holds ``y``. PyNative writes into
+    ``y``'s tensor, which every other reference sees (an alias, a container, a view, the
+    caller's tensor); the new tensor leaves them unchanged. Measured on 2.10 CPU, in both
+    modes, ``y`` float32/int32/bool/float16 of rank 2 and 3, ``k`` 0, 1, -1 and out of range,
+    ``c`` 0, 1.5, -1, True, 1e6: the same values and dtype (``full_like`` casts ``c`` as the
+    write does: 1.5 into int32 is 1, 1e6 into float16 inf), the same IndexError out of range.
+    Safe only with ``proof`` (nothing else references ``y``'s tensor); unsafe otherwise, and
+    unsafe for a value that is not a number literal (``select_scatter`` needs exactly the
+    selected shape and dtype, where the write broadcasts and casts) and for ``y[k] += v``."""
+    if not (isinstance(sub.value, ast.Name) and stmt.end_lineno is not None):
+        return None
+    if isinstance(stmt, ast.Assign):
+        if len(stmt.targets) != 1 or stmt.targets[0] is not sub:
+            return None
+    elif isinstance(stmt, ast.AugAssign):
+        if stmt.target is not sub or type(stmt.op) not in _AUG:
+            return None
+    else:
+        return None
+    where = select_axis(sub.slice)
+    name = sub.value.id
+    picked, value = ctx.segment(sub), ctx.segment(stmt.value)
+    if where is None or not picked or not value:
+        return None
+    ops, imports = ops_binding(ctx)
+    if ops is None:
+        return None
+    axis, k = where
+    if isinstance(stmt, ast.AugAssign):
+        v = value if isinstance(stmt.value, (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Call)) \
+            else f"({value})"
+        src, cond = f"{picked} {_AUG[type(stmt.op)]} {v}", (
+            f"`{picked} {_AUG[type(stmt.op)]} {v}` keeps `{name}`'s dtype (`select_scatter` raises on another dtype, "
+            "where the write casts)")
+    elif _number_literal(stmt.value):
+        src, cond = f"{ops}.full_like({picked}, {value})", ""
+    else:
+        src, cond = value, (f"`{value}` has exactly the shape and dtype of `{picked}` (the write broadcasts and "
+                            "casts it; `select_scatter` raises otherwise)")
+    text = f"{name} = {ops}.select_scatter({name}, {src}, {axis}, {k})"
+    edits = (Edit(stmt.lineno, stmt.col_offset, stmt.end_lineno, stmt.end_col_offset, text),) + tuple(imports)
+    desc = f"`{name} = {ops}.select_scatter({name}, …, {axis}, {k})`: a new tensor, as graph mode builds"
+    if not cond and proof:
+        return Fix(desc, edits, FixSafety.SAFE,
+                   proof=f"{proof}; `select_scatter` of `full_like` gives the written values and dtype in both modes "
+                         "(measured on MindSpore 2.10)")
+    if not cond:
+        cond = (f"nothing else holds `{name}`'s tensor: PyNative's write changes every other reference to it (an "
+                "alias, a container, a view), the new tensor does not (graph mode's write never did)")
+    return Fix(f"{desc} (unsafe: the same only when {cond})", edits, FixSafety.UNSAFE)
