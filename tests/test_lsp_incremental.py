@@ -505,3 +505,44 @@ def test_a_summary_kept_per_def_follows_each_edit_of_the_def(tmp_path):
         assert (("MSG207", 13 + shift) in codes) == (n % 2 == 0), (n, codes)
         assert ("MSG004", 15 + shift) in codes, (n, codes)
     assert any(k[0] == "summary-attrs" for k in cache) and any(k[0] == "summary-calls" for k in cache)
+
+
+LOCAL_HELPER = '''import mindspore.nn as nn
+from mindspore import ops
+
+
+def gate(x, flag{extra}):
+    while flag > 1:
+        flag = flag - 1
+    return x
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+        return gate(x, {passed})
+
+
+class Other(nn.Cell):
+    def construct(self, x):
+{other}        return x
+
+
+def train(net, other, data):
+    for x in data.create_tuple_iterator():
+        net(x)
+        other(x)
+'''
+
+
+def test_what_a_reused_scope_passes_its_modules_graph_helpers_is_kept_too(tmp_path):
+    """``Net.construct`` passes ``gate`` a tensor (MSG102 at gate's ``while``, line 6) or ``2``;
+    the edits between change only ``Other`` or ``gate``'s parameters, so ``Net.construct``'s
+    findings are reused, and with them the kinds it passes ``gate`` (before the server
+    computed the value pass of every scope of a module with graph helpers at each edit)."""
+    steps = [("x.sum()", "", "", True), ("x.sum()", "", "        print(x)\n", True), ("2", "", "", False),
+             ("2", "", "        print(x)\n", False), ("x.sum()", "", "", True), ("x.sum()", ", n=1", "", True),
+             ("x.sum()", ", n=1", "        print(x)\n", True), ("2", ", n=1", "", False)]
+    texts = [LOCAL_HELPER.format(passed=p, extra=e, other=o) for p, e, o, _ in steps]
+    for (got, fresh), (_p, _e, _o, loops) in zip(_server_and_fresh(tmp_path, texts), steps):
+        assert got == fresh, (_p, _e, _o)
+        assert (("MSG102", 6) in {(f[0], f[1]) for f in got}) == loops, (_p, _e, _o)

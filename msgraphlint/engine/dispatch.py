@@ -15,7 +15,7 @@ from ..infer.entries import Inputs, python_inputs
 from ..project.evidence import incoming
 from ..infer.paramkinds import CallerKinds
 from ..project.index import ModuleSummary, ProjectIndex, all_functions, find_function
-from ..project.scopes import CellResolver, GraphScope, _attr_method
+from ..project.scopes import CellResolver, GraphScope, _attr_method, pynative_scopes
 from ..parse.source import SourceFile
 from ..infer.values import ClassInfo, Kind, ScopeValues, double_starred_names, merge
 
@@ -51,12 +51,27 @@ class Dispatch:
             view = object.__new__(Dispatch)
             view.__dict__.update(self.__dict__)
             view._captures = {}
-            graph = {k: [h for h in v if mode in getattr(h[0], "captures", (mode,))] for k, v in self.graph.items()}
+            graph = {k: [h for h in v if mode in getattr(h[0], "captures", (mode,)) and _graph_rule(h[0])]
+                     for k, v in self.graph.items()}
             view.graph = {k: v for k, v in graph.items() if v}
-            view.graph_leave = [r for r in self.graph_leave if mode in getattr(r, "captures", (mode,))]
+            view.graph_leave = [r for r in self.graph_leave if mode in getattr(r, "captures", (mode,)) and _graph_rule(r)]
             if view.graph == self.graph and view.graph_leave == self.graph_leave:
                 view = self   # every rule applies: no copy
             views[mode] = view
+        return view
+
+    def for_pynative(self) -> "Dispatch":
+        """The graph part of the dispatch for PyNative scopes (``scopes.pynative_scopes``): only
+        the rules whose ``modes`` include ``"pynative"`` (their claim holds in every mode)."""
+        view = self.__dict__.get("_pynative")
+        if view is None:
+            view = object.__new__(Dispatch)
+            view.__dict__.update(self.__dict__)
+            view._captures = {}
+            graph = {k: [h for h in v if "pynative" in getattr(h[0], "modes", ())] for k, v in self.graph.items()}
+            view.graph = {k: v for k, v in graph.items() if v}
+            view.graph_leave = [r for r in self.graph_leave if "pynative" in getattr(r, "modes", ())]
+            self._pynative = view
         return view
 
     def for_text(self, text: str) -> "Dispatch":
@@ -80,6 +95,11 @@ class Dispatch:
         view.yaml = self.yaml
         view._gated = False
         return view
+
+
+def _graph_rule(rule) -> bool:
+    """The rule's claim holds in graph code (``Rule.modes``; a rule without the field: yes)."""
+    return "graph" in getattr(rule, "modes", ("graph",))
 
 
 from ..parse.astutil import fold, per_tree, unparse, walk as _walk, walk_with_parents as _walk_with_parents  # noqa: E402
@@ -282,6 +302,8 @@ class ModuleEngine:
         self.__dict__.clear()
 
     def _sink(self, finding: Finding, scope, rule) -> None:
+        if scope is not None and scope.mode != "graph":
+            scope = None  # a PyNative scope's finding: no graph-mode note, no call-site echo (MSG004)
         self.findings.append((finding, scope, rule))
 
     # index of defs in this file ---------------------------------------------------
@@ -543,7 +565,11 @@ class ModuleEngine:
             if pytypes:
                 self._pytypes[qualname] = pytypes
 
-    def _record_hints(self, func: ast.AST, values: ScopeValues, scope: GraphScope, local_helpers: Dict[str, ast.AST]) -> None:
+    def _record_hints(self, func: ast.AST, values: ScopeValues, scope: GraphScope, local_helpers: Dict[str, ast.AST],
+                      log: Optional[list] = None) -> None:
+        """The kinds this scope passes to the module's graph helpers it calls, merged into their
+        hints; ``log`` (editors) receives each call's (helper, its parameters, the kinds bound),
+        for ``_replay_hints``."""
         guarded = None  # computed on the first call of a local helper: most scopes make none
         for node in _walk_no_ctx(func):
             if not isinstance(node, ast.Call):
@@ -568,13 +594,37 @@ class ModuleEngine:
             if params and params[0] in ("self", "cls"):
                 params = params[1:]
             hints = self._hints.setdefault(target_q, {})
+            bound = []
             for pname, arg in zip(params, node.args):
                 k = values.kind(arg)
+                bound.append((pname, k))
                 hints[pname] = k if pname not in hints else merge(hints[pname], k)
             for kw in node.keywords:
                 if kw.arg in params:
                     k = values.kind(kw.value)
+                    bound.append((kw.arg, k))
                     hints[kw.arg] = k if kw.arg not in hints else merge(hints[kw.arg], k)
+            if log is not None:
+                log.append((target_q, tuple(params), tuple(bound)))
+
+    def _replay_hints(self, kept, local_helpers: Dict[str, ast.AST]) -> bool:
+        """Merge the hints an earlier run of a scope gave the module's graph helpers (``kept``:
+        the graph helpers then, the log of ``_record_hints``) while the same functions are graph
+        helpers and each called one takes the same parameters; False (nothing merged) otherwise."""
+        if kept is None or kept[0] != frozenset(local_helpers):
+            return False
+        for target_q, params, _bound in kept[1]:
+            callee = local_helpers[target_q]
+            now = [a.arg for a in callee.args.args]  # type: ignore[attr-defined]
+            if now and now[0] in ("self", "cls"):
+                now = now[1:]
+            if tuple(now) != params:
+                return False
+        for target_q, _params, bound in kept[1]:
+            hints = self._hints.setdefault(target_q, {})
+            for pname, k in bound:
+                hints[pname] = k if pname not in hints else merge(hints[pname], k)
+        return True
 
     def _attr_method_qualname(self, class_key: str, attr: str, method: str) -> Optional[str]:
         """``self.<attr>.<method>``: the qualname of the method of the object ``__init__`` stored."""
@@ -702,9 +752,11 @@ class ModuleEngine:
                 outer.append(tuple(sorted((k, v.value) for k, v in self._closures[line].items())))
         return got, tuple(outer)
 
-    def _remember(self, key, base_line: int, produced, deps: Optional[Sequence[tuple]] = None) -> None:
+    def _remember(self, key, base_line: int, produced, deps: Optional[Sequence[tuple]] = None,
+                  hint_log=None) -> None:
         """Keep ``produced`` under ``key``, lines relative to ``base_line``; a scope's entry also
-        keeps ``deps`` (what its helper lookups read), checked before it is replayed."""
+        keeps ``deps`` (what its helper lookups read), checked before it is replayed, and what
+        it passed the module's graph helpers (``hint_log``, for ``_replay_hints``)."""
         cache = self.scope_cache
         if len(cache) > 4096:
             cache.clear()
@@ -712,16 +764,17 @@ class ModuleEngine:
                                fix=_shift_fix(f.fix, -base_line), source_line=None,
                                alternatives=_shift_fixes(f.alternatives, -base_line)), rule)
                    for f, _scope, rule in produced]
-        cache[key] = entries if deps is None else (tuple(dict.fromkeys(deps)), entries)
+        cache[key] = entries if deps is None else (tuple(dict.fromkeys(deps)), entries, hint_log)
 
     def _reusable(self, key):
-        """The findings kept for a scope's ``key`` whose helper lookups still read the same, or None."""
+        """What was kept for a scope's ``key`` (deps, findings, hint log) whose helper lookups
+        still read the same, or None."""
         if key is None:
             return None
         got = self.scope_cache.get(key)
         if got is None or not self._deps_hold(got[0]):
             return None
-        return got[1]
+        return got
 
     def _replay(self, entries, base_line: int, scope: GraphScope) -> None:
         for f, rule in entries:
@@ -752,16 +805,30 @@ class ModuleEngine:
                 key = self._scope_key(scope, func, d) if self.scope_cache is not None else None
                 kept = self._reusable(key)
                 if kept is not None and not local:
-                    self._replay(kept, func.lineno, scope)  # nothing else needs its kinds
+                    self._replay(kept[1], func.lineno, scope)  # nothing else needs its kinds
                     continue
+                if kept is not None:
+                    # the helpers' return kinds first, in the order this scope's value pass asked
+                    # them (a helper's return is computed once, with the hints it has then)
+                    for dep in kept[0]:
+                        if dep[0] in ("def", "call"):
+                            self._helper_returns(dep[1], [])(dep[2])
+                    if self._replay_hints(kept[2], local):  # what it passes the graph helpers it calls
+                        self._replay(kept[1], func.lineno, scope)
+                        continue
                 values = self._values_for(func, scope.class_key, scope.qualname, is_root=not scope.chain,
                                           enclosing=scope.enclosing)
+                log: Optional[list] = [] if key is not None and local else None
                 if local:
-                    self._record_hints(func, values, scope, local)
+                    self._record_hints(func, values, scope, local, log)
                 ctx.scope, ctx.values, ctx.class_info = scope, values, self.class_info(scope.class_key)
                 ctx.func = func
                 if kept is not None:
-                    self._replay(kept, func.lineno, scope)
+                    self._replay(kept[1], func.lineno, scope)
+                    deps = self._recs.get(id(values))
+                    if deps is not None and log is not None:
+                        self.scope_cache[key] = (tuple(dict.fromkeys(tuple(kept[0]) + tuple(deps))), kept[1],
+                                                 (frozenset(local), tuple(log)))
                     continue
                 first = len(self.findings)
                 dm = d.for_capture(scope.capture_mode)
@@ -771,7 +838,10 @@ class ModuleEngine:
                     rule.leave_scope(scope, ctx)
                 deps = self._recs.get(id(values))
                 if key is not None and deps is not None:
-                    self._remember(key, func.lineno, self.findings[first:], deps)
+                    self._remember(key, func.lineno, self.findings[first:], deps,
+                                   (frozenset(local), tuple(log)) if log is not None else None)
+            if self.summary is not None and self.summary.pynative_only:
+                self._pynative_scopes(d, ctx)
         ctx.scope = ctx.values = ctx.class_info = ctx.func = None
         if d.module_checks and (d.graph or d.graph_leave):
             ctx.graph_scopes = [(s, self._funcs[s.lineno]) for s in self.scopes if s.lineno in self._funcs]
@@ -785,6 +855,23 @@ class ModuleEngine:
         for rule in checks:
             ctx.rule = rule
             rule.check_module(ctx)
+
+    def _pynative_scopes(self, d: "Dispatch", ctx: RuleContext) -> None:
+        """The Cell methods and functions of a PyNative-only module, walked by the rules whose
+        claim holds in every mode (``Rule.modes``), each as a root with its own value pass."""
+        dp = d.for_pynative()
+        if not (dp.graph or dp.graph_leave):
+            return
+        for scope in pynative_scopes(self.summary, self.cells, frozenset(s.qualname for s in self.scopes)):
+            func = self._funcs.get(scope.lineno)
+            if func is None:
+                continue
+            values = self._values_for(func, scope.class_key, scope.qualname, is_root=True, enclosing=scope.enclosing)
+            ctx.scope, ctx.values, ctx.class_info, ctx.func = scope, values, self.class_info(scope.class_key), func
+            _dispatch(func, dp.graph, ctx)
+            for rule in dp.graph_leave:
+                ctx.rule = rule
+                rule.leave_scope(scope, ctx)
 
     # module-scope rules per top-level statement, for editors ------------------------
     def _statement_rules(self, tree: ast.Module, ctx: RuleContext, table: dict, checks: list) -> None:
