@@ -13,6 +13,13 @@ Where a rule looks:
 * ``scope = "module"``: every node of every Python module (config calls, imports);
 * ``scope = "yaml"``: YAML run configs; the rule implements ``check_yaml(doc, ctx)``.
 
+In which execution modes a graph-scope rule's claim holds (``modes``, Fixit's/ruff's habit
+of one metadata field): ``GRAPH_ONLY`` (default: a fallback, a Switch, an in-place copy, a
+``print`` are graph-compiler facts) or ``EVERY_MODE`` (the code fails in PyNative too: a
+Tensor method the target release's Tensor does not have). Only rules that ask are also
+run on the Cell methods and functions of PyNative-only modules (``ModuleSummary.pynative_only``;
+``scopes.pynative_scopes``), where ``ctx.scope.mode == "pynative"``.
+
 Third-party packs expose a module (or list of Rule classes) under the
 ``msgraphlint.rules`` entry-point group; the built-in rules are loaded the same way.
 """
@@ -25,7 +32,7 @@ from typing import Any, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Tup
 
 from .findings import FixSafety, Severity
 
-__all__ = ["Rule", "Valid", "Invalid", "Severity", "FixSafety"]
+__all__ = ["Rule", "Valid", "Invalid", "Severity", "FixSafety", "GRAPH_ONLY", "EVERY_MODE"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,9 @@ ALL_CAPTURES: FrozenSet[str] = frozenset({"ast", "bytecode", "trace"})
 # a rule whose claim is about what the ast parser builds (a Switch, PyExecute, a syntax error):
 # it does not hold under `jit(capture_mode="bytecode"|"trace")`, which never parses the source
 AST_CAPTURE: FrozenSet[str] = frozenset({"ast"})
+# the execution modes a rule's claim holds in (``Rule.modes``): graph code only, or every mode
+GRAPH_ONLY: FrozenSet[str] = frozenset({"graph"})
+EVERY_MODE: FrozenSet[str] = frozenset({"graph", "pynative"})
 
 
 class Rule:
@@ -104,6 +114,10 @@ class Rule:
     # the capture modes of the graph scope (GraphScope.capture_mode) whose code the rule's claim is
     # about; the engine does not run a graph-scope rule in a scope captured another way
     captures: ClassVar[FrozenSet[str]] = ALL_CAPTURES
+    # the execution modes the claim holds in: GRAPH_ONLY (default), or EVERY_MODE for code that
+    # fails in PyNative too; only rules with "pynative" here see the PyNative scopes (the Cell
+    # methods and functions of PyNative-only modules, ``scopes.pynative_scopes``)
+    modes: ClassVar[FrozenSet[str]] = GRAPH_ONLY
     references: ClassVar[Tuple[str, ...]] = ()
 
     VALID: ClassVar[List[Valid]] = []

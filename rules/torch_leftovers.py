@@ -9,7 +9,7 @@ from msgraphlint.parse.astutil import dump
 from msgraphlint.fix.codemods import property_call_fix, swapaxes_fix
 from msgraphlint.fix.hostfixes import keyword_rename_fix, to_device_fix
 from msgraphlint.fix.torchfixes import torch_call_fix, torch_table
-from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
+from msgraphlint.rule import AST_CAPTURE, EVERY_MODE, FixSafety, Invalid, Rule, Severity, Valid
 
 from msgraphlint.infer.guards import up_the_chain
 
@@ -108,7 +108,10 @@ class TorchOnlyTensorMethod(Rule):
     code = "MSG503"
     fix_safety = FixSafety.UNSAFE  # drop the device (msgraphlint/fix/hostfixes.py)
     name = "torch-tensor-method"
-    summary = "`.cuda()`, `.cpu()`, `.detach()` or `.to(device)` on a tensor in graph-mode code."
+    # a method the target's Tensor lacks fails in every mode: also run on PyNative-only modules
+    modes = EVERY_MODE
+    summary = ("`.cuda()`, `.cpu()`, `.detach()` or `.to(device)` on a tensor in graph-mode code; a method the "
+               "target's Tensor lacks also in PyNative-only modules.")
     message = "`.{method}()` is a PyTorch Tensor method, not MindSpore's\n{why}."
     hint = "delete it: MindSpore places tensors with `mindspore.set_device(...)`; use `ops.stop_gradient(x)` for detach"
     severity = Severity.ERROR
@@ -136,6 +139,19 @@ class TorchOnlyTensorMethod(Rule):
         (`CopyToHost`), which the CPU backend has no kernel for (kernel select fails on a
         CPU target) and Ascend has; the device decides, not the code. A device held by a
         variable is not reported either (its value is unknown).
+
+        Which methods are missing is read from the target release's catalog (`Tensor`'s
+        methods, generated from its wheel): `cuda()`, `cpu()` and `detach()` exist in no
+        release from 2.7.0 to 2.10, `requires_grad_()` is missing only in 2.7.0; a method
+        the target's Tensor has is not reported. A missing method fails in every mode (on
+        2.10 CPU `ms.Tensor([1.0]).detach()` raises `AttributeError` in PyNative too), so
+        the rule declares `modes = EVERY_MODE` and also checks the Cell methods and
+        functions of PyNative-only modules (mindformers' `mindformers/pynative/`, a module
+        that sets only `PYNATIVE_MODE`), which the graph-only rules skip. There it reports
+        only a receiver the inference is sure is a MindSpore tensor (`ctx.tensor(x).surely`:
+        not a bare parameter, a PyTorch tensor or an object of the project's own class), not
+        under `if hasattr(x, "detach"):`, and a `.to(...)` only with a device string MindSpore
+        refuses (in both modes); another tensor's `.device` costs only in graph mode.
     """
     VALID = [
         Valid("""
@@ -175,6 +191,22 @@ class TorchOnlyTensorMethod(Rule):
                 def construct(self, x):
                     return x
         """),
+        Valid("""
+            import torch
+            from mindspore import nn
+
+            class Holder:
+                def detach(self):
+                    return self
+
+            class Net(nn.Cell):
+                def construct(self, x, loss):
+                    y = x * 2
+                    if hasattr(y, "detach"):
+                        y = y.detach()
+                    return y, torch.ones(2).detach(), Holder().detach(), loss.detach()
+        """, note="a PyNative-only module (named `_pynative`): a guard, a PyTorch tensor, a project class's `detach`, "
+                  "a parameter nothing shows to be a tensor", filename="net_pynative.py"),
     ]
     INVALID = [
         Invalid("""
@@ -186,24 +218,41 @@ class TorchOnlyTensorMethod(Rule):
                     y = x.detach()
                     return y.to("cuda")
         """, line=[5, 6, 7]),
+        Invalid("""
+            from mindspore import nn, ops
+
+            class Teacher(nn.Cell):
+                def construct(self, query, key):
+                    scores = ops.matmul(query, key.T)
+                    return scores.detach()
+        """, line=6, note="a PyNative-only module (named `_pynative`): the missing method fails in PyNative too",
+                filename="teacher_pynative.py"),
     ]
     _WHY = {
         "cuda": "MindSpore tensors have no `cuda()`; the compile fails on this line",
         "cpu": "MindSpore tensors have no `cpu()`; the compile fails on this line",
         "detach": "MindSpore tensors have no `detach()`; use `ops.stop_gradient(x)`",
+        "requires_grad_": "MindSpore {version} tensors have no `requires_grad_()`; the compile fails on this line",
     }
+    # what to write instead, in the detail of a PyNative scope's finding
+    _INSTEAD = {"cuda": "delete it (MindSpore places tensors with `mindspore.set_device`)",
+                "cpu": "delete it, or `.asnumpy()` for the host value", "detach": "use `ops.stop_gradient(x)`",
+                "requires_grad_": "set `requires_grad` on the Parameter"}
 
     def visit_Call(self, node: ast.Call, ctx) -> None:
         f = node.func
         if not isinstance(f, ast.Attribute) or ctx.qualname(f.value):
             return
+        if ctx.scope is not None and ctx.scope.mode == "pynative":
+            self._pynative(node, f, ctx)
+            return
         kind = ctx.kind(f.value)
         if not (kind.tensor_like or kind.value == "unknown"):
             return
         if f.attr in self._WHY and not node.args and not node.keywords:
-            if self._guarded(node, f, ctx):
+            if self._guarded(node, f, ctx) or self._has_method(ctx, f.attr):
                 return  # `if hasattr(loss, "detach"): loss = loss.detach()`: only runs where it exists
-            ctx.report(node, method=f.attr, why=self._WHY[f.attr])
+            ctx.report(node, method=f.attr, why=self._WHY[f.attr].format(version=ctx.catalog.version))
         elif f.attr == "to" and node.args and self._is_device(node.args[0], ctx):
             if not self._to_takes_device(ctx):
                 ctx.report(node, message=f"`.to({ctx.segment(node.args[0])})` moves a tensor the PyTorch way\nIn MindSpore "
@@ -219,6 +268,32 @@ class TorchOnlyTensorMethod(Rule):
                 ctx.report(node, message=f"`.to({arg.value!r})` is a PyTorch device: MindSpore refuses it\nMindSpore {ctx.catalog.version}'s "
                            f"`Tensor.to` takes a MindSpore device ({', '.join(map(repr, _MS_DEVICES))}) and refuses "
                            f"{arg.value!r} (ValueError).", fix=to_device_fix(ctx, node))
+
+    def _pynative(self, node: ast.Call, f: ast.Attribute, ctx) -> None:
+        """A Cell method or function of a PyNative-only module: only what fails in PyNative too
+        (a method the target's Tensor lacks, a device string `Tensor.to` refuses), on a receiver
+        the inference is sure is a MindSpore tensor, not under a `hasattr` guard."""
+        missing = f.attr in self._WHY and not node.args and not node.keywords and not self._has_method(ctx, f.attr)
+        refused = f.attr == "to" and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) \
+            and self._is_device(node.args[0], ctx) and node.args[0].value not in _MS_DEVICES
+        if not (missing or refused) or not ctx.tensor(f.value).surely or self._guarded(node, f, ctx):
+            return
+        version = ctx.catalog.version
+        if missing:
+            ctx.report(node, method=f.attr,
+                       why=f"MindSpore {version}'s Tensor has no `{f.attr}()`: the call raises AttributeError in "
+                           f"PyNative too, where this PyNative-only module runs; {self._INSTEAD[f.attr]}")
+            return
+        arg = node.args[0].value
+        what = (f"`Tensor.to` takes a MindSpore device ({', '.join(map(repr, _MS_DEVICES))}) and refuses {arg!r} "
+                "(ValueError)" if self._to_takes_device(ctx) else "`Tensor.to` only converts the dtype (TypeError)")
+        ctx.report(node, message=f"`.to({arg!r})` is a PyTorch device: MindSpore refuses it\nMindSpore {version}'s "
+                   f"{what} in PyNative too, where this PyNative-only module runs.", fix=to_device_fix(ctx, node))
+
+    @staticmethod
+    def _has_method(ctx, name: str) -> bool:
+        """The target release's Tensor (or Parameter) has the method (its catalog, from the wheel)."""
+        return ctx.catalog.tensor_method(name) is not None or ctx.catalog.parameter_method(name) is not None
 
     @staticmethod
     def _guarded(node: ast.Call, f: ast.Attribute, ctx) -> bool:

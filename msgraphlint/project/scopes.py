@@ -36,6 +36,8 @@ class GraphScope:
     class_key: Optional[str] = None   # the class's key in its ModuleSummary (`test_x.<locals>.Net` when nested)
     capture_mode: str = "ast"         # how MindSpore captures the root: "ast" (default) or "bytecode" (jit(capture_mode=...))
     enclosing: Tuple[int, ...] = ()   # a nested definition: `def` lines of the enclosing functions, outermost first
+    mode: str = "graph"               # "graph", or "pynative": a Cell method or function of a PyNative-only
+    #                                   module (pynative_scopes), walked only by rules whose `modes` ask for it
 
     @property
     def short_name(self) -> str:
@@ -196,6 +198,32 @@ def _sub_cell(index: ProjectIndex, cells: CellResolver, cls: ClassSummary, attr:
     if held is None or not cells.is_cell(held):
         return None
     return _method_of(index, cells, held, "construct")
+
+
+def pynative_scopes(mod: ModuleSummary, cells: Optional[CellResolver], graph: FrozenSet[str] = frozenset()) -> List[GraphScope]:
+    """The PyNative scopes of a PyNative-only module (``ModuleSummary.pynative_only``, which
+    ``discover`` skips as graph roots): every method of its Cells and every function, as
+    ``GraphScope(mode="pynative", kind="pynative")``, in line order; none elsewhere, and none
+    for a def already a graph scope (``graph``: a helper a graph root in another module
+    reaches). Offered only to rules that ask (``Rule.modes`` with ``"pynative"``: code that
+    fails in every mode); the engine builds them per module, so a project without such
+    modules pays nothing."""
+    if mod is None or not getattr(mod, "pynative_only", False):
+        return []
+    out: List[GraphScope] = []
+    for key, cls in mod.classes.items():
+        if cells is None or not cells.is_cell(cls):
+            continue
+        for fs in cls.methods.values():
+            if fs.qualname not in graph:
+                out.append(GraphScope(fs.qualname, mod.path, fs.lineno, "pynative", cls.name, class_key=key,
+                                      enclosing=fs.enclosing, mode="pynative"))
+    for fs in mod.functions.values():
+        if fs.qualname not in graph:
+            out.append(GraphScope(fs.qualname, mod.path, fs.lineno, "pynative", enclosing=fs.enclosing,
+                                  mode="pynative"))
+    out.sort(key=lambda s: s.lineno)
+    return out
 
 
 def discover(index: ProjectIndex, extra_cell_bases: "ExtraBases" = frozenset(),
