@@ -135,12 +135,17 @@ def test_entries_are_json_with_a_checksum_and_no_pickle(tmp_path):
     for e in entries:
         head, _, payload = e.read_bytes().partition(b"\n")
         magic, fmt, kind, key, sha = head.split(b" ")
-        assert magic == b"msgraphlint-cache" and kind in (b"p1", b"p2") and e.stem == key.decode()[2:]
+        assert magic == b"msgraphlint-cache" and kind in (b"p1", b"p2", b"run") and e.stem == key.decode()[2:]
         import hashlib
         import json
         assert hashlib.sha256(payload).hexdigest() == sha.decode()
         json.loads(payload)
     assert "pickle" not in inspect.getsource(cache_mod).replace("never pickle", "").replace("1: pickle", "")
+
+
+def _drop_snapshots(cache):
+    for p in cache.rglob("run/*/*.json"):
+        p.unlink()
 
 
 def test_foreign_entry_is_a_miss_and_removed(tmp_path, caplog):
@@ -154,6 +159,7 @@ def test_foreign_entry_is_a_miss_and_removed(tmp_path, caplog):
     p1 = sorted(cache.rglob("p1/*/*.json"))
     victim = p1[0]
     victim.write_bytes(p2[0].read_bytes())
+    _drop_snapshots(cache)  # else the run's snapshot answers and no entry is read
     with caplog.at_level(logging.INFO, logger="msgraphlint.cache.store"):
         assert findings(proj, cache) == cold
     assert "dropped unusable entry" in caplog.text and str(victim) in caplog.text
@@ -225,6 +231,7 @@ def test_dropped_entries_are_reported_with_v(tmp_path):
     findings(proj, cache)
     victim = sorted(cache.rglob("p2/*/*.json"))[0]
     victim.write_bytes(victim.read_bytes()[:-3])
+    _drop_snapshots(cache)  # else the run's snapshot answers and no entry is read
     cmd = [sys.executable, "-m", "msgraphlint", "check", "--format", "concise", "--cache-dir", str(cache), str(proj)]
     proc = subprocess.run(cmd + ["-v"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "model.py:4" in proc.stdout
@@ -432,10 +439,12 @@ def test_wrong_shape_entries_with_valid_checksums_are_misses(tmp_path, caplog):
     assert sorted((name, line, code) for name, line, _, code, _ in _all_findings(proj, cache)) == RICH_FINDINGS
     entries = _entries(cache)
     kinds = {k for _, k, _, _, _ in entries}
-    assert kinds == {"p1", "p2"} and len(entries) == 6
+    assert kinds == {"p1", "p2", "run"} and len(entries) == 7
     trees = {p: json.loads(payload) for p, _, _, _, payload in entries}
     objects = _objects(trees.values())
-    assert len({o["c"] for o in objects}) == 12  # every data class the cache holds is in these entries (Codemod: MSG101)
+    # every data class the cache holds is in these entries (Codemod: MSG101; RunSnapshot, SnapFile,
+    # StoredResult: the run's snapshot)
+    assert len({o["c"] for o in objects}) == 15
     by_kind = {k: [trees[p] for p, kk, _, _, _ in entries if kk == k] for k in kinds}
     rc = ResultCache(str(cache))
     rng = random.Random(20)

@@ -1,8 +1,11 @@
 """The result cache: a warm run over an unchanged tree parses nothing.
 
-Two levels, both content-addressed (keys: ``cachekeys.py`` and ``filework.phase1``):
-* per-file summaries (phase 1), keyed by the file's bytes, its module name and the
-  tool version;
+Three levels. The run snapshot (kind ``run``, ``snapshot.py``): what one invocation read
+(each file's stat signature and SHA-256) and reported, so a run over an unchanged tree
+stats its files and reads one entry. Below it, two content-addressed levels (keys:
+``keys.py`` and ``filework.phase1``), for the files of a run that changed:
+* per-file summaries (phase 1), keyed by the SHA-256 of the file's bytes (known from its
+  stat signature when the snapshot has it), its module name and the tool version;
 * per-file findings (phase 2), keyed by the file's bytes, the settings (selected
   rules and their options, target MindSpore version, Cell bases, tool and rule
   versions), the graph scopes found in the file (with their chains), the bytes
@@ -102,9 +105,10 @@ def _classes() -> Dict[str, type]:
         from ..project.imports import ImportMap
         from ..project.index import CallEdge, ClassSummary, FuncSummary, ModuleSummary
         from ..suppress.inline import Suppression, SuppressionMap
+        from .snapshot import RunSnapshot, SnapFile, StoredResult
 
         for cls in (ArgSite, Phase2, Codemod, Edit, Finding, Fix, FixSafety, Severity, ImportMap, CallEdge, ClassSummary,
-                    FuncSummary, ModuleSummary, Suppression, SuppressionMap):
+                    FuncSummary, ModuleSummary, Suppression, SuppressionMap, RunSnapshot, SnapFile, StoredResult):
             _CLASSES[cls.__name__] = cls
     return _CLASSES
 
@@ -325,12 +329,15 @@ def _kinds() -> Dict[str, Any]:
     from ..run.phases import Phase2
     from ..findings import Finding
     from ..project.index import ModuleSummary
+    from .snapshot import RunSnapshot
 
     return {
         # phase 1: (summary, parse error, lines, may hold graph code)
         "p1": Tuple[Optional[ModuleSummary], Optional[Finding], int, bool],
         # phase 2: the file's findings, call-site findings and suppressions
         "p2": Phase2,
+        # a whole run: what it read and what it reported (snapshot.py)
+        "run": RunSnapshot,
     }
 
 

@@ -66,47 +66,76 @@ def in_memory_source(path: str, text: Union[str, bytes]) -> SourceFile:
 
 
 def phase1(path: str, text: Optional[Union[str, bytes]] = None, keep_source: bool = True, cache=None,
-           eager_calls: bool = False, budget: Optional[float] = None, per_mb: float = 0.0) -> Phase1:
+           eager_calls: bool = False, budget: Optional[float] = None, per_mb: float = 0.0,
+           content: str = "") -> Phase1:
     """Read, pre-filter and summarise one file. Never raises: a failure is the file's
-    MSG001 (it cannot be read or parsed) or MSG000 (anything else, or the budget)."""
+    MSG001 (it cannot be read or parsed) or MSG000 (anything else, or the budget).
+    ``content``: the SHA-256 of the file's bytes when the run knows it from their stat
+    signature (cache/snapshot.py): a cached summary is then found without reading them."""
     from .budget import BudgetExceeded, budget_for, file_budget
 
     try:
         with file_budget(budget_for(budget, len(text) if text is not None else _size(path), per_mb)):
-            return _phase1(path, text, keep_source, cache, eager_calls)
+            return _phase1(path, text, keep_source, cache, eager_calls, content)
     except (Exception, BudgetExceeded) as exc:  # noqa: BLE001 - isolated to this file
         return Phase1(path, None, internal_error(display_path(path), exc, "reading and summarising"), 0, False)
 
 
-def _phase1(path: str, text: Optional[Union[str, bytes]], keep_source: bool, cache, eager_calls: bool) -> Phase1:
+def _p1_key(sha: str, in_memory: bool, modname: str, is_package: bool, disp: str) -> str:
+    from ..cache.store import digest
+    # not keyed on eager_calls (--jobs): a summary with call edges computed eagerly or on
+    # demand serves both ways, so one cache serves every --jobs value
+    return digest("p1", sha, in_memory, modname, is_package, disp)
+
+
+def _phase1(path: str, text: Optional[Union[str, bytes]], keep_source: bool, cache, eager_calls: bool,
+            content: str = "") -> Phase1:
     disp = display_path(path)
     if path.endswith(YAML_SUFFIXES):
         return Phase1(path, None, None, 0, True)
-    try:
-        data = (text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")) if text is not None \
-            else read_bytes(path)
-    except OSError as err:
-        return Phase1(path, None, parse_error(disp, SourceError(f"cannot read: {err.strerror}"), None), 0, False)
     modname, _, is_package = module_name_for(path)
-    key = ""
-    if cache is not None:
-        from ..cache.store import digest
-        # not keyed on eager_calls (--jobs): a summary with call edges computed eagerly or on
-        # demand serves both ways, so one cache serves every --jobs value
-        key = digest("p1", data, text is not None, modname, is_package, disp)
+    if cache is not None and content and text is None:
+        key = _p1_key(content, False, modname, is_package, disp)
         hit = cache.get("p1", key)
         if hit is not None:
-            summary, error, lines, hint = hit
-            if summary is not None:
-                summary.path = path
-            return Phase1(path, summary, error, lines, hint, None, key)
+            return _p1_hit(path, hit, key, content, "")
+    signed = ""
+    try:
+        if text is not None:
+            data = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+        elif cache is not None:
+            from ..cache.snapshot import read_signed
+            data, signed = read_signed(path)
+        else:
+            data = read_bytes(path)
+    except OSError as err:
+        return Phase1(path, None, parse_error(disp, SourceError(f"cannot read: {err.strerror}"), None), 0, False)
+    key = sha = ""
+    if cache is not None or text is None:  # without a cache too: what --fix compares its snapshots with
+        from ..cache.snapshot import sha_of
+        sha = sha_of(data)
+    if cache is not None:
+        key = _p1_key(sha, text is not None, modname, is_package, disp)
+        if sha != content or text is not None:  # (the same key missed above)
+            hit = cache.get("p1", key)
+            if hit is not None:
+                return _p1_hit(path, hit, key, sha if text is None else "", signed)
     result = phase1_compute(path, disp, data, text, modname, is_package, eager_calls)
     result.digest = key
+    if text is None:
+        result.content, result.signed = sha, signed
     if cache is not None and not is_internal_error(result.error):
         cache.put("p1", key, (result.summary, result.error, result.lines, result.hint))
     if not keep_source:
         result.source = None
     return result
+
+
+def _p1_hit(path: str, hit, key: str, sha: str, signed: str) -> Phase1:
+    summary, error, lines, hint = hit
+    if summary is not None:
+        summary.path = path
+    return Phase1(path, summary, error, lines, hint, None, key, sha, signed)
 
 
 def _size(path: str) -> int:

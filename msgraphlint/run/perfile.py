@@ -28,6 +28,9 @@ class PerFile:
         self.by_path = dict(by_path or {})
         self.caches = dict(caches or {})
         self.default_cache = default_cache
+        # path -> SHA-256 of the files whose bytes the run knows from their stat signature
+        # (the run's snapshot, run/replay.py): phase 1 finds their summaries without reading them
+        self.known: Dict[str, str] = {}
         self._dispatch: Dict[int, Dispatch] = {}
         self._by_abs: Optional[Dict[str, "Settings"]] = None
         self._ignores: Dict[int, Any] = {}  # id(settings) -> (GlobCodes, resolved selector memo)

@@ -22,6 +22,10 @@ class Phase1:
     hint: bool
     source: Optional[SourceFile] = None
     digest: str = ""
+    # the SHA-256 of the file's bytes and, when it can stand for them, its stat signature
+    # (cache/snapshot.py): what the run's snapshot records ("" for an in-memory text)
+    content: str = ""
+    signed: str = ""
 
 
 

@@ -249,8 +249,22 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
         hooks = RunHooks(None if progress is None else
                          (lambda d, _t, _o=offset: progress(min(_o + d, grand_total), grand_total)))
         offset += units(group) + len(ctx)
-        group_result = _run_files(group, fs, jobs, overrides or {}, hooks=hooks, context=ctx,
-                                  context_cache=context_cache)
+        # the run's snapshot (replay.py): an unchanged tree is answered from it, reading nothing
+        slot = None
+        t1 = time.perf_counter()
+        if cache and not overrides and context_cache is None:
+            from .replay import Slot
+            slot = Slot.open(group, ctx, lambda f, _by=by: _by[f], file_caches, context)
+        replayed = slot.replay() if slot is not None else None
+        timings["snapshot"] = timings.get("snapshot", 0.0) + time.perf_counter() - t1
+        if replayed is not None:
+            group_result = RunResult(replayed[0], fs.default, warnings=replayed[1])
+            hooks.tick(units(group) + len(ctx), None)
+        else:
+            group_result = _run_files(group, fs, jobs, overrides or {}, hooks=hooks, context=ctx,
+                                      context_cache=context_cache, snapshot=slot)
+            if slot is not None:
+                slot.store(group_result.files, group_result.warnings, fs.all)
         plan.warnings.extend(group_result.warnings)
         for phase, seconds in group_result.timings.items():
             timings[phase] = timings.get(phase, 0.0) + seconds
@@ -399,7 +413,7 @@ class RunHooks:
 def _run_files(files: List[str], settings: Union[Settings, PerFile], jobs: int, overrides: Dict[str, str],
                cache=None, scope_cache: Optional[dict] = None, hooks: Optional[RunHooks] = None,
                context: Sequence[str] = (), context_cache=None,
-               related: Optional[Dict[str, FileResult]] = None, buffers=None) -> RunResult:
+               related: Optional[Dict[str, FileResult]] = None, buffers=None, snapshot=None) -> RunResult:
     """Lint ``files`` with one project index. ``settings``: one Settings for all, or each
     file's own (:class:`PerFile`, which then also names each file's result cache).
     ``context``: other files of the project, summarised into the index but not reported
@@ -407,7 +421,8 @@ def _run_files(files: List[str], settings: Union[Settings, PerFile], jobs: int, 
     files reach are checked too, for the call-site findings (MSG004), and their results go
     to ``related`` (display path -> FileResult) when it is given. ``buffers``: texts of
     other files open in an editor, which rules that read another file see instead of it
-    (``ProjectIndex.source_of``)."""
+    (``ProjectIndex.source_of``). ``snapshot``: the run's :class:`~msgraphlint.run.replay.Slot`,
+    which gives the digests of unchanged files and records what the run reads."""
     fs = settings if isinstance(settings, PerFile) else PerFile(settings, default_cache=cache)
     runcache.new_run()  # before the workers fork: nothing read from disk by an earlier run is reused
     # discovery yields only .py/.pyi/.yaml files from directories: any other name was given
@@ -423,11 +438,12 @@ def _run_files(files: List[str], settings: Union[Settings, PerFile], jobs: int, 
     parallel = jobs > 1 and len(py_files) + len(ctx_files) >= 2 * jobs and not overrides
 
     # phase 1: read, pre-filter, summarise
+    fs.known = snapshot.digests_for(py_files + ctx_files) if snapshot is not None else {}
     workers = Workers(py_files + ctx_files, jobs, fs) if parallel else None
     with no_cyclic_gc():
         try:
             result = _run_phases(py_files, yaml_files, fs, overrides, workers, scope_cache, hooks or RunHooks(),
-                                 ctx_files, context_cache, related, buffers)
+                                 ctx_files, context_cache, related, buffers, snapshot)
         except BaseException:  # Ctrl-C, SIGTERM turned into SystemExit, a bug: stop the workers now
             if workers is not None:
                 workers.close(abort=True)
@@ -458,7 +474,7 @@ def _kept_source(context_cache, index: ProjectIndex, path: str):
 
 def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cache=None,
                 hooks: Optional[RunHooks] = None, ctx_files: Sequence[str] = (), context_cache=None,
-                related: Optional[Dict[str, FileResult]] = None, buffers=None) -> RunResult:
+                related: Optional[Dict[str, FileResult]] = None, buffers=None, snapshot=None) -> RunResult:
     hooks = hooks or RunHooks()
     all_py = list(py_files) + list(ctx_files)
     ctx_set = set(ctx_files)
@@ -484,7 +500,8 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
                 # for: take them all now, while the tree is at hand (as the workers do)
                 r = phase1(f, overrides.get(f), keep_source=keep,
                            cache=fs.cache(f) if f not in overrides else None,
-                           budget=s.file_budget, per_mb=s.file_budget_per_mb, eager_calls=not keep)
+                           budget=s.file_budget, per_mb=s.file_budget_per_mb, eager_calls=not keep,
+                           content=fs.known.get(f, ""))
                 if context_cache is not None and f in ctx_set and f not in overrides \
                         and not is_internal_error(r.error):
                     context_cache.put_phase1(f, Phase1(f, r.summary, r.error, r.lines, r.hint, None, r.digest))
@@ -685,11 +702,32 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
         fr.findings = sorted((_in_cells(x, nb) for x in found), key=lambda x: x.sort_key)
         out.append(fr)
     hooks.phase(None)
+    if snapshot is not None:
+        _record(snapshot, p1, yaml_files, index, workers)
     linted_out = out[:len(py_files) + len(yaml_files)]
     if related is not None:
         for fr in out[len(py_files) + len(yaml_files):]:
             related[fr.path] = fr
     return RunResult(linted_out, fs.default, timings=dict(hooks.timings), warnings=warnings)
+
+
+def _record(snapshot, p1, yaml_files, index: ProjectIndex, workers) -> None:
+    """What the run read, for its snapshot (replay.py): each file's digest, the YAML files,
+    the modules its indexes loaded by name, the files rules read, the installed packages."""
+    from .replay import index_reads
+    try:
+        snapshot.note_phase1(p1)
+        snapshot.note_paths(yaml_files)
+        paths, triples = index_reads(index)
+        snapshot.note_paths(paths)
+        snapshot.note_installed(triples)
+        if workers is not None:
+            snapshot.note_paths(sorted(workers.read_paths))
+            snapshot.note_installed(workers.installed)
+            if not workers.reads_complete:
+                snapshot.complete = False
+    except Exception:  # noqa: BLE001 - no snapshot is stored; the findings stand
+        snapshot.complete = False
 
 
 def _assumed_mode(r: Phase2, summary, modes: ProjectModes) -> List[Finding]:

@@ -10,7 +10,7 @@ only its own files, which get an ``MSG000`` finding."""
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Set, Tuple
 
 from .filework import (TREE_CACHE_LINES, Phase1, Phase2, internal_error, is_internal_error, lint_python, lint_yaml, phase1)
 from ..parse.source import display_path
@@ -38,6 +38,10 @@ class Workers:
         self.shares = [sh for sh in shares if sh]
         self.conns, self.procs = [], []
         self.dead: Dict[int, str] = {}  # worker number -> why it is gone
+        # what the workers' indexes read besides the run's files (replay.index_reads): the run's snapshot
+        self.read_paths: Set[str] = set()
+        self.installed: Set[Tuple[str, str, str]] = set()
+        self.reads_complete = True
         for share in self.shares:
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=worker_main, args=(child, share, settings, jobs, list(self.conns), os.getpid()),
@@ -85,6 +89,13 @@ class Workers:
                 msg = self._recv_one(i)
                 if isinstance(msg, tuple) and len(msg) == 2 and msg[0] == _TICK:
                     tick(i, msg[1])
+                    continue
+                if isinstance(msg, tuple) and len(msg) == 2 and msg[0] == _READS:
+                    if msg[1] is None:
+                        self.reads_complete = False
+                    else:
+                        self.read_paths.update(msg[1][0])
+                        self.installed.update(msg[1][1])
                     continue
                 out[i] = msg
                 del pending[conn]
@@ -149,6 +160,7 @@ class Workers:
 
 
 _TICK = "__tick__"
+_READS = "__reads__"
 TICK_SECONDS = 0.25  # a worker reports its progress at most this often
 
 
@@ -267,12 +279,13 @@ def worker_main(conn, share: List[str], fs: PerFile, jobs: int, inherited=(), pa
         for n, f in enumerate(share, 1):
             s = fs(f)
             r = phase1(f, keep_source=kept < TREE_CACHE_LINES // max(jobs, 1), cache=fs.cache(f), eager_calls=True,
-                       budget=s.file_budget, per_mb=s.file_budget_per_mb)
+                       budget=s.file_budget, per_mb=s.file_budget_per_mb, content=fs.known.get(f, ""))
             if r.source is not None:
                 kept += r.lines
             p1.append(r)
             tick(n)
-        conn.send([Phase1(r.path, r.summary, r.error, r.lines, r.hint, None, r.digest) for r in p1])
+        conn.send([Phase1(r.path, r.summary, r.error, r.lines, r.hint, None, r.digest, r.content, r.signed)
+                   for r in p1])
         msg = conn.recv()
         if msg is None:
             return
@@ -300,6 +313,12 @@ def worker_main(conn, share: List[str], fs: PerFile, jobs: int, inherited=(), pa
         for f in yaml_files:
             s = fs(f)
             out.append(lint_yaml(f, None, s, fs.dispatch(s)))
+        from .replay import index_reads
+        try:
+            reads = index_reads(index)
+        except Exception:  # noqa: BLE001 - the run's snapshot is not stored; the findings stand
+            reads = None
+        conn.send((_READS, reads))
         conn.send(out)
         conn.recv()  # the close message
     except BaseException:  # noqa: BLE001 - reported to the parent, which raises
