@@ -30,12 +30,14 @@ how the body uses the name (``msgraphlint/infer/params.py``).
 from __future__ import annotations
 
 import ast
+import bisect
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..parse.astutil import children_no_ctx
 from .dtypes import constructed_dtype
 from ..kinds import Kind, merge
 from ..parse.source import split_lines
+from ..parse.text import line_starts
 
 _DISPLAYS = {ast.List: "list", ast.Tuple: "tuple", ast.Dict: "dict"}
 _KINDS = {k.value: k for k in Kind}
@@ -134,7 +136,8 @@ class CallerKinds:
                 return {}
             self._by_def = {i: (k, t) for i, (k, t) in self._by_def.items() if k in live}
             self.targets = {k: v for k, v in self.targets.items() if k in live}
-            self._lines = split_lines(text)
+            self._text = text
+            self._lines = _LAZY
             attrs = set()
             prefix = self.modname + "."
             for node in self.tree.body:
@@ -143,6 +146,11 @@ class CallerKinds:
                         if raw.startswith("call:" + prefix) and raw[5 + len(prefix):] in live:
                             attrs.add(f"self.{attr}(")
             self._needles = tuple(live) + tuple(sorted(attrs))
+            starts = line_starts(text)
+            # the lines that hold a needle (none holds a line break: a statement names one iff one
+            # of its lines does), for the targets' and for a plain caller's evidence too
+            self._hits = _lines_holding(text, self._needles, starts)
+            self._hits_evidence = sorted(set(self._hits) | set(_lines_holding(text, _EVIDENCE, starts)))
         self._scan_body(self.tree.body, None, None)
         for _k, target in list(self._by_def.values()):
             for site in self.external.get(target.qualname, ()):
@@ -174,9 +182,15 @@ class CallerKinds:
     def _names_a_target(self, func: ast.AST) -> bool:
         if self._lines is None:
             return True
-        # (lines joined by "\n": no needle holds one, so none matches across two lines)
-        seg = "\n".join(self._lines[func.lineno - 1:getattr(func, "end_lineno", func.lineno)])  # type: ignore[attr-defined]
-        return any(n in seg for n in self._needles)
+        return _any_within(self._hits, func.lineno, getattr(func, "end_lineno", None) or func.lineno)  # type: ignore[attr-defined]
+
+    def _segment_names(self, stmt: ast.AST, needles: Sequence[str]) -> bool:
+        """Whether ``stmt``'s lines hold one of ``needles`` (lines joined by "\n": no needle holds
+        one, so none matches across two lines)."""
+        if self._lines is _LAZY:
+            self._lines = split_lines(self._text)
+        seg = "\n".join(self._lines[stmt.lineno - 1:getattr(stmt, "end_lineno", stmt.lineno)])  # type: ignore[attr-defined]
+        return any(n in seg for n in needles)
 
     def _scan_body(self, body: Sequence[ast.stmt], func: Optional[ast.AST], class_name: Optional[str]) -> None:
         outer = self.targets
@@ -192,11 +206,12 @@ class CallerKinds:
         calls: List[Tuple[_Target, ast.Call]] = []
         attrs = self.self_attrs(class_name) if class_name else {}
         nested: List[Tuple[ast.AST, Optional[str]]] = []
-        needles = list(self._needles if func is not None else self._needles + _EVIDENCE)
+        needles: List[str] = []  # `net = Net()` in this body: `net(` names a target from then on
+        hits = self._hits if func is not None else self._hits_evidence
         for stmt in body:
             if self._lines is not None and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                seg = "\n".join(self._lines[stmt.lineno - 1:getattr(stmt, "end_lineno", stmt.lineno)])
-                if not any(n in seg for n in needles):
+                if not _any_within(hits, stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno) \
+                        and not (needles and self._segment_names(stmt, needles)):
                     continue  # names no target and builds no evidence
             for node in _walk_no_defs(stmt, nested, class_name):
                 if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
@@ -391,6 +406,30 @@ class CallerKinds:
                 return Kind.UNKNOWN  # the caller's own parameter: its kind is a guess
             return Kind.TENSOR
         return Kind.UNKNOWN
+
+
+_LAZY: List[str] = []  # CallerKinds._lines before the text is split (only a body's own needles need it)
+
+
+def _lines_holding(text: str, needles: Sequence[str], starts: List[int]) -> List[int]:
+    """The numbers (sorted, 1-based, as ``split_lines`` counts) of the lines of ``text`` that
+    hold any of ``needles`` (none of which holds a line break); ``starts``: ``line_starts(text)``."""
+    found = set()
+    for needle in set(needles):
+        if not needle:
+            continue
+        at = text.find(needle)
+        while at >= 0:
+            line = bisect.bisect_right(starts, at)
+            found.add(line)
+            # the next occurrence on a later line: this line is found already
+            at = text.find(needle, starts[line] if line < len(starts) else len(text))
+    return sorted(found)
+
+
+def _any_within(lines: List[int], first: int, last: int) -> bool:
+    i = bisect.bisect_left(lines, first)
+    return i < len(lines) and lines[i] <= last
 
 
 def _walk_no_defs(stmt: ast.AST, nested: List[Tuple[ast.AST, Optional[str]]], class_name: Optional[str]):
