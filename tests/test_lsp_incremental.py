@@ -546,3 +546,34 @@ def test_what_a_reused_scope_passes_its_modules_graph_helpers_is_kept_too(tmp_pa
     for (got, fresh), (_p, _e, _o, loops) in zip(_server_and_fresh(tmp_path, texts), steps):
         assert got == fresh, (_p, _e, _o)
         assert (("MSG102", 6) in {(f[0], f[1]) for f in got}) == loops, (_p, _e, _o)
+
+
+REST = '''import mindspore.nn as nn
+{top}
+drop = nn.Dropout(keep_prob={keep})
+
+
+class Net(nn.Cell):
+    def construct(self, x):
+{body}        return x
+'''
+
+
+def test_module_rule_findings_outside_defs_are_reused_where_the_statements_now_are(tmp_path):
+    """MSG510 on a module-level statement (not a def or class) is kept while every def and
+    class is reused and the other statements' texts are unchanged, and replayed where the
+    statement now is (the lines above it move); an edit of that statement re-checks it."""
+    steps = [("", "0.9", ""), ("\n\n", "0.9", ""), ("", "0.9", ""), ("\n\n", "0.9", ""),
+             ("\n\n", "0.9", "        print(x)\n"), ("\n", "0.8", ""), ("", "0.8", ""), ("\n\n\n", "0.8", "")]
+    texts = [REST.format(top=t, keep=k, body=b) for t, k, b in steps]
+    path = _project(tmp_path)
+    settings = prepare([path], str(tmp_path / "pyproject.toml"))
+    cache, context = {}, ContextCache()
+    for (top, keep, body), text in zip(steps, texts):
+        got = run_source(text, path, settings=settings, scope_cache=cache, context_cache=context, buffers={},
+                         related={})
+        _write(path, text)
+        [fresh] = [r for r in check_paths([path]) if r.path.endswith("model.py")]
+        assert _seen_chains(got.findings) == _seen_chains(fresh.findings), (top, keep, body)
+        assert ("MSG510", 3 + top.count("\n")) in {(f.code, f.line) for f in got.findings}, (top, keep, body)
+    assert any(k[0] == "statement-rest" for k in cache if isinstance(k, tuple) and isinstance(k[0], str))

@@ -906,6 +906,18 @@ class ModuleEngine:
             todo.append(u)
         if not todo:
             return
+        rest = None
+        if not keys:
+            # every def and class reused: what the rules find in the other statements depends on
+            # their texts (in ``shared``), the graph-scope spans in them and the defs' names only
+            rest = ("statement-rest", shared,
+                    tuple(tuple((a - u[0], b - u[0]) for a, b in spans if u[0] <= a <= u[1]) for u in todo))
+            if cache.get(rest) == len(todo):
+                kept = [cache.get((rest, i)) for i in range(len(todo))]
+                if all(k is not None for k in kept):
+                    for u, entries in zip(todo, kept):
+                        self._replay(entries, u[0], None)
+                    return
         first = len(self.findings)
         if table:
             ctx._parents = parents = {}
@@ -929,10 +941,10 @@ class ModuleEngine:
                     rule.check_module(ctx)
             finally:
                 ctx.source = real
-        if not keys:
+        if not keys and rest is None:
             return
         produced = self.findings[first:]
-        buckets: Dict[int, list] = {i: [] for i in keys}
+        buckets: Dict[int, list] = {i: [] for i in (keys if rest is None else range(len(todo)))}
         starts = [u[0] for u in todo]
         import bisect
         for item in produced:
@@ -942,6 +954,11 @@ class ModuleEngine:
                 return  # a finding outside the statement it came from: remember nothing
             if i in buckets:
                 buckets[i].append(item)
+        if rest is not None:
+            for i in range(len(todo)):
+                self._remember((rest, i), todo[i][0], buckets[i])
+            cache[rest] = len(todo)
+            return
         for i, key in keys.items():
             self._remember(key, todo[i][0], buckets[i])
 
