@@ -114,9 +114,10 @@ class Rule:
     # the capture modes of the graph scope (GraphScope.capture_mode) whose code the rule's claim is
     # about; the engine does not run a graph-scope rule in a scope captured another way
     captures: ClassVar[FrozenSet[str]] = ALL_CAPTURES
-    # the execution modes the claim holds in: GRAPH_ONLY (default), or EVERY_MODE for code that
-    # fails in PyNative too; only rules with "pynative" here see the PyNative scopes (the Cell
-    # methods and functions of PyNative-only modules, ``scopes.pynative_scopes``)
+    # the execution modes a graph-scope rule's claim holds in: GRAPH_ONLY (default), or EVERY_MODE
+    # for code that fails in PyNative too; only rules with "pynative" here see the PyNative scopes
+    # (the Cell methods and functions of PyNative-only modules, ``scopes.pynative_scopes``), with
+    # ``ctx.scope.mode == "pynative"``. Module and YAML rules see every file whatever this says.
     modes: ClassVar[FrozenSet[str]] = GRAPH_ONLY
     references: ClassVar[Tuple[str, ...]] = ()
 
