@@ -10,6 +10,16 @@ from typing import Dict, List
 from msgraphlint.run.runner import run_paths
 
 
+def sigint_as_in_a_terminal() -> None:
+    """``preexec_fn`` for a child that a test interrupts with SIGINT: the default action, as
+    a program started from a terminal has it. A shell runs a background job (``.ci/run ... &``,
+    ``nohup``) with SIGINT ignored, its children inherit that, and Python then installs no
+    KeyboardInterrupt handler: a run the test interrupts would run to its end instead."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def write_tree(root: Path, files: Dict[str, str]) -> Path:
     for rel, text in files.items():
         p = root / rel

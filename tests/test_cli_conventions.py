@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from msgraphlint import cli as cli_module
 from msgraphlint.cli import cli
 
-from helpers import write_tree
+from helpers import sigint_as_in_a_terminal, write_tree
 
 # MSG510 and MSG204 carry safe fixes; MSG520 and MSG201 (ops is imported) unsafe ones
 NET = """
@@ -374,10 +374,36 @@ def test_a_real_ctrl_c_exits_130(proj):
     for i in range(300):
         write_tree(proj, {f"big/m{i}.py": body})
     proc = subprocess.Popen(EXE + ["check", "--no-cache", "big"], cwd=proj, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=sigint_as_in_a_terminal)
     time.sleep(2.0)
     assert proc.poll() is None, "the run ended before the signal: make the tree bigger"
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert "interrupted" in err and "Traceback" not in err
+
+
+def test_ctrl_c_while_the_cli_loads_exits_130(monkeypatch, capsys):
+    """A Ctrl-C that lands while ``python -m msgraphlint`` still imports its modules (0.3 s
+    after the start on a loaded machine) ends the run as any other Ctrl-C does, not with
+    Python's traceback and -SIGINT."""
+    import runpy
+    import types
+
+    class Loading(types.ModuleType):
+        def __getattr__(self, name):
+            if name == "main":  # `from .cli import main` meets the interrupt
+                raise KeyboardInterrupt
+            raise AttributeError(name)
+
+    monkeypatch.delitem(sys.modules, "msgraphlint.__main__", raising=False)
+    monkeypatch.setitem(sys.modules, "msgraphlint.cli", Loading("msgraphlint.cli"))
+    try:
+        runpy.run_module("msgraphlint", run_name="__main__")
+    except KeyboardInterrupt:  # caught here: one escaping would stop the whole test session
+        pytest.fail("the interrupt escaped `python -m msgraphlint` as a KeyboardInterrupt")
+    except SystemExit as exc:
+        assert exc.code == 130
+    else:
+        pytest.fail("`python -m msgraphlint` went on after the interrupt")
+    assert capsys.readouterr().err == "msgraphlint: interrupted\n"

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from helpers import sigint_as_in_a_terminal
 
 import msgraphlint.fix.safe_write as sw
 from msgraphlint.cli import cli
@@ -403,7 +404,7 @@ CHILD = textwrap.dedent("""\
 def _child_in_write_phase(path: Path, pause: float):
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO)] + sys.path))
     proc = subprocess.Popen([sys.executable, "-c", CHILD, str(path), str(pause)], cwd=str(REPO), env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=sigint_as_in_a_terminal)
     line = proc.stdout.readline()
     assert line == b"written\n", proc.communicate(timeout=60)
     return proc

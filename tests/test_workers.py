@@ -11,6 +11,8 @@ import time
 
 import pytest
 
+from helpers import sigint_as_in_a_terminal
+
 pytestmark = pytest.mark.skipif(not os.path.isdir("/proc"), reason="needs /proc to list child processes")
 
 FILE = "import mindspore.nn as nn\n\n\nclass Net{i}(nn.Cell):\n    def construct(self, x):\n" + \
@@ -45,7 +47,8 @@ def big_tree(tmp_path_factory):
 def test_workers_die_with_their_parent(big_tree, how):
     proc = subprocess.Popen([sys.executable, "-m", "msgraphlint", "check", "--no-cache", "--jobs", "2",
                              "--format", "concise", str(big_tree)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            preexec_fn=sigint_as_in_a_terminal)
     workers = []
     try:
         deadline = time.monotonic() + 60
