@@ -21,6 +21,19 @@ file holds the editor's bytes afterwards. Last, N ``check --fix`` runs of an 18 
 with one finding and a save at that moment: kept when the editor's edit is in the fixed
 file (the run re-lints the new text), *claimed* when the run said it fixed a finding
 while the edit was lost.
+
+``--time N`` measures instead (issue 27, "--fix stays fast"): the same files (selected by the
+first ``--checkout``), copied afresh for each run, linted by ``check``, ``check --fix`` and
+``check --fix --unsafe-fixes`` of each ``--checkout`` (a worktree, run as
+``PYTHONPATH=<shim>:<worktree>`` from a scratch folder, its ``rules/`` importable as
+``msgraphlint_rules`` through a symlink in the shim; none: the current interpreter's),
+interleaved, N times; prints each run's CPU seconds (user + sys of the child), the best of N,
+the ratios to the first checkout and the fixes applied, and whether every checkout's
+``check`` output, ``--fix`` output and fixed files are byte-identical to the last checkout's
+(``--keep DIR`` keeps the fixed copies of the first repetition).
+
+    python benchmarks/concurrent_fix.py mindone --unsafe-fixes --time 2 \
+        --checkout /tmp/wt-base --checkout /tmp/wt-head
 """
 
 from __future__ import annotations
@@ -28,6 +41,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -43,11 +58,12 @@ def _cmd(python: str, *args: str):
     return [python, "-m", "msgraphlint", "check", "--no-cache", "--exit-zero", *args]
 
 
-def _fixable_files(python: str, root: Path, limit: int, unsafe: bool):
-    proc = subprocess.run(_cmd(python, "--format", "json", str(root)), capture_output=True, text=True, check=True)
+def _fixable_files(python: str, root: Path, limit: int, unsafe: bool, env=None, cwd=None):
+    proc = subprocess.run(_cmd(python, "--format", "json", str(root)), capture_output=True, text=True, check=True,
+                          env=env, cwd=cwd)
     doc = json.loads(proc.stdout)
     paths = sorted({f["path"] for f in doc["findings"] if f["fix"] and (unsafe or f["fix"]["safety"] == "safe")})
-    return [Path(p).resolve().relative_to(root.resolve()) for p in paths][:limit]
+    return [(Path(cwd or ".") / p).resolve().relative_to(root.resolve()) for p in paths][:limit]
 
 
 def _copy(root: Path, rels, dest: Path) -> None:
@@ -206,6 +222,79 @@ print("  check --fix of a %d-byte file, save by rename, after the comparison: %d
 """
 
 
+_FIXED = re.compile(r"Fixed (\d+) findings? in (\d+) files?")
+_MODES = (("check", ()), ("--fix", ("--fix",)), ("--fix --unsafe-fixes", ("--fix", "--unsafe-fixes")))
+
+
+def _checkout_env(checkout, shims: Path):
+    """The environment that runs ``checkout``'s msgraphlint (None: this interpreter's own)."""
+    if checkout is None:
+        return None
+    wt = Path(checkout).resolve()
+    shim = shims / str(len(list(shims.iterdir())))
+    shim.mkdir()
+    for pkg, folder in (("msgraphlint_rules", "rules"), ("msgraphlint_reference", "reference_model")):
+        if (wt / folder).is_dir():
+            (shim / pkg).symlink_to(wt / folder)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(shim), str(wt)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    return env
+
+
+def _cpu_run(cmd, env, cwd):
+    """(CPU seconds of the child, its stdout, its stderr)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode not in (0, 1):
+        raise RuntimeError(f"{cmd} exited {proc.returncode}: {proc.stderr.decode(errors='replace')[-1500:]}")
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), proc.stdout, proc.stderr
+
+
+def _time(args, root: Path) -> int:
+    checkouts = args.checkout or [None]
+    labels = [str(c) if c is not None else "this interpreter" for c in checkouts]
+    with tempfile.TemporaryDirectory(prefix="fix-time-") as tmp:
+        shims = Path(tmp) / "shims"
+        shims.mkdir()
+        envs = [_checkout_env(c, shims) for c in checkouts]
+        # a copy outside any repository: the corpus cache may be below a .gitignore'd folder
+        root = Path(shutil.copytree(root, Path(tmp) / "corpus", symlinks=True))
+        rels = _fixable_files(args.python, root, args.files, args.unsafe_fixes, envs[0], tmp)
+        print(f"{args.corpus}: {len(rels)} files with {'' if args.unsafe_fixes else 'safe '}fixes "
+              f"(selected by {labels[0]}); CPU s of each run (user + sys), {args.time} interleaved repetitions", flush=True)
+        best = {}
+        fixes = {}
+        outputs = {}  # (checkout, mode) -> (stdout, {rel: bytes} of the fixed copy), first repetition
+        for rep in range(args.time):
+            for i, env in enumerate(envs):
+                for mode, extra in _MODES:
+                    dest = Path(tmp) / f"run-{rep}-{i}-{len(best)}-{mode.replace(' ', '')}"
+                    _copy(root, rels, dest)
+                    cpu, out, err = _cpu_run(_cmd(args.python, *extra, "."), env, dest)
+                    best[(i, mode)] = min(best.get((i, mode), cpu), cpu)
+                    m = _FIXED.search(err.decode(errors="replace"))
+                    fixes[(i, mode)] = int(m.group(1)) if m else 0
+                    print(f"  rep {rep + 1} {labels[i]} {mode}: {cpu:.2f} s", flush=True)
+                    if rep == 0:
+                        outputs[(i, mode)] = (out, {rel: (dest / rel).read_bytes() for rel in rels})
+                        if args.keep and extra:
+                            shutil.copytree(dest, Path(args.keep) / f"{i}-{mode.replace(' ', '')}")
+                    shutil.rmtree(dest)
+        for mode, _ in _MODES:
+            base = best[(0, mode)]
+            print(f"{mode}: " + ", ".join(f"{labels[i]} {best[(i, mode)]:.2f} s ({best[(i, mode)] / base:.2f}x"
+                                          + (f", {fixes[(i, mode)]} fixes" if mode != 'check' else "") + ")"
+                                          for i in range(len(envs))))
+            last = outputs[(len(envs) - 1, mode)]
+            for i in range(len(envs) - 1):
+                out, files = outputs[(i, mode)]
+                differ = [str(r) for r in rels if files[r] != last[1][r]]
+                print(f"  {labels[i]} vs {labels[-1]}: output {'identical' if out == last[0] else 'DIFFERENT'}, "
+                      f"{len(differ)} of {len(rels)} files differ" + (f" e.g. {differ[:3]}" if differ else ""))
+    return 0
+
+
 def _editor_saves(python: str, n: int) -> None:
     print(f"editor saves at the worst moment (msgraphlint from {os.getcwd()}):", flush=True)
     with tempfile.TemporaryDirectory() as work:
@@ -222,11 +311,17 @@ def main(argv=None) -> int:
     ap.add_argument("--unsafe-fixes", action="store_true", help="files with any fix, runs with --unsafe-fixes")
     ap.add_argument("--editor-saves", type=int, default=20, help="writes per editor-save case (0: skip them)")
     ap.add_argument("--no-concurrent", action="store_true", help="only the editor saves")
+    ap.add_argument("--time", type=int, default=0, metavar="N",
+                    help="measure check, --fix, --fix --unsafe-fixes N times per --checkout instead")
+    ap.add_argument("--checkout", action="append", default=[], help="with --time: a worktree to measure (repeat)")
+    ap.add_argument("--keep", help="with --time: keep the fixed copies of the first repetition here")
     args = ap.parse_args(argv)
     if args.no_concurrent:
         _editor_saves(args.python, args.editor_saves)
         return 0
     root = ensure_corpora([args.corpus], args.cache_dir)[args.corpus]
+    if args.time:
+        return _time(args, root)
     rels = _fixable_files(args.python, root, args.files, args.unsafe_fixes)
     fix = ["--fix", "--unsafe-fixes"] if args.unsafe_fixes else ["--fix"]
     with tempfile.TemporaryDirectory() as tmp:

@@ -100,14 +100,18 @@ def test_explicit_paths_yaml_first_never_write_into_init(proj):
     assert r.exit_code == 1
 
 
-def _reorder(monkeypatch, change):
+def _reorder(monkeypatch, change, record_bytes=True):
     """Make every run of the runner hand back its results through ``change(files,
-    overrides)`` (the re-lints of --fix pass the snapshots' texts as overrides)."""
+    overrides)`` (the re-lints of --fix pass the snapshots' texts as overrides). Without
+    ``record_bytes`` the runs record no bytes (``RunResult.contents``, as a run replayed from
+    its snapshot), so --fix lints the files again before its first pass."""
     real = runner._run_files
 
     def run_files(files, settings, jobs, overrides, *args, **kw):
         result = real(files, settings, jobs, overrides, *args, **kw)
         result.files = change(list(result.files), overrides)
+        if not record_bytes:
+            result.contents = {}
         return result
 
     monkeypatch.setattr(runner, "_run_files", run_files)
@@ -122,17 +126,21 @@ def test_results_are_matched_by_their_path_not_their_order(proj, monkeypatch):
     assert "Fixed 2 findings in 2 files." in r.output and r.exit_code == 0
 
 
-def test_a_result_holding_another_files_fixes_is_an_internal_error_never_a_write(proj, monkeypatch):
+@pytest.mark.parametrize("relints_only", [False, True], ids=["the check's run", "the re-lint before the first pass"])
+def test_a_result_holding_another_files_fixes_is_an_internal_error_never_a_write(proj, monkeypatch, relints_only):
+    """The findings the first pass applies come from the check's own run when the files
+    still hold the bytes it linted, else from a re-lint: either one pairing the files'
+    results wrong makes no write."""
     files = {"a.py": NET, "b.py": AUG}
     _write(proj, files)
 
-    def swap(frs, overrides):  # the re-lints of --fix get each other's findings (paths kept)
-        if overrides and len(frs) == 2:
+    def swap(frs, overrides):  # the files get each other's findings (paths kept)
+        if (overrides or not relints_only) and len(frs) == 2:
             a, b = frs
             frs = [FileResult(a.path, b.findings), FileResult(b.path, a.findings)]
         return frs
 
-    _reorder(monkeypatch, swap)
+    _reorder(monkeypatch, swap, record_bytes=not relints_only)
     r = run_cli("check", "--fix", "--no-cache", ".")
     assert _read(proj, files) == files, r.output
     assert "a.py:1:1: MSG000" in r.output and "b.py:1:1: MSG000" in r.output

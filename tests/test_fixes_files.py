@@ -276,3 +276,68 @@ def test_fix_twice_is_a_no_op_across_files(proj):
     r = run("check", "--fix", "--unsafe-fixes", "--no-cache", ".")
     assert {p.name: p.read_bytes() for p in proj.glob("*.py")} == first
     assert "Fixed" not in r.output
+
+
+# the first pass takes the check's own findings ---------------------------------------------
+
+def _count_lints(monkeypatch):
+    """How many times the rules ran on each file (in this process: ``--jobs 1``)."""
+    from collections import Counter
+
+    from msgraphlint.run import runner as runner_mod
+
+    counts = Counter()
+    real = runner_mod.lint_python
+
+    def counting(path, *args, **kw):
+        counts[os.path.basename(path)] += 1
+        return real(path, *args, **kw)
+
+    monkeypatch.setattr(runner_mod, "lint_python", counting)
+    return counts
+
+
+def test_fix_lints_each_file_once_before_the_fixes_and_once_after(proj, monkeypatch):
+    """The files still hold the bytes the check linted, so the first pass applies the
+    check's own findings: each file is linted by the check and once more after its fixes
+    (the fixpoint), not a second time before them (issue 27: `--fix` stays fast)."""
+    for i in range(2):
+        (proj / f"net{i}.py").write_text(NET.format(i=i))
+    counts = _count_lints(monkeypatch)
+    r = run("check", "--fix", "--no-cache", "--jobs", "1", ".")
+    assert r.exit_code == 0, r.output
+    assert "Fixed 6 findings in 2 files." in r.output
+    assert [(proj / f"net{i}.py").read_text() for i in range(2)] == [NET_FIXED.format(i=i) for i in range(2)]
+    assert counts == {"net0.py": 2, "net1.py": 2}
+
+
+def test_the_run_records_the_sha256_of_the_bytes_it_linted(proj):
+    """What --fix compares its snapshots with, from the workers too, with and without the
+    result cache; a YAML file and an in-memory text have none (they are linted again)."""
+    import hashlib
+
+    files = {f"m{i}.py": RACE.format(i=i) for i in range(4)}
+    for name, text in files.items():
+        (proj / name).write_text(text)
+    (proj / "run.yaml").write_text("seed: 0\n")
+    want = {name: hashlib.sha256(text.encode()).hexdigest() for name, text in files.items()}
+    assert run_paths(sorted(files) + ["run.yaml"], jobs=2).contents == want
+    assert run_paths(sorted(files), jobs=1, cache=True, cache_dir=str(proj / ".cache")).contents == want
+    assert run_paths(["m0.py"], overrides={"m0.py": RACE.format(i=9)}).contents == {}
+
+
+def test_a_file_without_fixes_edited_after_the_check_makes_fix_lint_again(proj):
+    """The check's findings stand only for the bytes it linted, of every file of the run: a
+    helper is graph code because model.py's construct calls it; model.py (which has no fix)
+    is edited after the check to call it no more, so the helper's `y += 1` is no finding
+    now and must not be fixed from the check's findings."""
+    (proj / "model.py").write_text(textwrap.dedent(HELPER_TREE["model.py"]))
+    helper = "def scale(x):\n    y = x * 2\n    y += 1\n    return y\n"
+    (proj / "utils.py").write_text(helper)
+    result = run_paths(["model.py", "utils.py"])
+    assert [(fr.path, f.code) for fr in result.files for f in fr.findings if f.fix] == [("utils.py", "MSG204")]
+    (proj / "model.py").write_text(textwrap.dedent(HELPER_TREE["model.py"]).replace("scale(x)", "x * 3"))
+    fixed, changed, errors = fix_paths(result)
+    assert not errors and changed == []
+    assert (proj / "utils.py").read_text() == helper
+    assert [f.code for fr in fixed.files for f in fr.findings] == []

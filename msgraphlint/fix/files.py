@@ -1,9 +1,12 @@
 """Applying fixes to files on disk: the fix loop of ``check --fix`` / ``--diff``.
 
 1. Every file of the run that has an eligible fix is read once (its bytes are the
-   *snapshot*), and the whole run is linted again with the snapshots' text, so the fixes
-   applied are exactly those computed for those bytes, with the full project index (a
-   helper reached from another file's ``construct`` is graph code here too).
+   *snapshot*). When every Python file of the run still holds the bytes the run linted
+   (``RunResult.contents``: the SHA-256 of what it read), the run's own findings are those
+   of the snapshots' text and the first pass applies them; otherwise (a file edited since,
+   or bytes the run did not record) the whole run is linted again with the snapshots' text.
+   Either way the fixes applied are exactly those computed for those bytes, with the full
+   project index (a helper reached from another file's ``construct`` is graph code here too).
 2. Fixes are applied in memory and the whole run re-linted, until nothing more applies
    (``max_passes``): findings that depend on other files stay, and ``--fix`` twice is a
    no-op across files.
@@ -26,12 +29,14 @@ internal-error finding (``MSG000``) and nothing is written to it.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 from dataclasses import dataclass
 from typing import Dict, List, Set, Tuple
 
 from ..run import runner
 from ..parse.source import notebook_source
+from ..run.discovery import YAML_SUFFIXES
 from ..run.filework import INTERNAL_ERROR_CODE
 from ..findings import FileResult, Finding, Severity
 from .contract import FileFix, FixError, eligible, encode_like, fix_text
@@ -93,6 +98,40 @@ def _lint(paths: List[str], settings, texts: Dict[str, str], cache=None) -> Dict
     return runner.results_by_path(paths, result.files)  # by each result's own path: Python files come first
 
 
+def _as_linted(result: RunResult, paths: List[str], snaps: Dict[str, _Snapshot], links: Dict[str, str],
+               settings, cache) -> "Dict[str, FileResult] | None":
+    """The run's own results as the first pass's findings, when they are those of the texts
+    the passes start from: every Python file of the run (snapshot or not) holds the bytes the
+    run linted, by their SHA-256 (``RunResult.contents``; a file it has none for, as a replayed
+    or in-memory one, is unknown). YAML files are linted again (they depend on no other file
+    and cost little). None: lint again (a file changed since, or is unknown or unreadable)."""
+    contents = getattr(result, "contents", None) or {}
+    for p in paths:
+        if p.endswith(YAML_SUFFIXES):
+            continue
+        want = contents.get(display_path(p))
+        if not want:
+            return None
+        snap = snaps.get(links.get(p, p))
+        if snap is not None:
+            data = snap.data
+        else:  # a file without fixes: its bytes still shape the index the findings came from
+            try:
+                with open(p, "rb") as fh:
+                    data = fh.read()
+            except OSError:
+                return None
+        if hashlib.sha256(data).hexdigest() != want:
+            return None
+    own = {fr.path: fr for fr in result.files}
+    if any(display_path(p) not in own for p in paths):
+        return None
+    out = {p: own[display_path(p)] for p in paths if not p.endswith(YAML_SUFFIXES)}
+    yaml = [p for p in paths if p.endswith(YAML_SUFFIXES)]
+    out.update(_lint(yaml, settings, {p: _text_of(s.source) for p, s in snaps.items() if p in yaml}, cache))
+    return out
+
+
 def _foreign(path: str, fr: FileResult, unsafe: bool) -> str:
     """Why the fixes of ``fr`` must not be applied to ``path`` ("" when they may): the
     result, or one of its fixable findings, belongs to another file."""
@@ -120,11 +159,14 @@ def _internal(path: str, reason: str) -> Finding:
 
 def _fix_round(paths: List[str], settings, snaps: Dict[str, _Snapshot], unsafe: bool, max_passes: int,
                errors: List[str], links: Dict[str, str], cache: "_MemoryCache",
-               foreign: Dict[str, str]) -> Tuple[Dict[str, FileResult], Dict[str, Tuple[str, int]]]:
+               foreign: Dict[str, str], first: "Dict[str, FileResult] | None" = None,
+               ) -> Tuple[Dict[str, FileResult], Dict[str, Tuple[str, int]]]:
     """Fix the snapshots in memory, re-linting the whole run after each pass. Returns the
     findings of the final texts and {path: (fixed text, fixes applied)} of changed files.
     ``links`` maps other names of a snapshot's file to the snapshot's path; a file whose
-    result belongs to another file is recorded in ``foreign`` and left unchanged."""
+    result belongs to another file is recorded in ``foreign`` and left unchanged.
+    ``first``: the findings of the snapshots' texts when they are known (``_as_linted``),
+    else the first pass lints them."""
     current = {p: _text_of(s.source) for p, s in snaps.items()}
     applied: Dict[str, int] = {p: 0 for p in snaps}
     stuck: Set[str] = set()
@@ -134,7 +176,7 @@ def _fix_round(paths: List[str], settings, snaps: Dict[str, _Snapshot], unsafe: 
         out.update({other: current[first] for other, first in links.items() if first in current})
         return out
 
-    results = _lint(paths, settings, texts(), cache)
+    results = first if first is not None else _lint(paths, settings, texts(), cache)
     for _ in range(max_passes):
         progress = False
         for p, snap in snaps.items():
@@ -183,7 +225,7 @@ def fix_paths(result: RunResult, *, unsafe: bool = False, write: bool = True, ma
     state = _FixState(result.files)
     try:
         _fix_rounds(state, paths, result.settings_for, [fr.path for fr in result.files if _fixable(fr, unsafe)],
-                    unsafe, write, max_passes, max_rounds, errors)
+                    unsafe, write, max_passes, max_rounds, errors, result)
     except PairingError as exc:  # a bug: no file gets fixes that might be another file's
         for p in paths:
             if p not in state.fixes and p not in state.not_written and _fixable(state.final[p], unsafe):
@@ -214,7 +256,7 @@ class _FixState:
 
 
 def _fix_rounds(state: _FixState, paths: List[str], settings, todo: List[str], unsafe: bool, write: bool,
-                max_passes: int, max_rounds: int, errors: List[str]) -> None:
+                max_passes: int, max_rounds: int, errors: List[str], linted: "RunResult | None" = None) -> None:
     cache = _MemoryCache()
     final, fixes, not_written = state.final, state.fixes, state.not_written
     seen_real: Dict[str, str] = {}
@@ -232,7 +274,10 @@ def _fix_rounds(state: _FixState, paths: List[str], settings, todo: List[str], u
                 snaps[p] = _snapshot(p)
             except (OSError, SourceError) as exc:
                 errors.append(f"{p}: cannot fix: {exc}")
-        results, changed = _fix_round(paths, settings, snaps, unsafe, max_passes, errors, links, cache, state.foreign)
+        # the first round's snapshots are most often the bytes the run linted: its findings stand
+        first = _as_linted(linted, paths, snaps, links, settings, cache) if round_no == 0 and linted else None
+        results, changed = _fix_round(paths, settings, snaps, unsafe, max_passes, errors, links, cache, state.foreign,
+                                      first)
         final.update(results)
         retry: List[str] = []
         for p, (text, n) in changed.items():

@@ -77,6 +77,9 @@ class RunResult:
     settings_by_path: Dict[str, Settings] = field(default_factory=dict)
     timings: Dict[str, float] = field(default_factory=dict)
     context_files: int = 0  # other files of the projects read for context (projectfiles.py)
+    # display path -> SHA-256 of the bytes linted (phase 1's ``content``); a file it lacks was
+    # not read from disk by this run (in-memory text, YAML, a replayed run): --fix lints it again
+    contents: Dict[str, str] = field(default_factory=dict)
 
     def settings_for(self, path: str) -> Settings:
         return self.settings_by_path.get(path, self.settings)
@@ -216,6 +219,7 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
         existing = [p for p in paths if os.path.lexists(p)]
         first = settings_of(existing[0] if existing else ".")
     settings_by_path: Dict[str, Settings] = {}
+    contents: Dict[str, str] = {}
     timings: Dict[str, float] = {"discovery": plan.seconds}
 
     def units(group: List[str]) -> int:
@@ -269,6 +273,7 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
         for phase, seconds in group_result.timings.items():
             timings[phase] = timings.get(phase, 0.0) + seconds
         by_display = {display_path(f): settings_of_file[f] for f in group}
+        contents.update(group_result.contents)
         for fr in group_result.files:
             results[fr.path] = fr
             settings_by_path[fr.path] = by_display.get(fr.path, fs.default)
@@ -279,7 +284,7 @@ def run_paths(paths: Sequence[str], *, config_file: Optional[str] = None, select
         ordered.append(fr)
     return RunResult(ordered, first, warnings=plan.warnings, missing=plan.missing, skipped=plan.skipped,
                      groups=[s for s, _ in plan.groups] or [first], settings_by_path=settings_by_path,
-                     timings=timings, context_files=sum(len(ctx) for _, ctx in projects))
+                     timings=timings, context_files=sum(len(ctx) for _, ctx in projects), contents=contents)
 
 def with_context(files: Sequence[str], paths: Sequence[str], settings_of, overrides=None, context_cache=None,
                  buffers: Optional[Dict[str, Any]] = None) -> List[Tuple[List[str], List[str]]]:
@@ -708,7 +713,8 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
     if related is not None:
         for fr in out[len(py_files) + len(yaml_files):]:
             related[fr.path] = fr
-    return RunResult(linted_out, fs.default, timings=dict(hooks.timings), warnings=warnings)
+    return RunResult(linted_out, fs.default, timings=dict(hooks.timings), warnings=warnings,
+                     contents={display_path(r.path): r.content for r in p1 if r.content and r.path not in ctx_set})
 
 
 def _record(snapshot, p1, yaml_files, index: ProjectIndex, workers) -> None:
