@@ -544,7 +544,7 @@ class ModuleEngine:
             if rec is None:
                 return v
             log = _LoggedKinds(v, func)
-            self.scope_cache[key] = (tuple(dict.fromkeys(rec)), log.kinds, v.from_callers)
+            self._keep(key, (tuple(dict.fromkeys(rec)), log.kinds, v.from_callers))
             return log
 
         def self_attrs(class_name):
@@ -680,7 +680,7 @@ class ModuleEngine:
                                                                        is_root=True, enclosing=fs.enclosing, rec=rec))
             if key is not None:
                 got = self._hints.get(scope.qualname)
-                self.scope_cache[key] = (tuple(dict.fromkeys(rec)), dict(got) if got is not None else None)
+                self._keep(key, (tuple(dict.fromkeys(rec)), dict(got) if got is not None else None))
         finally:
             other.release()
 
@@ -765,6 +765,12 @@ class ModuleEngine:
                                alternatives=_shift_fixes(f.alternatives, -base_line)), rule)
                    for f, _scope, rule in produced]
         cache[key] = entries if deps is None else (tuple(dict.fromkeys(deps)), entries, hint_log)
+
+    def _keep(self, key, value) -> None:
+        """``scope_cache[key] = value``, the cache bounded as ``_remember`` bounds it."""
+        if len(self.scope_cache) > 4096:
+            self.scope_cache.clear()
+        self.scope_cache[key] = value
 
     def _reusable(self, key):
         """What was kept for a scope's ``key`` (deps, findings, hint log) whose helper lookups

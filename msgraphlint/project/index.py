@@ -269,6 +269,8 @@ def _memoised(memo: dict, source: SourceFile, imports: ImportMap):
         kept = memo.get(key)
         if kept is None:
             edges = _calls_in(func, imports_)
+            if len(memo) > 4096:  # bounded as the scope cache it lives in
+                memo.clear()
             memo[key] = tuple((e.line - start, e.col, e.kind, e.target) for e in edges)
             return edges
         return [CallEdge(line + start, col, kind, target) for line, col, kind, target in kept]
@@ -281,6 +283,8 @@ def _memoised(memo: dict, source: SourceFile, imports: ImportMap):
         kept = memo.get(key)
         if kept is None:
             _collect_attrs(func, imports_, attrs)
+            if len(memo) > 4096:
+                memo.clear()
             memo[key] = dict(attrs)
         else:
             attrs.update(kept)
