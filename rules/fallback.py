@@ -831,7 +831,10 @@ class LocalListMethod(Rule):
 
         The same holds for a list nested in a local display (`y = pairs[0]` with
         `pairs = ([1, 2, 3], 4)` or `[[1, 2], [3]]`): `y.pop()` 3 PyExecute nodes, `y.reverse()` 3,
-        `y.extend(...)` 2, `y.append(...)` none (2.10 CPU, validate IR).
+        `y.extend(...)` 2, `y.append(...)` none (2.10 CPU, validate IR). And for a list
+        rebound to `[v] + parts`, `parts + [v]`, `[v] * n` or `parts[::-1]` (what this rule's
+        own fixes write): `parts = [x * 2] + parts; parts.extend([x * 3])` has 7 PyExecute
+        nodes, so the extend is still reported after the insert is fixed.
 
         (`.remove()` and `.sort()` on constant lists are folded at the default level and
         rejected under STRICT.) The same methods on a `self.` or module-level list are
