@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 from typing import Dict, List, Sequence, Set, Tuple
 
-from .filework import (TREE_CACHE_LINES, Phase1, Phase2, internal_error, is_internal_error, lint_python, lint_yaml, phase1)
+from .filework import (TREE_CACHE_LINES, Phase1, Phase2, internal_error, is_internal_error, keep_trees, lint_python, lint_yaml,
+                       phase1)
 from ..parse.source import display_path
 from ..project.index import ProjectIndex
 from .perfile import PerFile
@@ -278,7 +279,7 @@ def worker_main(conn, share: List[str], fs: PerFile, jobs: int, inherited=(), pa
         kept = 0
         for n, f in enumerate(share, 1):
             s = fs(f)
-            r = phase1(f, keep_source=kept < TREE_CACHE_LINES // max(jobs, 1), cache=fs.cache(f), eager_calls=True,
+            r = phase1(f, keep_source=keep_trees(kept, TREE_CACHE_LINES // max(jobs, 1)), cache=fs.cache(f), eager_calls=True,
                        budget=s.file_budget, per_mb=s.file_budget_per_mb, content=fs.known.get(f, ""))
             if r.source is not None:
                 kept += r.lines
