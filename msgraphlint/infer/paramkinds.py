@@ -131,7 +131,7 @@ class CallerKinds:
         if text is not None:
             # a target is called only if its name is followed by "(" somewhere besides its own def
             # (or another module calls it)
-            live = {k for k in self._names if text.count(k + "(") >= 2 or k in reached}
+            live = {k for k in self._names if k in reached or _twice(text, k + "(")}
             if not live:
                 return {}
             self._by_def = {i: (k, t) for i, (k, t) in self._by_def.items() if k in live}
@@ -425,6 +425,13 @@ def _lines_holding(text: str, needles: Sequence[str], starts: List[int]) -> List
             # the next occurrence on a later line: this line is found already
             at = text.find(needle, starts[line] if line < len(starts) else len(text))
     return sorted(found)
+
+
+def _twice(text: str, needle: str) -> bool:
+    """``text.count(needle) >= 2``, stopping at the second occurrence (a ``name(`` needle
+    cannot overlap itself: its last character is no identifier character)."""
+    at = text.find(needle)
+    return at >= 0 and text.find(needle, at + len(needle)) >= 0
 
 
 def _any_within(lines: List[int], first: int, last: int) -> bool:
