@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import ast
 import re
+import unicodedata
 from typing import Optional
 
 from msgraphlint.findings import Edit, Fix
 from msgraphlint.parse.astutil import walk_statements
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
 
+PREFILTER = True  # tests/test_deprecated_prefilter.py checks that the findings are the same without it
 # names other rules own: MSG512 (legacy-profiler)
 _OWNED = frozenset({"mindspore.Profiler"})
 
@@ -183,7 +185,7 @@ class DeprecatedApi(Rule):
         methods = _tensor_names(cat)
         spans = [(fn.lineno, getattr(fn, "end_lineno", fn.lineno)) for _, fn in ctx.graph_scopes]
         names = ctx.imports.names
-        if not _may_report(ctx, cat, lasts, methods, names):
+        if PREFILTER and not _may_report(ctx, cat, lasts, methods, names):
             return  # (MSG514 then walks the module only if its own text test says so)
         memo: dict = {}
         from .version_api import module_refs  # one walk for MSG513 and MSG514
@@ -223,21 +225,11 @@ class DeprecatedApi(Rule):
         self._check(ctx, node, dotted)
 
     def _check(self, ctx, node: ast.AST, dotted: str, spelled: Optional[str] = None) -> None:
-        if not dotted.startswith("mindspore.") or dotted in _OWNED:
+        entry = _reportable(ctx, dotted)
+        if entry is None:
             return
         cat = ctx.catalog
-        entry = cat.deprecation(dotted)
-        if entry is None or entry.get("status") not in ("deprecated", "removed") or entry.get("name") in _OWNED:
-            return
-        target = _version(ctx.target_version or cat.version)
         since = entry.get("since")
-        if since and target < _version(since):
-            return
-        if not since and target < _version(cat.version)[:2] + (0,):
-            return
-        src = entry.get("source", "")
-        if "decorator" not in src and "module" not in src:
-            return  # documented only: MindSpore 2.10 does not warn (see the rationale)
         use = entry.get("use")
         if not use or use.startswith("mindspore._"):
             said = "MindSpore names no replacement"
@@ -303,6 +295,45 @@ def _params(text: Optional[str]) -> Optional[tuple]:
 _MEMO: dict = {}
 
 
+def _reportable(ctx, dotted: str) -> Optional[dict]:
+    """The catalog's entry for ``dotted`` when :meth:`DeprecatedApi._check` reports it (a
+    deprecated or removed name MindSpore warns about, deprecated by the target), else None."""
+    if not dotted.startswith("mindspore.") or dotted in _OWNED:
+        return None
+    cat = ctx.catalog
+    entry = cat.deprecation(dotted)
+    if entry is None or entry.get("status") not in ("deprecated", "removed") or entry.get("name") in _OWNED:
+        return None
+    target = _version(ctx.target_version or cat.version)
+    since = entry.get("since")
+    if since and target < _version(since):
+        return None
+    if not since and target < _version(cat.version)[:2] + (0,):
+        return None
+    src = entry.get("source", "")
+    if "decorator" not in src and "module" not in src:
+        return None  # documented only: MindSpore 2.10 does not warn (see the rationale)
+    return entry
+
+
+def _reported_by_name(ctx, dotted: str) -> bool:
+    """``_check_name(ctx, node, dotted)`` reports (a moved module is reported at its import)."""
+    entry = ctx.catalog.deprecation(dotted)
+    return entry is not None and entry.get("kind") != "module" and _reportable(ctx, dotted) is not None
+
+
+def _moved_parts(cat) -> Optional[list]:
+    """Per module ``cat`` records as moved (``mark_deprecated``), its components after the
+    first, each of which an import of it (or of a module under it) spells after a dot; None
+    when one of them is a top-level name (no text test then)."""
+    key = ("mv", id(cat))
+    got = _MEMO.get(key)
+    if got is None or got[0] is not cat:
+        mods = [k for k, v in cat._deprecated.items() if v.get("kind") == "module"]
+        got = _MEMO[key] = (cat, [frozenset(k.split(".")[1:]) for k in mods] if all("." in k for k in mods) else None)
+    return got[1]
+
+
 def _tensor_names(cat) -> frozenset:
     """Tensor method names the catalog ``cat`` records as deprecated by MindSpore's decorator."""
     key = ("m", id(cat))
@@ -322,25 +353,32 @@ def _last_names(cat) -> frozenset:
     return deprecated_last_names(cat)
 
 
-# an attribute's name as the text spells it: `.` then blanks, line continuations or comments
-_ATTR_NAME = re.compile(r"\.(?:[ \t\r\n\f\\]|#[^\n]*)*([A-Za-z_]\w*)")
-
-
 def _may_report(ctx, cat, lasts: frozenset, methods: frozenset, names: dict) -> bool:
     """Whether ``check_module``'s walk can report anything: an import of a moved module, an
-    imported name whose last component is deprecated, or an attribute spelled with such a name
-    or a deprecated Tensor method's. Else the walk is skipped (a third of the modules of the
-    corpora: 0.2 s CPU of 0.8). A text that is not ASCII may spell identifiers that Python
-    normalises (NFKC): walked."""
+    imported name that is reported, an attribute spelled with a deprecated name whose
+    receiver the text shows as an imported chain that is reported, or does not show plainly
+    (:func:`_chain_reported`), or a deprecated Tensor method's name. Else the walk is skipped
+    (all but 22 of the 654 modules of mindcv, mindocr, mindyolo and mindformers that name
+    MindSpore: `self.eps`, `ops.cast` of a docstring-only notice). A text that is not ASCII is
+    read in its NFKC form, as Python reads identifiers."""
     text = ctx.source.text
     if not text.isascii():
-        return True
+        # Python reads identifiers NFKC-normalised; the normal form keeps every ASCII
+        # character, so the chains below are found in it as the tree has them
+        text = unicodedata.normalize("NFKC", text)
     for dotted in names.values():
-        if "." in dotted and dotted.rsplit(".", 1)[-1] in lasts:
+        if "." in dotted and dotted.rsplit(".", 1)[-1] in lasts and _reported_by_name(ctx, dotted):
             return True
-    attrs = set(_ATTR_NAME.findall(text))
-    if not attrs.isdisjoint(lasts) or not attrs.isdisjoint(methods):
+    from .version_api import attr_names
+    attrs = attr_names(text)
+    if not attrs.isdisjoint(methods):
         return True
+    hits = attrs.intersection(lasts)
+    if hits and _chain_reported(ctx, text, hits, names):
+        return True
+    moved = _moved_parts(cat)
+    if moved is not None and not any(parts <= attrs for parts in moved):
+        return False  # an import of a moved module (or of one under it) spells its parts after dots
     for node in walk_statements(ctx.source.tree.body):
         if isinstance(node, ast.ImportFrom):
             modules = [node.module] if not node.level and node.module else []
@@ -352,6 +390,45 @@ def _may_report(ctx, cat, lasts: frozenset, methods: frozenset, names: dict) -> 
             entry = cat.deprecation(m) if m.startswith("mindspore.") else None
             if entry is not None and entry.get("kind") == "module":
                 return True
+    return False
+
+
+def _chain_reported(ctx, text: str, hits: set, names: dict) -> bool:
+    """Whether an attribute ``.<name>`` of the text (``name`` in ``hits``) may be an
+    ``Attribute`` node whose dotted name ``check_module`` reports: its receiver, read back
+    from the dot, is a chain of names whose root the import map names and whose dotted name
+    is reported, or a receiver the text does not show plainly (a chain broken over lines,
+    after a bracket, or longer than 300 characters), which the walk then judges. A receiver
+    rooted at another name (``self.eps``, ``cfg.padding``) has no dotted name."""
+    from .version_api import _CHAIN_END, _name_after_dot  # (the chain that ends where a position is)
+    for m in (x for h in sorted(hits) for x in _name_after_dot(h, True).finditer(text)):
+        dot = m.start()
+        line_start = text.rfind("\n", 0, dot - 1) + 1 if dot else 0  # (`$` matches before a last "\n")
+        lo = max(line_start, dot - 300)
+        head = _CHAIN_END.search(text, lo, dot)
+        if head is None or (head.start() == lo and lo > line_start):
+            return True
+        # the root must start the chain: not after a dot, a continuation or a comment on the
+        # line before (the chain would go on there)
+        i = head.start() - 1
+        while i >= 0 and text[i] in " \t":
+            i -= 1
+        if i >= 0 and text[i] in ".\\":
+            return True
+        if i >= 0 and text[i] == "\n":
+            end = i
+            while True:  # the closest line before that is not blank
+                start = text.rfind("\n", 0, end) + 1
+                line = text[start:end].rstrip()
+                if line or start == 0:
+                    break
+                end = start - 1
+            if line.endswith((".", "\\")) or "#" in line:
+                return True
+        root = head.group(1)
+        if root in names and _reported_by_name(
+                ctx, names[root] + re.sub(r"\s", "", head.group(2)) + "." + m.group(1)):
+            return True
     return False
 
 

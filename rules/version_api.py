@@ -220,10 +220,13 @@ class ApiNotInTarget(Rule):
                     return True
         rx = _RX or _compile_rx()
         methods = self._varying_methods()
-        hits = _LAST_NAMES.intersection(_DOTTED_NAME.findall(text))
-        for m in (re.finditer(r"\.[ \t]*(%s)\b" % "|".join(map(re.escape, sorted(hits))), text) if hits else ()):
+        # (the names after a dot with blanks, continuations or comments between, a superset of
+        # the `.name` spellings the search below finds: shared with MSG513, which reads the same text)
+        hits = _LAST_NAMES.intersection(attr_names(text))
+        for m in (x for h in sorted(hits) for x in _name_after_dot(h, False).finditer(text)):
             last = m.group(1)
-            head = _CHAIN_END.search(text, max(0, m.start() - 300), m.start())
+            dot = m.start()  # (a chain ends on the dot's line, or the line before when it ends there)
+            head = _CHAIN_END.search(text, max(text.rfind("\n", 0, dot - 1) + 1 if dot else 0, dot - 300), dot)
             root = head.group(1) if head else None
             if root in names:
                 if self._varies(cat, normalize(names[root] + re.sub(r"\s", "", head.group(2)) + "." + last)):
@@ -232,7 +235,8 @@ class ApiNotInTarget(Rule):
                 return True  # on a local or a call's result: the walk judges the receiver
         called = any(cat.canonical(v) in _KW_FUNCS for v in names.values())
         for m in rx["kwfunc"].finditer(text) if not called else ():
-            head = _CHAIN_END.search(text, max(0, m.start() - 300), m.start())
+            dot = m.start()
+            head = _CHAIN_END.search(text, max(text.rfind("\n", 0, dot - 1) + 1 if dot else 0, dot - 300), dot)
             if head and head.group(1) in names and cat.canonical(normalize(
                     names[head.group(1)] + re.sub(r"\s", "", head.group(2)) + "." + m.group(1))) in _KW_FUNCS:
                 called = True
@@ -417,12 +421,45 @@ def module_refs(tree: ast.AST, names, cat) -> list:
     hit = memo.get(key)
     if hit is None or hit[0] is not names or hit[1] is not cat:
         hit = memo[key] = (names, cat, _refs(tree, names, attrs[1]))
+    _WALKED[0] = tree
     return hit[2]
 
 
 def has_refs(tree: ast.AST) -> bool:
-    """Whether :func:`module_refs` walked ``tree`` already (MSG513 did, in this run)."""
-    return bool(per_tree(tree, "msg513-514-refs", lambda _tree: {}))
+    """Whether :func:`module_refs` walked ``tree`` already (MSG513 did, in this run, just before)."""
+    return _WALKED[0] is tree
+
+
+_WALKED: list = [None]  # the tree module_refs walked last
+
+
+# an attribute's name as the text spells it: `.` then blanks, line continuations or comments (a
+# comment runs to the end of its line: one way to read a block of them, no exponential backtracking
+# where no name follows one)
+_BLANKS = r"(?:[ \t\r\n\f\\]|#[^\n]*(?![^\n]))*"
+ATTR_NAME = re.compile(r"\." + _BLANKS + r"([A-Za-z_]\w*)")
+_ATTRS: list = [None, frozenset()]
+
+
+def attr_names(text: str) -> FrozenSet[str]:
+    """The names ``text`` spells after a dot (:data:`ATTR_NAME`), computed once for the text
+    MSG513 and MSG514 both test."""
+    if _ATTRS[0] is not text:
+        _ATTRS[0], _ATTRS[1] = text, frozenset(ATTR_NAME.findall(text))
+    return _ATTRS[1]
+
+
+_AFTER_DOT: Dict[Tuple[str, bool], "re.Pattern"] = {}
+
+
+def _name_after_dot(name: str, blanks: bool) -> "re.Pattern":
+    """``.name`` as a whole word, with blanks, continuations and comments between (``blanks``)
+    or spaces and tabs only; compiled once per name."""
+    rx = _AFTER_DOT.get((name, blanks))
+    if rx is None:
+        rx = _AFTER_DOT[(name, blanks)] = re.compile(
+            (r"\." + _BLANKS + r"(%s)\b" if blanks else r"\.[ \t]*(%s)\b") % re.escape(name))
+    return rx
 
 
 _REF_ATTRS: dict = {}
@@ -580,8 +617,6 @@ def _trie(words: Sequence[str]) -> str:
 
 
 _RX: Dict[str, "re.Pattern"] = {}
-_DOTTED_NAME = re.compile(r"\.[ \t]*([A-Za-z_]\w*)")  # each `.name` of the text (a set decides: cheaper
-                                                       # than compiling the varying names into one pattern)
 # the dotted chain that ends where a match starts: (its root, the rest); a call's result or a
 # subscript before the dot leaves none
 _CHAIN_END = re.compile(r"(?<![\w.])([A-Za-z_]\w*)((?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*)[ \t]*$")
