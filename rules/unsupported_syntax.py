@@ -398,8 +398,13 @@ class UnsupportedSyntax(Rule):
         lambda ...``) on the lambda's own line: when the lambda is what ``self.f`` holds, 2.10
         fails to parse it (MindSpore's test_lambda_location_2)."""
         f = node.func
-        if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"
-                and "lambda" in ctx.source.text):
+        if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "self"):
+            return
+        memo = ctx.memo
+        spelled = memo.get("msg410_lambda_text")
+        if spelled is None:  # once per module, not a search of the text per call
+            spelled = memo["msg410_lambda_text"] = "lambda" in ctx.source.text
+        if not spelled:
             return
         func = next((a for a in ctx.ancestors(node) if isinstance(a, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
         owners = ctx.memo.get("msg410_method_class")

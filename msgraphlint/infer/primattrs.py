@@ -14,7 +14,8 @@ A configuration is found wherever the module applies it to the attribute:
 * through a loop or a local alias (``for op in (self.add, self.mul): op.shard(...)``,
   ``op = self.add; op.shard(...)``).
 
-One pass over the module, cached per source file.
+One pass over the module, cached per source file; the constructors of a class are read the
+first time a scope of that class asks.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from __future__ import annotations
 import ast
 from typing import Dict, Optional, Set, Tuple
 
-from msgraphlint.parse.astutil import walk as _walk, walk_statements
+from msgraphlint.parse.astutil import per_tree, walk as _walk, walk_statements
+from msgraphlint.project.scopes import _all_classes
 
 # per-instance settings that the functional form (``ops.tile``) cannot carry
 CONFIG_METHODS = frozenset({"shard", "add_prim_attr", "recompute", "set_device", "place",
@@ -50,17 +52,27 @@ class ModulePrimitives:
     """What one module does with the primitives it keeps in attributes."""
 
     def __init__(self, tree: ast.Module, text: str = "") -> None:
-        #: class name -> attr -> constructor call assigned to ``self.<attr>``
+        #: class name -> attr -> constructor call assigned to ``self.<attr>`` (filled per class
+        #: name on first use: :meth:`ctor` asks for the classes of graph scopes only)
         self.ctors: Dict[str, Dict[str, ast.Call]] = {}
         #: attribute names configured somewhere in the module (any receiver)
         self.configured: Set[str] = set()
         #: constructor calls whose instance is configured (for the rule on the call itself)
         self.configured_ctors: Set[int] = set()
-        # the constructors: assignment statements in the methods of every class (statements
-        # only, no expression walk: this runs for every module with Cells)
-        classes = [n for n in walk_statements(tree.body) if isinstance(n, ast.ClassDef)]
-        for cls in classes:
-            ctors = self.ctors.setdefault(cls.name, {})
+        self._tree, self._text, self._scanned = tree, text, False
+        self._classes: Optional[Dict[str, list]] = None
+
+    def _class_ctors(self, name: str) -> Dict[str, ast.Call]:
+        """The constructors of the classes called ``name``: assignment statements in their
+        methods (statements only, no expression walk: this runs for every module with Cells);
+        the first assignment of an attribute counts, in the module's statement order."""
+        got = self.ctors.get(name)
+        if got is not None:
+            return got
+        if self._classes is None:
+            self._classes = per_tree(self._tree, "all_classes", _all_classes)
+        ctors = self.ctors[name] = {}
+        for cls in self._classes.get(name, ()):
             for item in cls.body:
                 if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     continue
@@ -73,13 +85,17 @@ class ModulePrimitives:
                                 ctors.setdefault(attr, call)
                                 if conf:
                                     self.configured.add(attr)
-        self._tree, self._text, self._scanned = tree, text, False
+        return ctors
 
     def configured_attrs(self) -> Set[str]:
         """Attribute names given a strategy/setting anywhere in the module (computed on first
         use: only the primitive-spelling rule needs it)."""
         if not self._scanned:
             self._scanned = True
+            if self._classes is None:
+                self._classes = per_tree(self._tree, "all_classes", _all_classes)
+            for name in self._classes:  # every class: a constructor's chain may configure it
+                self._class_ctors(name)
             if not self._text or any(m in self._text for m in CONFIG_METHODS):
                 self._scan_configuration(self._tree)
         return self.configured
@@ -109,7 +125,7 @@ class ModulePrimitives:
                     self.configured_ctors.add(id(call))
 
     def ctor(self, class_name: Optional[str], attr: str) -> Optional[ast.Call]:
-        return self.ctors.get(class_name or "", {}).get(attr)
+        return self._class_ctors(class_name or "").get(attr)
 
 
 _CACHE: list = [None, None]  # (source, ModulePrimitives)
