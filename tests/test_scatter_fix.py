@@ -72,3 +72,49 @@ def test_a_module_without_ops_gets_the_import(tmp_path):
     assert not errors
     assert changed[0].fixed.splitlines()[:2] == ["import mindspore.nn as nn", "from mindspore import ops"]
     assert "        y = ops.select_scatter(y, ops.full_like(y[0], 0), 0, 0)" in changed[0].fixed.splitlines()
+
+
+NUMBER_NAME = '''import numpy as np
+import mindspore.nn as nn
+from mindspore import ops
+
+
+class Spline(nn.Cell):
+    def construct(self, x, min_derivative=1e-3):
+        constant = np.log(np.exp(1 - min_derivative) - 1)
+        y = x * 2
+        y[..., -1] = constant
+        return y
+'''
+
+
+def test_a_number_held_by_a_name_is_written_through_full_like(tmp_path):
+    """mindone's vits spline: `u[..., -1] = constant`, `constant` a numpy float. Passing the
+    number itself as `select_scatter`'s src raises TypeError ("src must be a Tensor") in graph
+    mode and PyNative; `full_like` of it gives the written values and dtype in both (measured on
+    2.10 CPU, float32/float16/int32). Unsafe: a name could hold a sequence, which the write
+    broadcasts and `full_like` refuses."""
+    p = tmp_path / "spline.py"
+    p.write_text(NUMBER_NAME)
+    (f,) = _findings(p)
+    assert f.fix is not None and f.fix.safety.value == "unsafe"
+    assert "`constant` is a number" in f.fix.description
+    _, changed, errors = fix_paths(run_paths([str(p)], select=["MSG203"]), write=False, unsafe=True)
+    assert not errors
+    assert "        y = ops.select_scatter(y, ops.full_like(y[..., -1], constant), -1, -1)" in changed[0].fixed.splitlines()
+
+
+def test_a_helpers_number_parameter_is_written_through_full_like(tmp_path):
+    """The same spline as a helper (its `tail_bound=5.0` and `constant` only maybe tensors
+    there): `full_like`, not the number as `select_scatter`'s src."""
+    p = tmp_path / "helper.py"
+    p.write_text("import numpy as np\nimport mindspore.nn as nn\nfrom mindspore import ops\n\n\n"
+                 "def spline(x, tail_bound=5.0, min_derivative=1e-3):\n"
+                 "    constant = np.log(np.exp(1 - min_derivative) - 1)\n"
+                 "    y = ops.zeros_like(x)\n    y[..., -1] = constant\n    y[..., 0] = tail_bound\n    return y\n\n\n"
+                 "class Spline(nn.Cell):\n    def construct(self, x):\n        return spline(x)\n")
+    _, changed, errors = fix_paths(run_paths([str(p)], select=["MSG203"]), write=False, unsafe=True)
+    fixed = changed[0].fixed.splitlines()
+    assert not errors
+    assert "    y = ops.select_scatter(y, ops.full_like(y[..., -1], constant), -1, -1)" in fixed
+    assert "    y = ops.select_scatter(y, ops.full_like(y[..., 0], tail_bound), -1, 0)" in fixed

@@ -1410,6 +1410,14 @@ def scatter_write_fix(ctx, stmt: ast.stmt, sub: ast.Subscript, proof: Optional[s
             "where the write casts)")
     elif _number_literal(stmt.value):
         src, cond = f"{ops}.full_like({picked}, {value})", ""
+    elif not ctx.tensor(stmt.value).surely:
+        # `y[..., -1] = constant` with `constant = np.log(...)`, or a helper's `tail_bound=5.0`:
+        # `select_scatter` of a number itself raises TypeError (src must be a Tensor) in both
+        # modes; `full_like` casts a number as the write does (measured on 2.10 CPU, numpy
+        # float64 into float32/float16/int32). A value that is maybe a tensor is written so too,
+        # under the same condition (`full_like` refuses a tensor or a sequence of values).
+        src, cond = f"{ops}.full_like({picked}, {value})", (
+            f"`{value}` is a number (a sequence is broadcast by the write and refused by `full_like`)")
     else:
         src, cond = value, (f"`{value}` has exactly the shape and dtype of `{picked}` (the write broadcasts and "
                             "casts it; `select_scatter` raises otherwise)")
