@@ -20,6 +20,23 @@ def sigint_as_in_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def load_benchmark(name: str):
+    """``benchmarks/<name>.py`` as a module (the benchmarks are scripts, not a package; their
+    own imports of each other resolve while it loads)."""
+    import importlib.util
+    import sys
+
+    bench = Path(__file__).resolve().parent.parent / "benchmarks"
+    spec = importlib.util.spec_from_file_location(f"_bench_{name}", bench / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(bench))
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.remove(str(bench))
+    return mod
+
+
 def write_tree(root: Path, files: Dict[str, str]) -> Path:
     for rel, text in files.items():
         p = root / rel

@@ -1,7 +1,6 @@
 """benchmarks/corpora.py without the network: archive lookup, unpacking, idempotence.
 (The benchmark itself prints figures; nothing here times anything.)"""
 
-import importlib.util
 import subprocess
 import sys
 import zipfile
@@ -9,21 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from helpers import load_benchmark
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _load(name):
-    spec = importlib.util.spec_from_file_location(f"_bench_{name}", ROOT / "benchmarks" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    return mod
-
-
-corpora = _load("corpora")
+corpora = load_benchmark("corpora")
 
 
 def _wheel(path: Path, files):

@@ -7,26 +7,11 @@ reports the original at the helper only, plus a call-site finding (MSG004, with 
 in other files. A plain compare by (corpus, path, line, code) calls every such repetition
 removed although its claim stays."""
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from helpers import load_benchmark
 
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(f"_bench_{name}", ROOT / "benchmarks" / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        spec.loader.exec_module(mod)
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
-    return mod
-
-
-cf = _load("corpus_findings")
+cf = load_benchmark("corpus_findings")
 
 CORPUS_ROOT = "/data/corpora/mindone"
 

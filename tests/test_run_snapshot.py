@@ -14,24 +14,8 @@ from msgraphlint.cache import snapshot
 from msgraphlint.run.runner import run_paths
 
 from helpers import write_tree
+from test_cache import BASE, MODEL, NOT_A_CELL
 
-BASE = """
-import mindspore.nn as nn
-class Base(nn.Cell):
-    pass
-"""
-NOT_A_CELL = """
-class Base:
-    pass
-"""
-MODEL = """
-from base import Base
-class Net(Base):
-    def construct(self, x):
-        print(x)
-        return x
-"""
-# the same number of bytes, and the print is gone: no MSG201
 MODEL_COMMENTED = MODEL.replace("        print(x)", "        #rint(x)")
 
 
