@@ -400,12 +400,9 @@ def _chain_reported(ctx, text: str, hits: set, names: dict) -> bool:
     is reported, or a receiver the text does not show plainly (a chain broken over lines,
     after a bracket, or longer than 300 characters), which the walk then judges. A receiver
     rooted at another name (``self.eps``, ``cfg.padding``) has no dotted name."""
-    from .version_api import _CHAIN_END, _name_after_dot  # (the chain that ends where a position is)
+    from .version_api import _name_after_dot, chain_head
     for m in (x for h in sorted(hits) for x in _name_after_dot(h, True).finditer(text)):
-        dot = m.start()
-        line_start = text.rfind("\n", 0, dot - 1) + 1 if dot else 0  # (`$` matches before a last "\n")
-        lo = max(line_start, dot - 300)
-        head = _CHAIN_END.search(text, lo, dot)
+        head, lo, line_start = chain_head(text, m.start())
         if head is None or (head.start() == lo and lo > line_start):
             return True
         # the root must start the chain: not after a dot, a continuation or a comment on the

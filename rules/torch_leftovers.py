@@ -14,11 +14,6 @@ from msgraphlint.rule import AST_CAPTURE, EVERY_MODE, FixSafety, Invalid, Rule, 
 from msgraphlint.infer.guards import up_the_chain
 
 
-def torch_map() -> dict:
-    """The PyTorch → MindSpore table MSG502's fix reads too (one source: advice and fix agree)."""
-    return torch_table()
-
-
 def _short(ms_name: str) -> str:
     return ms_name.replace("mindspore.ops.", "ops.").replace("mindspore.", "ms.")
 
@@ -87,7 +82,7 @@ class TorchCallInGraph(Rule):
         q = ctx.qualname(node.func)
         if not q or not (q == "torch" or q.startswith("torch.")):
             return
-        entry = torch_map().get(q)
+        entry = torch_table().get(q)  # the table MSG502's fix reads too: advice and fix agree
         if entry and entry.get("ms"):
             advice = f"use `{_short(entry['ms'])}`" + (f"; {entry['note']}" if entry.get("note") else "")
         elif entry:

@@ -225,8 +225,7 @@ class ApiNotInTarget(Rule):
         hits = _LAST_NAMES.intersection(attr_names(text))
         for m in (x for h in sorted(hits) for x in _name_after_dot(h, False).finditer(text)):
             last = m.group(1)
-            dot = m.start()  # (a chain ends on the dot's line, or the line before when it ends there)
-            head = _CHAIN_END.search(text, max(text.rfind("\n", 0, dot - 1) + 1 if dot else 0, dot - 300), dot)
+            head = chain_head(text, m.start())[0]
             root = head.group(1) if head else None
             if root in names:
                 if self._varies(cat, normalize(names[root] + re.sub(r"\s", "", head.group(2)) + "." + last)):
@@ -235,8 +234,7 @@ class ApiNotInTarget(Rule):
                 return True  # on a local or a call's result: the walk judges the receiver
         called = any(cat.canonical(v) in _KW_FUNCS for v in names.values())
         for m in rx["kwfunc"].finditer(text) if not called else ():
-            dot = m.start()
-            head = _CHAIN_END.search(text, max(text.rfind("\n", 0, dot - 1) + 1 if dot else 0, dot - 300), dot)
+            head = chain_head(text, m.start())[0]
             if head and head.group(1) in names and cat.canonical(normalize(
                     names[head.group(1)] + re.sub(r"\s", "", head.group(2)) + "." + m.group(1))) in _KW_FUNCS:
                 called = True
@@ -620,6 +618,15 @@ _RX: Dict[str, "re.Pattern"] = {}
 # the dotted chain that ends where a match starts: (its root, the rest); a call's result or a
 # subscript before the dot leaves none
 _CHAIN_END = re.compile(r"(?<![\w.])([A-Za-z_]\w*)((?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*)[ \t]*$")
+
+
+def chain_head(text: str, dot: int):
+    """The chain of names that ends at the dot at ``dot`` (``_CHAIN_END``'s match, or None),
+    searched on the dot's line (or the line before, when the chain ends there) within 300
+    characters; with the window's start and the line's: (match, window start, line start)."""
+    line_start = text.rfind("\n", 0, dot - 1) + 1 if dot else 0  # (`$` matches before a last "\n")
+    lo = max(line_start, dot - 300)
+    return _CHAIN_END.search(text, lo, dot), lo, line_start
 
 
 def _plain_bindings(scope: ast.AST) -> Dict[str, Optional[List[ast.AST]]]:

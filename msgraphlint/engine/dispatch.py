@@ -48,13 +48,7 @@ class Dispatch:
         views = self.__dict__.setdefault("_captures", {})
         view = views.get(mode)
         if view is None:
-            view = object.__new__(Dispatch)
-            view.__dict__.update(self.__dict__)
-            view._captures = {}
-            graph = {k: [h for h in v if mode in getattr(h[0], "captures", (mode,)) and _graph_rule(h[0])]
-                     for k, v in self.graph.items()}
-            view.graph = {k: v for k, v in graph.items() if v}
-            view.graph_leave = [r for r in self.graph_leave if mode in getattr(r, "captures", (mode,)) and _graph_rule(r)]
+            view = self._graph_view(lambda r: mode in getattr(r, "captures", (mode,)) and _graph_rule(r))
             if view.graph == self.graph and view.graph_leave == self.graph_leave:
                 view = self   # every rule applies: no copy
             views[mode] = view
@@ -65,13 +59,17 @@ class Dispatch:
         the rules whose ``modes`` include ``"pynative"`` (their claim holds in every mode)."""
         view = self.__dict__.get("_pynative")
         if view is None:
-            view = object.__new__(Dispatch)
-            view.__dict__.update(self.__dict__)
-            view._captures = {}
-            graph = {k: [h for h in v if "pynative" in getattr(h[0], "modes", ())] for k, v in self.graph.items()}
-            view.graph = {k: v for k, v in graph.items() if v}
-            view.graph_leave = [r for r in self.graph_leave if "pynative" in getattr(r, "modes", ())]
-            self._pynative = view
+            view = self._pynative = self._graph_view(lambda r: "pynative" in getattr(r, "modes", ()))
+        return view
+
+    def _graph_view(self, keep) -> "Dispatch":
+        """A copy of the dispatch whose graph part holds only the rules ``keep`` accepts."""
+        view = object.__new__(Dispatch)
+        view.__dict__.update(self.__dict__)
+        view._captures = {}
+        graph = {k: [h for h in v if keep(h[0])] for k, v in self.graph.items()}
+        view.graph = {k: v for k, v in graph.items() if v}
+        view.graph_leave = [r for r in self.graph_leave if keep(r)]
         return view
 
     def for_text(self, text: str) -> "Dispatch":
@@ -433,6 +431,13 @@ class ModuleEngine:
                 return False
         return True
 
+    def _ask_returns(self, deps: Sequence[tuple]) -> None:
+        """Ask the helpers' return kinds a recorded value pass asked (``deps``), in its order: a
+        helper's return is computed once, with the hints it has then, so a replay asks first."""
+        for dep in deps:
+            if dep[0] in ("def", "call"):
+                self._helper_returns(dep[1], [])(dep[2])
+
     def _values_for(self, func: ast.AST, class_name: Optional[str], qualname: str, is_root: bool,
                     enclosing: Tuple[int, ...] = (), rec: Optional[list] = None) -> ScopeValues:
         """The value pass of ``func``. ``rec`` (editors): where to record what the answers of
@@ -530,9 +535,7 @@ class ModuleEngine:
                        self._names_key, vkey, signature)
                 kept = self.scope_cache.get(key)
                 if kept is not None and self._deps_hold(kept[0]):
-                    for dep in kept[0]:  # the helpers' return kinds, computed in the order a value pass asks
-                        if dep[0] in ("def", "call"):
-                            self._helper_returns(dep[1], [])(dep[2])
+                    self._ask_returns(kept[0])  # the helpers' return kinds, in the order a value pass asks
                     return _KeptKinds(kept[1], func, kept[2],
                                       lambda: self._values_for(func, class_key, qualname, not scope.chain,
                                                                scope.enclosing))
@@ -589,10 +592,7 @@ class ModuleEngine:
                 guarded = string_dispatched(func, values)
             if id(node) in guarded:
                 continue
-            callee = local_helpers[target_q]
-            params = [a.arg for a in callee.args.args]
-            if params and params[0] in ("self", "cls"):
-                params = params[1:]
+            params = _hint_params(local_helpers[target_q])
             hints = self._hints.setdefault(target_q, {})
             bound = []
             for pname, arg in zip(params, node.args):
@@ -613,13 +613,8 @@ class ModuleEngine:
         helpers and each called one takes the same parameters; False (nothing merged) otherwise."""
         if kept is None or kept[0] != frozenset(local_helpers):
             return False
-        for target_q, params, _bound in kept[1]:
-            callee = local_helpers[target_q]
-            now = [a.arg for a in callee.args.args]  # type: ignore[attr-defined]
-            if now and now[0] in ("self", "cls"):
-                now = now[1:]
-            if tuple(now) != params:
-                return False
+        if any(tuple(_hint_params(local_helpers[target_q])) != params for target_q, params, _bound in kept[1]):
+            return False
         for target_q, _params, bound in kept[1]:
             hints = self._hints.setdefault(target_q, {})
             for pname, k in bound:
@@ -757,17 +752,14 @@ class ModuleEngine:
         """Keep ``produced`` under ``key``, lines relative to ``base_line``; a scope's entry also
         keeps ``deps`` (what its helper lookups read), checked before it is replayed, and what
         it passed the module's graph helpers (``hint_log``, for ``_replay_hints``)."""
-        cache = self.scope_cache
-        if len(cache) > 4096:
-            cache.clear()
         entries = [(f.with_(line=f.line - base_line, end_line=None if f.end_line is None else f.end_line - base_line,
                                fix=_shift_fix(f.fix, -base_line), source_line=None,
                                alternatives=_shift_fixes(f.alternatives, -base_line)), rule)
                    for f, _scope, rule in produced]
-        cache[key] = entries if deps is None else (tuple(dict.fromkeys(deps)), entries, hint_log)
+        self._keep(key, entries if deps is None else (tuple(dict.fromkeys(deps)), entries, hint_log))
 
     def _keep(self, key, value) -> None:
-        """``scope_cache[key] = value``, the cache bounded as ``_remember`` bounds it."""
+        """``scope_cache[key] = value``, the cache bounded (cleared past 4096 entries)."""
         if len(self.scope_cache) > 4096:
             self.scope_cache.clear()
         self.scope_cache[key] = value
@@ -816,9 +808,7 @@ class ModuleEngine:
                 if kept is not None:
                     # the helpers' return kinds first, in the order this scope's value pass asked
                     # them (a helper's return is computed once, with the hints it has then)
-                    for dep in kept[0]:
-                        if dep[0] in ("def", "call"):
-                            self._helper_returns(dep[1], [])(dep[2])
+                    self._ask_returns(kept[0])
                     if self._replay_hints(kept[2], local):  # what it passes the graph helpers it calls
                         self._replay(kept[1], func.lineno, scope)
                         continue
@@ -833,8 +823,8 @@ class ModuleEngine:
                     self._replay(kept[1], func.lineno, scope)
                     deps = self._recs.get(id(values))
                     if deps is not None and log is not None:
-                        self.scope_cache[key] = (tuple(dict.fromkeys(tuple(kept[0]) + tuple(deps))), kept[1],
-                                                 (frozenset(local), tuple(log)))
+                        self._keep(key, (tuple(dict.fromkeys(tuple(kept[0]) + tuple(deps))), kept[1],
+                                         (frozenset(local), tuple(log))))
                     continue
                 first = len(self.findings)
                 dm = d.for_capture(scope.capture_mode)
@@ -1085,6 +1075,13 @@ def _string_test(test: ast.AST, values: ScopeValues) -> bool:
             if strs and others and all(values.kind(e).constant for e in others):
                 return True
     return False
+
+
+def _hint_params(callee: ast.AST) -> List[str]:
+    """The parameters ``_record_hints`` binds a call's arguments to (positional ones, without
+    ``self``/``cls``), and ``_replay_hints`` compares."""
+    params = [a.arg for a in callee.args.args]  # type: ignore[attr-defined]
+    return params[1:] if params and params[0] in ("self", "cls") else params
 
 
 def _params_of(func: ast.AST) -> List[str]:

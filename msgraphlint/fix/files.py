@@ -29,11 +29,11 @@ internal-error finding (``MSG000``) and nothing is written to it.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 from dataclasses import dataclass
 from typing import Dict, List, Set, Tuple
 
+from ..cache.snapshot import sha_of
 from ..run import runner
 from ..parse.source import notebook_source
 from ..run.discovery import YAML_SUFFIXES
@@ -121,7 +121,7 @@ def _as_linted(result: RunResult, paths: List[str], snaps: Dict[str, _Snapshot],
                     data = fh.read()
             except OSError:
                 return None
-        if hashlib.sha256(data).hexdigest() != want:
+        if sha_of(data) != want:
             return None
     own = {fr.path: fr for fr in result.files}
     if any(display_path(p) not in own for p in paths):

@@ -259,6 +259,11 @@ def _memoised(memo: dict, source: SourceFile, imports: ImportMap):
     lines = source.lines
     names = tuple(sorted(imports.names.items()))
 
+    def keep(key, value) -> None:
+        if len(memo) > 4096:  # bounded as the scope cache it lives in
+            memo.clear()
+        memo[key] = value
+
     def text_of(func) -> Tuple[int, str]:
         start = min([func.lineno] + [d.lineno for d in func.decorator_list])
         return start, "\n".join(lines[start - 1:func.end_lineno or func.lineno])
@@ -269,9 +274,7 @@ def _memoised(memo: dict, source: SourceFile, imports: ImportMap):
         kept = memo.get(key)
         if kept is None:
             edges = _calls_in(func, imports_)
-            if len(memo) > 4096:  # bounded as the scope cache it lives in
-                memo.clear()
-            memo[key] = tuple((e.line - start, e.col, e.kind, e.target) for e in edges)
+            keep(key, tuple((e.line - start, e.col, e.kind, e.target) for e in edges))
             return edges
         return [CallEdge(line + start, col, kind, target) for line, col, kind, target in kept]
 
@@ -283,9 +286,7 @@ def _memoised(memo: dict, source: SourceFile, imports: ImportMap):
         kept = memo.get(key)
         if kept is None:
             _collect_attrs(func, imports_, attrs)
-            if len(memo) > 4096:
-                memo.clear()
-            memo[key] = dict(attrs)
+            keep(key, dict(attrs))
         else:
             attrs.update(kept)
 

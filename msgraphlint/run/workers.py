@@ -9,6 +9,7 @@ only its own files, which get an ``MSG000`` finding."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Dict, List, Sequence, Set, Tuple
 
@@ -285,8 +286,7 @@ def worker_main(conn, share: List[str], fs: PerFile, jobs: int, inherited=(), pa
                 kept += r.lines
             p1.append(r)
             tick(n)
-        conn.send([Phase1(r.path, r.summary, r.error, r.lines, r.hint, None, r.digest, r.content, r.signed)
-                   for r in p1])
+        conn.send([dataclasses.replace(r, source=None) for r in p1])
         msg = conn.recv()
         if msg is None:
             return
