@@ -183,3 +183,37 @@ def test_no_pynative_module_no_pynative_scopes(tmp_path):
     found = [f for f in lint([tmp_path], select=["MSG503", "MSG004"])]
     assert codes_at(found) == [("model.py", 6, "MSG004"), ("util.py", 5, "MSG503")]
     assert not any("PyNative too" in f.full_message for f in found)
+
+
+def test_a_pynative_scopes_value_pass_is_made_only_when_a_rule_asks(tmp_path, monkeypatch):
+    """A PyNative-only module's functions are walked by MSG503, which asks for a kind only at a
+    call of a method the target's Tensor lacks: the functions without one cost no value pass
+    (mindformers' 77 PyNative-only modules: 0.25 s -> 0.07 s CPU), the one with `.detach()`
+    still gets its pass and its finding."""
+    from msgraphlint.infer import values as values_mod
+
+    made = []
+    real = values_mod.ScopeValues.__init__
+
+    def counting(self, func, *args, **kwargs):
+        made.append(func.name)
+        real(self, func, *args, **kwargs)
+
+    monkeypatch.setattr(values_mod.ScopeValues, "__init__", counting)
+    write_tree(tmp_path, {**PKG, "pkg/pynative/mix.py": """
+        from mindspore import nn, ops
+
+        def plain(x):
+            return ops.relu(x) + 1
+
+        def other(x, y):
+            z = ops.matmul(x, y)
+            return z.sum()
+
+        def host(x):
+            y = ops.relu(x)
+            return y.detach()
+    """})
+    found = lint([tmp_path], select=["MSG503"])
+    assert codes_at(found) == [("mix.py", 12, "MSG503")]
+    assert "plain" not in made and "other" not in made and "host" in made, made
