@@ -21,7 +21,7 @@ from ..cache import runcache
 from ..suppress import inline as suppressions
 from ..cache.keys import DepsKeys, settings_key
 from .discovery import YAML_SUFFIXES, discover
-from .filework import (INTERNAL_ERROR_CODE, PARSE_ERROR_CODE, TREE_CACHE_LINES, Phase1, Phase2, internal_error, in_memory_source, is_internal_error, keep_trees, lint_python, lint_yaml, parse_error, phase1)
+from .filework import (INTERNAL_ERROR_CODE, PARSE_ERROR_CODE, TREE_CACHE_LINES, Phase1, Phase2, internal_error, in_memory_source, is_internal_error, keep_trees, lint_python, lint_yaml, parse_error, phase1, small_run)
 from ..project.callsites import CallGraph
 from ..findings import FileResult, Finding
 from ..project.index import STATEMENT_MEMO, ProjectIndex, linted_top
@@ -493,9 +493,10 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
     else:
         p1 = []
         cached_lines = 0
+        small = small_run(all_py)
         for n, f in enumerate(all_py, 1):
             s = fs(f)
-            keep = keep_trees(cached_lines)
+            keep = keep_trees(cached_lines, small=small)
             memo = context_cache.get_phase1(f) if context_cache is not None and f in ctx_set \
                 and f not in overrides else None
             if memo is not None:  # a context file unchanged since an earlier run of this process

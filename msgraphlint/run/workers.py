@@ -13,7 +13,7 @@ import dataclasses
 import os
 from typing import Dict, List, Sequence, Set, Tuple
 
-from .filework import (TREE_CACHE_LINES, Phase1, Phase2, internal_error, is_internal_error, keep_trees, lint_python, lint_yaml,
+from .filework import (TREE_CACHE_LINES, Phase1, Phase2, internal_error, is_internal_error, keep_trees, lint_python, lint_yaml, small_run,
                        phase1)
 from ..parse.source import display_path
 from ..project.index import ProjectIndex
@@ -278,9 +278,11 @@ def worker_main(conn, share: List[str], fs: PerFile, jobs: int, inherited=(), pa
         tick = _Ticker(conn)
         p1: List[Phase1] = []
         kept = 0
+        small = small_run(share, jobs)
         for n, f in enumerate(share, 1):
             s = fs(f)
-            r = phase1(f, keep_source=keep_trees(kept, TREE_CACHE_LINES // max(jobs, 1)), cache=fs.cache(f), eager_calls=True,
+            r = phase1(f, keep_source=keep_trees(kept, TREE_CACHE_LINES // max(jobs, 1), small), cache=fs.cache(f),
+                       eager_calls=True,
                        budget=s.file_budget, per_mb=s.file_budget_per_mb, content=fs.known.get(f, ""))
             if r.source is not None:
                 kept += r.lines
