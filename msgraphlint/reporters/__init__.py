@@ -23,24 +23,33 @@ Finding columns are 0-based; every format prints 1-based columns.
 
 from __future__ import annotations
 
+import importlib
 from typing import Callable, Dict, List, Mapping, Optional
 
 from ..findings import FileResult
-from . import concise, github, gitlab, json_lines, junit, pylint, sarif, text
-from . import json as json_reporter
 
 Reporter = Callable[..., str]
 
+
+def _reporter(module: str) -> Reporter:
+    """The ``render`` of ``reporters.<module>``, imported when a run first renders in that
+    format (a run prints one format: the others' imports, junit's XML among them, are not paid)."""
+    def render(*args, **options) -> str:
+        return importlib.import_module(f"{__name__}.{module}").render(*args, **options)
+    render.__name__ = render.__qualname__ = f"{module}.render"
+    return render
+
+
 REPORTERS: Dict[str, Reporter] = {
-    "text": text.render,
-    "concise": concise.render,
-    "json": json_reporter.render,
-    "sarif": sarif.render,
-    "github": github.render,
-    "gitlab": gitlab.render,
-    "junit": junit.render,
-    "pylint": pylint.render,
-    "json-lines": json_lines.render,
+    "text": _reporter("text"),
+    "concise": _reporter("concise"),
+    "json": _reporter("json"),
+    "sarif": _reporter("sarif"),
+    "github": _reporter("github"),
+    "gitlab": _reporter("gitlab"),
+    "junit": _reporter("junit"),
+    "pylint": _reporter("pylint"),
+    "json-lines": _reporter("json_lines"),
 }
 
 
