@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import re
-import unicodedata
 from typing import Optional
 
 from msgraphlint.findings import Edit, Fix
@@ -361,19 +360,15 @@ def _may_report(ctx, cat, lasts: frozenset, methods: frozenset, names: dict) -> 
     (all but 22 of the 654 modules of mindcv, mindocr, mindyolo and mindformers that name
     MindSpore: `self.eps`, `ops.cast` of a docstring-only notice). A text that is not ASCII is
     read in its NFKC form, as Python reads identifiers."""
-    text = ctx.source.text
-    if not text.isascii():
-        # Python reads identifiers NFKC-normalised; the normal form keeps every ASCII
-        # character, so the chains below are found in it as the tree has them
-        text = unicodedata.normalize("NFKC", text)
+    from .version_api import attr_names, identifier_text
+    text = identifier_text(ctx.source.text)
     for dotted in names.values():
         if "." in dotted and dotted.rsplit(".", 1)[-1] in lasts and _reported_by_name(ctx, dotted):
             return True
-    from .version_api import attr_names
     attrs = attr_names(text)
-    if not attrs.isdisjoint(methods):
+    if not attrs.isdisjoint(_reported_methods(ctx, cat, methods)):
         return True
-    hits = attrs.intersection(lasts)
+    hits = attrs.intersection(_reported_lasts(ctx, cat, lasts))
     if hits and _chain_reported(ctx, text, hits, names):
         return True
     moved = _moved_parts(cat)
@@ -393,6 +388,31 @@ def _may_report(ctx, cat, lasts: frozenset, methods: frozenset, names: dict) -> 
     return False
 
 
+def _reported_lasts(ctx, cat, lasts: frozenset) -> frozenset:
+    """The names of ``lasts`` that end a name :func:`_reported_by_name` accepts for this target:
+    the last components of the deprecated names :func:`_reportable` accepts, and of the exact
+    aliases ``cat.canonical`` maps to one of them (the only way the name looked up can end
+    otherwise than the spelled one); per catalog and target. (`ops.cast`, a docstring-only
+    notice, and names deprecated after the target are not among them.)"""
+    key = ("r", id(cat), ctx.target_version)
+    got = _MEMO.get(key)
+    if got is None or got[0] is not cat:
+        rep = {k for k, v in cat._deprecated.items() if v.get("kind") != "module" and _reportable(ctx, k) is not None}
+        ends = {k.rsplit(".", 1)[-1] for k in rep} | {a.rsplit(".", 1)[-1] for a, t in cat._aliases.items() if t in rep}
+        got = _MEMO[key] = (cat, lasts.intersection(ends))
+    return got[1]
+
+
+def _reported_methods(ctx, cat, methods: frozenset) -> frozenset:
+    """The names of ``methods`` (deprecated Tensor methods) :func:`_reportable` accepts for this
+    target as ``mindspore.Tensor.<name>``, the only spelling check_module reports them by."""
+    key = ("rm", id(cat), ctx.target_version)
+    got = _MEMO.get(key)
+    if got is None or got[0] is not cat:
+        got = _MEMO[key] = (cat, frozenset(m for m in methods if _reportable(ctx, f"mindspore.Tensor.{m}") is not None))
+    return got[1]
+
+
 def _chain_reported(ctx, text: str, hits: set, names: dict) -> bool:
     """Whether an attribute ``.<name>`` of the text (``name`` in ``hits``) may be an
     ``Attribute`` node whose dotted name ``check_module`` reports: its receiver, read back
@@ -400,31 +420,12 @@ def _chain_reported(ctx, text: str, hits: set, names: dict) -> bool:
     is reported, or a receiver the text does not show plainly (a chain broken over lines,
     after a bracket, or longer than 300 characters), which the walk then judges. A receiver
     rooted at another name (``self.eps``, ``cfg.padding``) has no dotted name."""
-    from .version_api import _name_after_dot, chain_head
+    from .version_api import NO_CHAIN, _name_after_dot, chain_root
     for m in (x for h in sorted(hits) for x in _name_after_dot(h, True).finditer(text)):
-        head, lo, line_start = chain_head(text, m.start())
-        if head is None or (head.start() == lo and lo > line_start):
-            return True
-        # the root must start the chain: not after a dot, a continuation or a comment on the
-        # line before (the chain would go on there)
-        i = head.start() - 1
-        while i >= 0 and text[i] in " \t":
-            i -= 1
-        if i >= 0 and text[i] in ".\\":
-            return True
-        if i >= 0 and text[i] == "\n":
-            end = i
-            while True:  # the closest line before that is not blank
-                start = text.rfind("\n", 0, end) + 1
-                line = text[start:end].rstrip()
-                if line or start == 0:
-                    break
-                end = start - 1
-            if line.endswith((".", "\\")) or "#" in line:
-                return True
-        root = head.group(1)
-        if root in names and _reported_by_name(
-                ctx, names[root] + re.sub(r"\s", "", head.group(2)) + "." + m.group(1)):
+        got = chain_root(text, m.start())
+        if got is None:
+            return True  # a receiver the text does not show plainly: the walk judges it
+        if got is not NO_CHAIN and got[0] in names and _reported_by_name(ctx, names[got[0]] + got[1] + "." + m.group(1)):
             return True
     return False
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+import unicodedata
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from msgraphlint.infer.catalog import get_catalog, known_versions, varying_keys, version_key
@@ -213,33 +214,37 @@ class ApiNotInTarget(Rule):
         cat = ctx.catalog
         if any(self._varies(cat, v) for v in names.values() if v != "mindspore"):
             return True
-        text = ctx.source.text
-        if "import mindspore." in text:  # `import mindspore.nn.reinforcement`: the import map names only `mindspore`
-            for m in _IMPORT_RX.finditer(text):
-                if self._varies(cat, m.group(1)):
+        text = identifier_text(ctx.source.text)
+        if "mindspore" in ctx.imports.names:  # `import mindspore.nn.reinforcement`: the import map names only `mindspore`
+            for dotted in imported_modules(text):
+                if self._varies(cat, dotted):
                     return True
         rx = _RX or _compile_rx()
-        methods = self._varying_methods()
+        methods = _missing_methods(cat)
         # (the names after a dot with blanks, continuations or comments between, a superset of
-        # the `.name` spellings the search below finds: shared with MSG513, which reads the same text)
-        hits = _LAST_NAMES.intersection(attr_names(text))
-        for m in (x for h in sorted(hits) for x in _name_after_dot(h, False).finditer(text)):
+        # the `.name` spellings the searches below find: shared with MSG513, which reads the same text)
+        attrs = attr_names(text)
+        hits = _LAST_NAMES.intersection(attrs)
+        for m in (x for h in sorted(hits) for x in _name_after_dot(h, True).finditer(text)):
             last = m.group(1)
-            head = chain_head(text, m.start())[0]
-            root = head.group(1) if head else None
-            if root in names:
-                if self._varies(cat, normalize(names[root] + re.sub(r"\s", "", head.group(2)) + "." + last)):
+            got = chain_root(text, m.start())
+            if got is None:
+                return True  # a receiver the text does not show plainly (`ms.\n mint.vdot`): the walk judges it
+            if got is not NO_CHAIN and got[0] in names:
+                if self._varies(cat, normalize(names[got[0]] + got[1] + "." + last)):
                     return True
             elif last in methods:
                 return True  # on a local or a call's result: the walk judges the receiver
-        called = any(cat.canonical(v) in _KW_FUNCS for v in names.values())
-        for m in rx["kwfunc"].finditer(text) if not called else ():
+        lacks, kw_rx = _lacking_keywords(cat)
+        called = any(cat.canonical(v) in lacks for v in names.values())
+        # (`.func(` is spelled only where `func` is one of the text's names after a dot)
+        for m in rx["kwfunc"].finditer(text) if lacks and not called and not _KW_LASTS.isdisjoint(attrs) else ():
             head = chain_head(text, m.start())[0]
             if head and head.group(1) in names and cat.canonical(normalize(
-                    names[head.group(1)] + re.sub(r"\s", "", head.group(2)) + "." + m.group(1))) in _KW_FUNCS:
+                    names[head.group(1)] + re.sub(r"\s", "", head.group(2)) + "." + m.group(1))) in lacks:
                 called = True
                 break
-        return called and _keyword_in(rx["kw"], text)
+        return called and _keyword_in(kw_rx, text)
 
     def _varies(self, cat, dotted: str) -> bool:
         """``dotted`` is a name the target's catalog lacks and another release's has."""
@@ -369,6 +374,19 @@ class ApiNotInTarget(Rule):
 
 _VARYING: Dict[str, Dict[str, List[str]]] = {}
 _VARYING_NAMES: FrozenSet[str] = frozenset()
+_MISSING: dict = {}
+
+
+def _missing_methods(cat) -> FrozenSet[str]:
+    """The varying Tensor method names ``cat``'s Tensor and Parameter both lack: the only ones
+    :meth:`ApiNotInTarget._methods` can report for that target (``data``, ``index``, which
+    every release's Parameter or Tensor has under some name, never are), per catalog."""
+    got = _MISSING.get(id(cat))
+    if got is None or got[0] is not cat:
+        got = _MISSING[id(cat)] = (cat, frozenset(
+            n for n in ApiNotInTarget._varying_methods()
+            if cat.tensor_method(n) is None and cat.parameter_method(n) is None))
+    return got[1]
 
 
 def _mindspore_names(ctx) -> Dict[str, str]:
@@ -393,7 +411,48 @@ PREFILTER = True  # tests/test_version_api.py checks that the findings are the s
 _LAST_NAMES: FrozenSet[str] = frozenset()
 _KEYWORDS: FrozenSet[str] = frozenset()
 _KW_FUNCS: Dict[str, FrozenSet[str]] = {}   # function -> the keywords that differ between its releases
-_IMPORT_RX = re.compile(r"\bimport[ \t]+(mindspore(?:\.\w+)+)")
+_KW_LASTS: FrozenSet[str] = frozenset()     # their last components (what `rx["kwfunc"]` finds after a dot)
+# an `import` statement's names: to the end of its logical line (a backslash continues it; it
+# holds no brackets, strings or comments), then the dotted `mindspore` names in it
+_IMPORT_LINE = re.compile(r"import((?:[^\n;#\\]|\\\r?\n|\\)*)")
+_MS_DOTTED = re.compile(r"(?<![\w.])mindspore(?:\s*\.\s*[^\s.,;()]+)+")  # (a name's characters: any but these)
+_LACKS: dict = {}
+
+
+def imported_modules(text: str) -> List[str]:
+    """Every dotted ``mindspore.`` module an ``import`` statement of ``text`` may name (a
+    superset: the text after each ``import`` to the end of its logical line, read as Python
+    reads names, NFKC-normalised), whatever the spacing, commas or continuations between
+    (``import os, mindspore . nn . reinforcement``)."""
+    out = []
+    for m in _IMPORT_LINE.finditer(text):
+        seg = m.group(1)
+        if "mindspore" in seg:
+            seg = seg.replace("\\", " ")
+            if not seg.isascii():
+                seg = unicodedata.normalize("NFKC", seg)
+            out.extend(re.sub(r"\s", "", d.group()) for d in _MS_DOTTED.finditer(seg))
+    return out
+
+
+def _lacking_keywords(cat) -> Tuple[Dict[str, FrozenSet[str]], "re.Pattern"]:
+    """For the target catalog ``cat``: the functions of :data:`_KW_FUNCS` whose signature there
+    is explicit (no ``**kwargs``) and lacks some of the keywords that differ between their
+    releases, with those keywords (the only ones :meth:`ApiNotInTarget._call` can report:
+    another release has such a keyword and the target does not), and a search for any of them
+    followed by ``=``; per catalog."""
+    got = _LACKS.get(id(cat))
+    if got is None or got[0] is not cat:
+        _varying_keywords()
+        lacks = {}
+        for name, differ in _KW_FUNCS.items():
+            info = cat._functions.get(name) or cat._classes.get(name)  # (as `_call` finds it: by its canonical name)
+            own = _keywords(info.get("params") if info else None)
+            if own is not None and not own[1] and differ - own[0]:
+                lacks[name] = differ - own[0]
+        kws = sorted(set().union(*lacks.values()), key=len, reverse=True) if lacks else []
+        got = _LACKS[id(cat)] = (cat, lacks, re.compile(r"%s[ \t]*=(?!=)" % _trie(kws) if kws else r"(?!)"))
+    return got[1], got[2]
 _FUNC_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda})
 
 
@@ -445,6 +504,20 @@ def attr_names(text: str) -> FrozenSet[str]:
     if _ATTRS[0] is not text:
         _ATTRS[0], _ATTRS[1] = text, frozenset(ATTR_NAME.findall(text))
     return _ATTRS[1]
+
+
+_NFKC: list = [None, None]
+
+
+def identifier_text(text: str) -> str:
+    """``text`` as Python reads its identifiers: NFKC-normalised where it is not ASCII (the
+    normal form keeps every ASCII character, so chains are found in it as the tree has them,
+    ``ｏｐｓ.padding`` too); computed once for the text MSG513 and MSG514 both test."""
+    if text.isascii():
+        return text
+    if _NFKC[0] is not text:
+        _NFKC[0], _NFKC[1] = text, unicodedata.normalize("NFKC", text)
+    return _NFKC[1]
 
 
 _AFTER_DOT: Dict[Tuple[str, bool], "re.Pattern"] = {}
@@ -580,7 +653,9 @@ def _compile_rx() -> Dict[str, "re.Pattern"]:
     """The module-text tests of :meth:`ApiNotInTarget._worth_it`, built once per process."""
     _varying_last_names()
     kws = sorted(_varying_keywords() - {"_"}, key=len, reverse=True)
+    global _KW_LASTS
     funcs = sorted({n.rsplit(".", 1)[-1] for n in _KW_FUNCS if n != "_"}, key=len, reverse=True)
+    _KW_LASTS = frozenset(funcs)
     # alternatives as a trie (`a(?:dd|ll_reduce)`): the engine fails fast on every other word
     _RX["kw"] = re.compile(r"%s[ \t]*=(?!=)" % _trie(kws) if kws else r"(?!)")  # (a word of its own: _keyword_in)
     _RX["kwfunc"] = re.compile(r"\.[ \t]*(%s)[ \t]*\(" % _trie(funcs) if funcs else r"(?!)")
@@ -627,6 +702,120 @@ def chain_head(text: str, dot: int):
     line_start = text.rfind("\n", 0, dot - 1) + 1 if dot else 0  # (`$` matches before a last "\n")
     lo = max(line_start, dot - 300)
     return _CHAIN_END.search(text, lo, dot), lo, line_start
+
+
+def _no_chain_before(text: str, dot: int, line_start: int) -> bool:
+    """Whether the code before the dot at ``dot`` (on its line) cannot end a chain of names,
+    plain or in parentheses, so that an attribute there has no dotted name: a string or a
+    number (``'train'.``, ``1.0.``, prose in docstrings), a subscript, a display, a call with
+    no arguments or ending in a literal (``f().``, ``sum(-1).``, ``(0.0, 1.0).``), a chain of
+    names hanging off one of those (``b[-1].bias.``, ``...tools.``), or a character no receiver
+    ends with. False (maybe a chain) where it cannot tell: the dot starts its line, a
+    non-ASCII character, ``)`` after a name, a name that starts the line's chain."""
+    while True:
+        i = dot - 1
+        while i >= line_start and text[i] in " \t\f":
+            i -= 1
+        if i < line_start:
+            return False
+        c = text[i]
+        if c == ")":
+            i -= 1
+            while i >= line_start and text[i] in " \t\f":
+                i -= 1
+            if i < line_start:
+                return False  # (the `)` starts its line: a comment may end the line before)
+            c = text[i]
+            if c in "(\'\"]},":
+                return True  # `()`, a string, a subscript, a display, a tuple: not a parenthesised chain
+            return _number_ends(text, i, line_start) is True
+        if c in "\'\"]}":
+            return True  # a string, a subscript, a display
+        if not c.isascii() or c in "\\\r":
+            return False
+        if c.isalnum() or c == "_":
+            got = _number_ends(text, i, line_start)
+            if got is not None:
+                return got
+            j = _word_start(text, i, line_start) - 1  # a name: the chain goes on before it after a dot only
+            while j >= line_start and text[j] in " \t\f":
+                j -= 1
+            if j >= line_start and text[j] == ".":
+                dot = j
+                continue
+            return False
+        return True  # (`# 3.`, `` ``512``. ``, `x+1.`, `...`: no receiver ends with it)
+
+
+def _word_start(text: str, i: int, line_start: int) -> int:
+    j = i
+    while j >= line_start and text[j].isascii() and (text[j].isalnum() or text[j] == "_"):
+        j -= 1
+    return j + 1
+
+
+def _number_ends(text: str, i: int, line_start: int) -> Optional[bool]:
+    """For the word ending at ``i``: True when it is a number (its first character an ASCII
+    digit: a name never starts with one), None when it is a name (ASCII), False when a
+    non-ASCII character comes before it (an identifier character, a combining mark say,
+    may be part of it: nothing is told)."""
+    j = _word_start(text, i, line_start)
+    if j > line_start and not text[j - 1].isascii():
+        return False
+    return True if text[j] in "0123456789" else None
+
+
+def _goes_on_above(text: str, end: int) -> bool:
+    """Whether a chain may go on from the lines before ``end`` (the newline before a chain's
+    root at its line's start): the closest line that is not blank ends with a dot or a
+    continuation, or does so before some ``#`` (a comment), or it is a comment line and the
+    same holds for the one before it (a comment inside brackets does not end the chain).
+    A line that holds code and does not end with a dot ends the chain."""
+    while True:
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        bare = line.strip()
+        if bare:
+            if line.rstrip().endswith((".", "\\")):
+                return True
+            at = line.find("#")
+            while at >= 0:
+                if line[:at].rstrip().endswith("."):
+                    return True
+                at = line.find("#", at + 1)
+            if not bare.startswith("#"):
+                return False
+        if start == 0:
+            return False
+        end = start - 1
+
+
+NO_CHAIN = ("", "")  # chain_root: no chain of names ends before the dot
+
+
+def chain_root(text: str, dot: int):
+    """How the text shows the receiver of the attribute whose dot is at ``dot``, for the text
+    tests of MSG513 and MSG514: ``(root, rest)``, a chain of names (``rest`` its dotted part
+    after the root, blanks removed) that starts at ``root``; :data:`NO_CHAIN` where no chain
+    of names can end there (:func:`_no_chain_before`: the attribute has no dotted name); None
+    where the text does not tell (a chain broken over lines, after a bracket, after a
+    non-ASCII character, or longer than the 300-character window): the walk judges it."""
+    head, lo, line_start = chain_head(text, dot)
+    if head is None:
+        return NO_CHAIN if _no_chain_before(text, dot, line_start) else None
+    if head.start() == lo and lo > line_start:
+        return None
+    i = head.start() - 1
+    if i >= 0 and not text[i].isascii():
+        return None  # (a combining mark, say, ends an identifier `_CHAIN_END` reads only in part)
+    # the root must start the chain: not after a dot, a continuation or a line that goes on
+    while i >= 0 and text[i] in " \t\f":
+        i -= 1
+    if i >= 0 and text[i] in ".\\":
+        return None
+    if i >= 0 and text[i] == "\n" and _goes_on_above(text, i):
+        return None
+    return head.group(1), re.sub(r"\s", "", head.group(2))
 
 
 def _plain_bindings(scope: ast.AST) -> Dict[str, Optional[List[ast.AST]]]:

@@ -3,7 +3,8 @@ only where its import map or its text can hold a finding. Each sample below is a
 its own, so the test decides alone whether it is walked: every spelling of a reported name
 that the text shows only in part (a chain broken over lines, after a comment, a blank line,
 a continuation, a parenthesised root, fullwidth letters that Python reads NFKC-normalised,
-an imported name, a moved module's import, a name after a block of comments) keeps its
+an imported name, a moved module's import, a name after a block of comments, a comment
+line between a dot and the next name, a `#` in a string, a combining mark in a root) keeps its
 finding, and the findings over the
 fixtures and these samples are the same without the test (every module walked)."""
 from __future__ import annotations
@@ -33,10 +34,21 @@ SAMPLES = {
     # anywhere backtracks exponentially here: the file ran out of its CPU budget, MSG000)
     "comment_block.py": ("import mindspore as ms\n# one sentence.\n" + "# # # # # # # #\n" * 3
                          + "(t) = 1\ny = ms.ops.padding(t)\n", [7]),
+    # what the receiver test reads back from a dot (issue 21 throughput): a comment line inside
+    # the brackets between the dot and the chain's next name, a `#` in a string before a dot that
+    # ends its line before a comment, `)` after a name (a parenthesised root), a combining mark
+    # before a digit (an identifier Python accepts, `q` + U+0301 + `1`, that is no number). Each
+    # is lost by a receiver test without the step that keeps it.
+    "comment_line.py": ("import mindspore as ms\ny = (ms.\n     # the ops\n     ops.padding(t))\n", [2]),
+    "hash_in_string.py": ('import mindspore as ms\ny = ("#", ms.  # the ops\n     ops.padding(t))\n', [2]),
+    "paren_space.py": ("from mindspore import ops\nx = (ops ).padding(t)\n", [2]),
+    "combining_mark.py": ("import mindspore.ops as q\u03011\nx = (q\u03011).padding(t)\n", [2]),
     # look-alikes: another receiver, a docstring-only notice (no warning in 2.10), prose
     "own_attr.py": ("import mindspore as ms\nclass A:\n    def f(self):\n        return self.padding + self.eps\n", []),
     "docstring_only.py": ("import mindspore as ms\nfrom mindspore import ops\ns = ops.cast(t, ms.float32)\n", []),
     "prose.py": ('import mindspore as ms\n"""Default: 1.0.\n    padding (int): the pad."""\n', []),
+    # receivers with no dotted name: a subscript's attribute, a number, a string, a call
+    "subscript.py": ("import mindspore as ms\nb = [ms]\ny = b[-1].ops.padding\nz = 'a'.padding\nw = f(-1).padding\n", []),
 }
 
 

@@ -139,6 +139,14 @@ def test_the_text_prefilter_loses_no_finding(tmp_path, monkeypatch, target):
         "b.py": "import mindspore as ms\nt = ms.Tensor([1.0])\nt.sign_()\nt.is_persistent_data()\n",
         "c.py": "from mindspore.nn.reinforcement import TensorArray\nimport mindspore.nn.reinforcement\n",
         "d.py": "import mindspore as ms\nx = ms.ops.transpose(y, dims=(1, 0))\nz = ms.mint.vdot(a, b)\n",
+        # spellings the text shows only in part: an import after another name (the import lines
+        # and the chain test both see it), a chain broken after a dot (which the text test lost
+        # before issue 21's throughput change: this test failed on 2.7.0 and 2.7.1)
+        "e.py": "import os, mindspore.nn.reinforcement\n",
+        "f.py": "import mindspore as ms\nz = (ms.\n     mint.vdot(a, b))\n",
+        # look-alikes: a Tensor property every release has (`data`); `index`, which 2.7.0's Tensor
+        # and Parameter lack, on a value MindSpore does not make
+        "g.py": "import mindspore as ms\nt = ms.Tensor([1.0])\nd = t.data\nw = cfg.data.index\n",
     })
     paths = [root, REPO / "fixtures"]
 
@@ -148,3 +156,8 @@ def test_the_text_prefilter_loses_no_finding(tmp_path, monkeypatch, target):
     monkeypatch.setattr(V, "PREFILTER", False)
     assert found() == with_filter
     assert any(p.endswith("a.py") or p.endswith("d.py") for p, *_ in with_filter)
+    lines = {(Path(p).name, line) for p, line, *_ in with_filter}
+    # `mint.vdot` is new in 2.10.0, `nn.reinforcement` only in 2.7.0 (release_facts)
+    assert (("f.py", 2) in lines) == (target != "2.10.0")
+    assert (("e.py", 1) in lines) == (target != "2.7.0")
+    assert not any(name == "g.py" for name, _ in lines)
