@@ -356,10 +356,11 @@ def _may_report(ctx, cat, lasts: frozenset, methods: frozenset, names: dict) -> 
     """Whether ``check_module``'s walk can report anything: an import of a moved module, an
     imported name that is reported, an attribute spelled with a deprecated name whose
     receiver the text shows as an imported chain that is reported, or does not show plainly
-    (:func:`_chain_reported`), or a deprecated Tensor method's name. Else the walk is skipped
-    (all but 22 of the 654 modules of mindcv, mindocr, mindyolo and mindformers that name
-    MindSpore: `self.eps`, `ops.cast` of a docstring-only notice). A text that is not ASCII is
-    read in its NFKC form, as Python reads identifiers."""
+    (:func:`_chain_reported`), or a deprecated Tensor method's name; only names reported for
+    the target count (:func:`_reported_lasts`). Else the walk is skipped (all but 17 of the 654
+    modules of mindcv, mindocr, mindyolo and mindformers that name MindSpore: `self.eps`,
+    `ops.cast` of a docstring-only notice, `Default: 1.0.` then `eps` in a docstring). A text
+    that is not ASCII is read in its NFKC form, as Python reads identifiers."""
     from .version_api import attr_names, identifier_text
     text = identifier_text(ctx.source.text)
     for dotted in names.values():

@@ -143,6 +143,8 @@ def test_the_text_prefilter_loses_no_finding(tmp_path, monkeypatch, target):
         # and the chain test both see it), a chain broken after a dot (which the text test lost
         # before issue 21's throughput change: this test failed on 2.7.0 and 2.7.1)
         "e.py": "import os, mindspore.nn.reinforcement\n",
+        # an import in a loop, which the import map does not read ("nn" is all it names)
+        "h.py": "from mindspore import nn\nfor i in range(2):\n    import mindspore.nn.reinforcement\n",
         "f.py": "import mindspore as ms\nz = (ms.\n     mint.vdot(a, b))\n",
         # look-alikes: a Tensor property every release has (`data`); `index`, which 2.7.0's Tensor
         # and Parameter lack, on a value MindSpore does not make
@@ -160,4 +162,5 @@ def test_the_text_prefilter_loses_no_finding(tmp_path, monkeypatch, target):
     # `mint.vdot` is new in 2.10.0, `nn.reinforcement` only in 2.7.0 (release_facts)
     assert (("f.py", 2) in lines) == (target != "2.10.0")
     assert (("e.py", 1) in lines) == (target != "2.7.0")
+    assert (("h.py", 3) in lines) == (target != "2.7.0")
     assert not any(name == "g.py" for name, _ in lines)
