@@ -421,8 +421,8 @@ def _chain_reported(ctx, text: str, hits: set, names: dict) -> bool:
     is reported, or a receiver the text does not show plainly (a chain broken over lines,
     after a bracket, or longer than 300 characters), which the walk then judges. A receiver
     rooted at another name (``self.eps``, ``cfg.padding``) has no dotted name."""
-    from .version_api import NO_CHAIN, _name_after_dot, chain_root
-    for m in (x for h in sorted(hits) for x in _name_after_dot(h, True).finditer(text)):
+    from .version_api import NO_CHAIN, after_dot, chain_root
+    for m in after_dot(frozenset(hits)).finditer(text):
         got = chain_root(text, m.start())
         if got is None:
             return True  # a receiver the text does not show plainly: the walk judges it

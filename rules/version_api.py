@@ -221,13 +221,14 @@ class ApiNotInTarget(Rule):
         for dotted in imported_modules(text):
             if self._varies(cat, dotted):
                 return True
-        rx = _RX or _compile_rx()
+        if not _LAST_NAMES:
+            _varying_last_names()
         methods = _missing_methods(cat)
         # (the names after a dot with blanks, continuations or comments between, a superset of
         # the `.name` spellings the searches below find: shared with MSG513, which reads the same text)
         attrs = attr_names(text)
         hits = _LAST_NAMES.intersection(attrs)
-        for m in (x for h in sorted(hits) for x in _name_after_dot(h, True).finditer(text)):
+        for m in after_dot(hits).finditer(text) if hits else ():
             last = m.group(1)
             got = chain_root(text, m.start())
             if got is None:
@@ -237,14 +238,14 @@ class ApiNotInTarget(Rule):
                     return True
             elif last in methods:
                 return True  # on a local or a call's result: the walk judges the receiver
-        lacks, kw_rx = _lacking_keywords(cat)
+        lacks, lasts, kw_rx = _lacking_keywords(cat)
         called = any(cat.canonical(v) in lacks for v in names.values())
-        # (`.func(` is spelled only where `func` is one of the text's names after a dot)
-        for m in rx["kwfunc"].finditer(text) if lacks and not called and not _KW_LASTS.isdisjoint(attrs) else ():
-            head = chain_head(text, m.start())[0]
-            if head and head.group(1) in names and cat.canonical(normalize(
-                    names[head.group(1)] + re.sub(r"\s", "", head.group(2)) + "." + m.group(1))) in lacks:
-                called = True
+        hits = lasts.intersection(attrs)
+        for m in after_dot(hits).finditer(text) if hits and not called else ():
+            got = chain_root(text, m.start())
+            if got is None or (got is not NO_CHAIN and got[0] in names and cat.canonical(normalize(
+                    names[got[0]] + got[1] + "." + m.group(1))) in lacks):
+                called = True  # (a receiver the text does not show plainly: maybe that function)
                 break
         return called and _keyword_in(kw_rx, text)
 
@@ -413,7 +414,6 @@ PREFILTER = True  # tests/test_version_api.py checks that the findings are the s
 _LAST_NAMES: FrozenSet[str] = frozenset()
 _KEYWORDS: FrozenSet[str] = frozenset()
 _KW_FUNCS: Dict[str, FrozenSet[str]] = {}   # function -> the keywords that differ between its releases
-_KW_LASTS: FrozenSet[str] = frozenset()     # their last components (what `rx["kwfunc"]` finds after a dot)
 # an `import` statement's names: to the end of its logical line (a backslash continues it; it
 # holds no brackets, strings or comments), then the dotted `mindspore` names in it
 _IMPORT_LINE = re.compile(r"import((?:[^\n;#\\]|\\\r?\n|\\)*)")
@@ -437,12 +437,12 @@ def imported_modules(text: str) -> List[str]:
     return out
 
 
-def _lacking_keywords(cat) -> Tuple[Dict[str, FrozenSet[str]], "re.Pattern"]:
+def _lacking_keywords(cat) -> Tuple[Dict[str, FrozenSet[str]], FrozenSet[str], "re.Pattern"]:
     """For the target catalog ``cat``: the functions of :data:`_KW_FUNCS` whose signature there
     is explicit (no ``**kwargs``) and lacks some of the keywords that differ between their
     releases, with those keywords (the only ones :meth:`ApiNotInTarget._call` can report:
-    another release has such a keyword and the target does not), and a search for any of them
-    followed by ``=``; per catalog."""
+    another release has such a keyword and the target does not), their last components, and a
+    search for any of those keywords followed by ``=``; per catalog."""
     got = _LACKS.get(id(cat))
     if got is None or got[0] is not cat:
         _varying_keywords()
@@ -453,8 +453,9 @@ def _lacking_keywords(cat) -> Tuple[Dict[str, FrozenSet[str]], "re.Pattern"]:
             if own is not None and not own[1] and differ - own[0]:
                 lacks[name] = differ - own[0]
         kws = sorted(set().union(*lacks.values()), key=len, reverse=True) if lacks else []
-        got = _LACKS[id(cat)] = (cat, lacks, re.compile(r"%s[ \t]*=(?!=)" % _trie(kws) if kws else r"(?!)"))
-    return got[1], got[2]
+        got = _LACKS[id(cat)] = (cat, lacks, frozenset(n.rsplit(".", 1)[-1] for n in lacks),
+                                 re.compile(r"%s[ \t]*=(?!=)" % _trie(kws) if kws else r"(?!)"))
+    return got[1], got[2], got[3]
 _FUNC_TYPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda})
 
 
@@ -522,16 +523,18 @@ def identifier_text(text: str) -> str:
     return _NFKC[1]
 
 
-_AFTER_DOT: Dict[Tuple[str, bool], "re.Pattern"] = {}
+_AFTER_DOT: Dict[FrozenSet[str], "re.Pattern"] = {}
 
 
-def _name_after_dot(name: str, blanks: bool) -> "re.Pattern":
-    """``.name`` as a whole word, with blanks, continuations and comments between (``blanks``)
-    or spaces and tabs only; compiled once per name."""
-    rx = _AFTER_DOT.get((name, blanks))
+def after_dot(names: FrozenSet[str]) -> "re.Pattern":
+    """Any of ``names`` as a whole word after a dot, with blanks, continuations and comments
+    between (the spellings :data:`ATTR_NAME` finds): one search of the text for all of a
+    module's hits; compiled once per set of names (a few hundred sets on the four corpora)."""
+    rx = _AFTER_DOT.get(names)
     if rx is None:
-        rx = _AFTER_DOT[(name, blanks)] = re.compile(
-            (r"\." + _BLANKS + r"(%s)\b" if blanks else r"\.[ \t]*(%s)\b") % re.escape(name))
+        rx = re.compile(r"\." + _BLANKS + r"(%s)\b" % _trie(sorted(names)))
+        if len(_AFTER_DOT) < 4096:
+            _AFTER_DOT[names] = rx
     return rx
 
 
@@ -651,19 +654,6 @@ def _varying_keywords() -> FrozenSet[str]:
     return _KEYWORDS
 
 
-def _compile_rx() -> Dict[str, "re.Pattern"]:
-    """The module-text tests of :meth:`ApiNotInTarget._worth_it`, built once per process."""
-    _varying_last_names()
-    kws = sorted(_varying_keywords() - {"_"}, key=len, reverse=True)
-    global _KW_LASTS
-    funcs = sorted({n.rsplit(".", 1)[-1] for n in _KW_FUNCS if n != "_"}, key=len, reverse=True)
-    _KW_LASTS = frozenset(funcs)
-    # alternatives as a trie (`a(?:dd|ll_reduce)`): the engine fails fast on every other word
-    _RX["kw"] = re.compile(r"%s[ \t]*=(?!=)" % _trie(kws) if kws else r"(?!)")  # (a word of its own: _keyword_in)
-    _RX["kwfunc"] = re.compile(r"\.[ \t]*(%s)[ \t]*\(" % _trie(funcs) if funcs else r"(?!)")
-    return _RX
-
-
 def _keyword_in(rx: "re.Pattern", text: str) -> bool:
     """``rx`` (a keyword followed by ``=``) matches where the keyword is a word of its own."""
     for m in rx.finditer(text):
@@ -691,7 +681,6 @@ def _trie(words: Sequence[str]) -> str:
     return build(root)
 
 
-_RX: Dict[str, "re.Pattern"] = {}
 # the dotted chain that ends where a match starts: (its root, the rest); a call's result or a
 # subscript before the dot leaves none
 _CHAIN_END = re.compile(r"(?<![\w.])([A-Za-z_]\w*)((?:[ \t]*\.[ \t]*[A-Za-z_]\w*)*)[ \t]*$")
