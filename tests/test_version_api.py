@@ -143,6 +143,9 @@ def test_the_text_prefilter_loses_no_finding(tmp_path, monkeypatch, target):
         # and the chain test both see it), a chain broken after a dot (which the text test lost
         # before issue 21's throughput change: this test failed on 2.7.0 and 2.7.1)
         "e.py": "import os, mindspore.nn.reinforcement\n",
+        # a function whose keywords differ, named on the line after the dot (the keyword test
+        # lost it before aa5aa01)
+        "i.py": "import mindspore as ms\ny = (ms.ops.\n     transpose(x, input_perm=(1, 0)))\n",
         # an import in a loop, which the import map does not read ("nn" is all it names)
         "h.py": "from mindspore import nn\nfor i in range(2):\n    import mindspore.nn.reinforcement\n",
         "f.py": "import mindspore as ms\nz = (ms.\n     mint.vdot(a, b))\n",
@@ -163,4 +166,5 @@ def test_the_text_prefilter_loses_no_finding(tmp_path, monkeypatch, target):
     assert (("f.py", 2) in lines) == (target != "2.10.0")
     assert (("e.py", 1) in lines) == (target != "2.7.0")
     assert (("h.py", 3) in lines) == (target != "2.7.0")
+    assert (("i.py", 3) in lines) == (target != "2.7.0")  # `input_perm` became `dims` in 2.7.1
     assert not any(name == "g.py" for name, _ in lines)
