@@ -53,6 +53,11 @@ def module_package(modname: str, is_package: bool) -> str:
     return modname.rpartition(".")[0]
 
 
+# statements whose blocks from_tree enters (loops, `async with` and `match` are not entered)
+_BODY_ONLY = frozenset((ast.With, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+_TRY = frozenset((ast.Try, ast.TryStar) if hasattr(ast, "TryStar") else (ast.Try,))
+
+
 class ImportMap:
     """local name -> dotted name, for one module (all import statements, any depth)."""
 
@@ -65,17 +70,21 @@ class ImportMap:
     def from_tree(cls, tree: ast.Module, modname: str = "", is_package: bool = False) -> "ImportMap":
         names: Dict[str, str] = {}
         package = module_package(modname, is_package)
+        # Only statements can hold an import: a block is entered through its statement lists
+        # (the fields iter_child_nodes yields, in its order, less the expressions), and the
+        # other statements are told apart by their type (a tree ast.parse made has no subclasses)
         stack = list(tree.body)
         while stack:
             node = stack.pop()
-            if isinstance(node, ast.Import):
+            t = type(node)
+            if t is ast.Import:
                 for a in node.names:
                     if a.asname:
                         names[a.asname] = a.name
                     else:
                         top = a.name.split(".")[0]
                         names.setdefault(top, top)
-            elif isinstance(node, ast.ImportFrom):
+            elif t is ast.ImportFrom:
                 base = node.module or ""
                 if node.level:
                     pkg_parts = package.split(".") if package else []
@@ -87,11 +96,17 @@ class ImportMap:
                     if a.name == "*":
                         continue
                     names[a.asname or a.name] = f"{base}.{a.name}" if base else a.name
-            elif isinstance(node, (ast.If, ast.Try, ast.With, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                stack.extend(ast.iter_child_nodes(node))
-            elif hasattr(ast, "TryStar") and isinstance(node, ast.TryStar):  # pragma: no cover (3.11+)
-                stack.extend(ast.iter_child_nodes(node))
-            elif isinstance(node, (ast.ExceptHandler,)):
+            elif t in _BODY_ONLY:
+                stack.extend(node.body)
+            elif t is ast.If:
+                stack.extend(node.body)
+                stack.extend(node.orelse)
+            elif t in _TRY:
+                stack.extend(node.body)
+                stack.extend(node.handlers)  # each an ExceptHandler, entered below
+                stack.extend(node.orelse)
+                stack.extend(node.finalbody)
+            elif t is ast.ExceptHandler:
                 stack.extend(node.body)
         return cls(names)
 
