@@ -370,7 +370,7 @@ def _may_report(ctx, cat, lasts: frozenset, methods: frozenset, names: dict) -> 
     if not attrs.isdisjoint(_reported_methods(ctx, cat, methods)):
         return True
     hits = attrs.intersection(_reported_lasts(ctx, cat, lasts))
-    if hits and _chain_reported(ctx, text, hits, names):
+    if hits and _chain_reported(ctx, text, _reported_lasts(ctx, cat, lasts), names):
         return True
     moved = _moved_parts(cat)
     if moved is not None and not any(parts <= attrs for parts in moved):
@@ -414,7 +414,7 @@ def _reported_methods(ctx, cat, methods: frozenset) -> frozenset:
     return got[1]
 
 
-def _chain_reported(ctx, text: str, hits: set, names: dict) -> bool:
+def _chain_reported(ctx, text: str, hits: frozenset, names: dict) -> bool:
     """Whether an attribute ``.<name>`` of the text (``name`` in ``hits``) may be an
     ``Attribute`` node whose dotted name ``check_module`` reports: its receiver, read back
     from the dot, is a chain of names whose root the import map names and whose dotted name
@@ -422,7 +422,7 @@ def _chain_reported(ctx, text: str, hits: set, names: dict) -> bool:
     after a bracket, or longer than 300 characters), which the walk then judges. A receiver
     rooted at another name (``self.eps``, ``cfg.padding``) has no dotted name."""
     from .version_api import NO_CHAIN, after_dot, chain_root
-    for m in after_dot(frozenset(hits)).finditer(text):
+    for m in after_dot(hits).finditer(text):  # (one search compiled per catalog: any of them is a hit)
         got = chain_root(text, m.start())
         if got is None:
             return True  # a receiver the text does not show plainly: the walk judges it
