@@ -460,6 +460,22 @@ def _tensor_valued(ctx, value: ast.AST, name: str) -> bool:
     return ctx.kind(value) not in (Kind.CONST, Kind.NONE)
 
 
+def _prim_inputs_of(ctx):
+    """``primitive_inputs(ctx, f)`` memoised per attribute name for one scope (its answer
+    depends only on the scope's class and ``f``'s attribute)."""
+    from .primattrs import primitive_inputs, _self_attr
+    memo: Dict[str, Optional[Tuple[str, ...]]] = {}
+
+    def ask(f: ast.AST) -> Optional[Tuple[str, ...]]:
+        attr = _self_attr(f)
+        if attr is None:
+            return None
+        if attr not in memo:
+            memo[attr] = primitive_inputs(ctx, f)
+        return memo[attr]
+    return ask
+
+
 class ScopeUses:
     """Per-scope cache: one analysis per ScopeValues object (i.e. per scope walk)."""
 
@@ -470,6 +486,8 @@ class ScopeUses:
         self._assigns: Dict[str, Optional[List[ast.AST]]] = {}
         self._name_memo: Dict[str, bool] = {}
         self._first_binding: Dict[str, Tuple[Optional[int], bool]] = {}
+        self._nodes: List[ast.AST] = []
+        self._binders: Optional[Dict[str, Tuple[List[int], List[ast.AST]]]] = None
 
     def get(self, ctx) -> Tuple[Dict[str, ParamUse], FrozenSet[str]]:
         """(evidence per parameter and weak name, the weak names)."""
@@ -481,10 +499,11 @@ class ScopeUses:
             nodes = _walk(values.func)
             self._weak = weak_names(values.func, nodes)
             self._assigns = simple_assigns(values.func, nodes)
-            from .primattrs import primitive_inputs
+            self._nodes = nodes
+            self._binders = None
             self._val = analyse(values.func, ctx.qualname,
                                 self._weak | frozenset(param_names(values.func)) | frozenset(self._assigns), nodes,
-                                prim_inputs=lambda f: primitive_inputs(ctx, f))
+                                prim_inputs=_prim_inputs_of(ctx))
             self._name_memo = {}
             self._first_binding = {}
         return self._val, self._weak
@@ -533,11 +552,11 @@ class ScopeUses:
             return False
         memo = self._first_binding
         if node.id not in memo:
-            nodes = _walk(func)
-            lines = [t.lineno for n in nodes for t in _bound_names(n) if t.id == node.id]
+            self.get(ctx)
+            nodes = self._nodes
+            lines, assigned = self._binders_of(node.id)
             first = min(lines) if lines else None
             used = True
-            assigned = [n for n in nodes if _bound_names(n) and any(t.id == node.id for t in _bound_names(n))]
             if first is not None and all(isinstance(n, ast.Assign) and len(n.targets) == 1 and
                                          not _tensor_valued(ctx, n.value, node.id) for n in assigned):
                 # every rebinding is a Python value (`dtype or x.dtype`, `x.dtype`): a parameter
@@ -546,10 +565,9 @@ class ScopeUses:
                             and any(t.id == node.id and t.lineno == first for t in _bound_names(st))
                             for st in func.body)
                 if kills:
-                    from .primattrs import primitive_inputs
                     early = [n for n in nodes if getattr(n, "lineno", first + 1) <= first]
                     use = analyse(func, ctx.qualname, frozenset({node.id}), early,
-                                  prim_inputs=lambda f: primitive_inputs(ctx, f)).get(node.id)
+                                  prim_inputs=_prim_inputs_of(ctx)).get(node.id)
                 else:
                     use = self._val.get(node.id)
                 used = use is None or use.tensor is not None
@@ -563,6 +581,22 @@ class ScopeUses:
             if isinstance(anc, (ast.For, ast.AsyncFor, ast.While)):
                 return False
         return True
+
+    def _binders_of(self, name: str) -> Tuple[List[int], List[ast.AST]]:
+        """(the lines where ``name`` is bound, the nodes that bind it, in walk order) in the
+        scope of the last ``get``: one pass over its nodes for every name asked."""
+        if self._binders is None:
+            binders: Dict[str, Tuple[List[int], List[ast.AST]]] = {}
+            for n in self._nodes:
+                seen = None
+                for t in _bound_names(n):
+                    lines, assigned = binders.setdefault(t.id, ([], []))
+                    lines.append(t.lineno)
+                    if seen is None or t.id not in seen:
+                        assigned.append(n)
+                        seen = {t.id} if seen is None else seen | {t.id}
+            self._binders = binders
+        return self._binders.get(name, ([], []))
 
     def grounded(self, ctx, node: ast.AST, depth: int = 0, names: bool = True) -> bool:
         """A tensor-kind expression whose value is known only at run time. Not grounded: one
