@@ -15,7 +15,7 @@ from typing import Optional
 
 from msgraphlint.fix.hostfixes import masked_reduce_fix
 from msgraphlint.fix.codemods import mutable_fix
-from msgraphlint.parse.astutil import unparse, walk as _fast_walk
+from msgraphlint.parse.astutil import unparse, walk as _fast_walk, walk_no_ctx
 from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.cache.runcache import per_run
 from msgraphlint.infer.values import Kind
@@ -551,10 +551,13 @@ def _same_file(a: str, b: str) -> bool:
 def _imports_name(tree: ast.AST, class_name: str) -> bool:
     """The module imports ``class_name`` (``from .losses import FactoryLoss``) or a module it
     reads it from as an attribute (``import losses``, then ``losses.FactoryLoss``)."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and any(a.name in (class_name, "*") for a in node.names):
+    for node in walk_no_ctx(tree):  # one walk for both tests (no Load/Store markers)
+        if isinstance(node, ast.ImportFrom):
+            if any(a.name in (class_name, "*") for a in node.names):
+                return True
+        elif isinstance(node, ast.Attribute) and node.attr == class_name:
             return True
-    return any(isinstance(n, ast.Attribute) and n.attr == class_name for n in ast.walk(tree))
+    return False
 
 
 _PACKAGE_FILES: dict = per_run({})  # package root -> its .py files, in os.walk order
