@@ -6,13 +6,15 @@ import ast
 from typing import Dict, Optional
 
 
-def bindings_of(func: ast.AST) -> Dict[str, Optional[list]]:
+def bindings_of(func: ast.AST, nodes: Optional[list] = None) -> Dict[str, Optional[list]]:
     """For every name bound in ``func`` (one walk): the values of its plain ``name = value``
     statements, or None when it is also bound any other way (a loop target, an augmented or
-    tuple assignment, ``global``/``nonlocal``, a nested def, an ``except ... as``)."""
+    tuple assignment, ``global``/``nonlocal``, a nested def, an ``except ... as``).
+    ``nodes``: ``list(ast.walk(func))`` when the caller has it already."""
     values: Dict[str, list] = {}
     plain = set()
-    nodes = list(ast.walk(func))
+    if nodes is None:
+        nodes = list(ast.walk(func))
     for n in nodes:
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             values.setdefault(n.targets[0].id, []).append(n.value)
@@ -39,12 +41,13 @@ class NameFacts:
 
     def __init__(self, func: ast.AST) -> None:
         self.func = func
-        self.exact = bindings_of(func)
+        nodes = list(ast.walk(func))  # one walk for the three passes
+        self.exact = bindings_of(func, nodes)
         self.plain: Dict[str, list] = {}
         self.augmented: Dict[str, list] = {}
         self.other: set = set()
         counted = set()
-        for n in ast.walk(func):
+        for n in nodes:
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
                 self.plain.setdefault(n.targets[0].id, []).append(n.value)
                 counted.add(id(n.targets[0]))
@@ -54,7 +57,7 @@ class NameFacts:
         for name, vals in self.exact.items():
             if vals is None and name not in self.augmented:
                 self.other.add(name)
-        for n in ast.walk(func):
+        for n in nodes:
             if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) and id(n) not in counted:
                 self.other.add(n.id)
 
