@@ -12,7 +12,7 @@ _CONFIG_NAMES = ("TransformerConfig", "TransformerOpParallelConfig", "LlamaConfi
 
 class TransformerConfigLiteral(Rule):
     code = "MSG621"
-    requires_text = ("Config",)
+    requires_text = _CONFIG_NAMES  # the names it reports a call of
     name = "transformer-config-literal"
     summary = "A `TransformerConfig(...)`-style call whose literal sizes do not divide (heads, hidden, QKV, layers vs parallel degrees)."
     message = "{problem}"

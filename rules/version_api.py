@@ -16,6 +16,7 @@ from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from msgraphlint.infer.catalog import get_catalog, known_versions, varying_keys, version_key
 from msgraphlint.parse.astutil import per_tree
+from msgraphlint.parse.text import identifier_text  # noqa: F401  (deprecated_api imports it from here)
 from msgraphlint.project.imports import normalize
 from msgraphlint.rule import Invalid, Rule, Severity, Valid
 
@@ -509,18 +510,6 @@ def attr_names(text: str) -> FrozenSet[str]:
     return _ATTRS[1]
 
 
-_NFKC: list = [None, None]
-
-
-def identifier_text(text: str) -> str:
-    """``text`` as Python reads its identifiers: NFKC-normalised where it is not ASCII (the
-    normal form keeps every ASCII character, so chains are found in it as the tree has them,
-    ``ｏｐｓ.padding`` too); computed once for the text MSG513 and MSG514 both test."""
-    if text.isascii():
-        return text
-    if _NFKC[0] is not text:
-        _NFKC[0], _NFKC[1] = text, unicodedata.normalize("NFKC", text)
-    return _NFKC[1]
 
 
 _AFTER_DOT: Dict[FrozenSet[str], "re.Pattern"] = {}

@@ -17,6 +17,7 @@ from ..infer.paramkinds import CallerKinds
 from ..project.index import ModuleSummary, ProjectIndex, all_functions, find_function
 from ..project.scopes import CellResolver, GraphScope, _attr_method, pynative_scopes
 from ..parse.source import SourceFile
+from ..parse.text import identifier_text
 from ..infer.values import ClassInfo, Kind, ScopeValues, double_starred_names, merge
 
 
@@ -77,10 +78,14 @@ class Dispatch:
         (a module-scope rule about ``set_context`` need not walk a file that never says it)."""
         if not self._gated:
             return self
+
+        def lacks(words) -> bool:  # Python reads identifiers NFKC-normalised: ``ＴransformerConfig(...)``
+            return not any(t in text for t in words) and (text.isascii() or not any(t in identifier_text(text) for t in words))
+
         skip = {id(r) for table in (self.graph, self.module) for handlers in table.values() for r, _ in handlers
-                if r.requires_text and not any(t in text for t in r.requires_text)}
+                if r.requires_text and lacks(r.requires_text)}
         skip |= {id(r) for r in self.graph_leave + self.module_checks
-                 if r.requires_text and not any(t in text for t in r.requires_text)}
+                 if r.requires_text and lacks(r.requires_text)}
         if not skip:
             return self
         view = object.__new__(Dispatch)
@@ -101,8 +106,95 @@ def _graph_rule(rule) -> bool:
 
 
 from ..parse.astutil import fold, per_tree, unparse, walk as _walk, walk_with_parents as _walk_with_parents  # noqa: E402
-from ..parse.astutil import (walk_no_ctx as _walk_no_ctx, walk_with_parents_no_ctx as _walk_with_parents_no_ctx)  # noqa: E402
+from ..parse.astutil import (walk_no_ctx as _walk_no_ctx, walk_with_parents_no_ctx as _walk_with_parents_no_ctx,  # noqa: E402
+                             walk_statements_with_parents as _walk_statements_with_parents,
+                             children_no_ctx as _children_no_ctx)
 _CTX_TYPES = (ast.Load, ast.Store, ast.Del)
+#: the node types :func:`walk_statements_with_parents` yields (a statement is never inside an
+#: expression: a lambda's body is one)
+_STATEMENT_TYPES = frozenset(c for c in vars(ast).values() if isinstance(c, type)
+                             and issubclass(c, (ast.stmt, ast.excepthandler, ast.match_case, ast.mod)))
+_MISS = object()
+
+
+class _LazyParents(dict):
+    """The parents a statement-only walk records (statements, handlers, cases), answering for
+    any other node exactly as the map of a full walk (``walk_with_parents_no_ctx``) would at
+    the same point: while the rules visit node ``at``, a node's parent is known when the walk
+    has already yielded that parent (a generator records a node's children after yielding
+    it); once the walk is over (``at`` None), every parent is. The first such question makes
+    the full map once, with each node's position in the walk. The root has no parent, and
+    asking for it needs no walk."""
+
+    __slots__ = ("_root", "_full", "_order", "at")
+
+    def __init__(self, root: ast.AST):
+        super().__init__()
+        self._root, self._full, self._order, self.at = root, None, None, None
+
+    def _other(self, key):
+        if key == id(self._root):
+            return _MISS
+        if self._full is None:
+            self._full_walk()
+        got = self._full.get(key, _MISS)
+        if got is _MISS:
+            return got
+        at = len(self._order) if self.at is None else self._order[id(self.at)]
+        if got.__class__ is list:  # a shared node (``ast.Add()``): the last parent yielded before
+            lo, hi = 0, len(got)
+            while lo < hi:  # the first parent at or after ``at``
+                mid = (lo + hi) // 2
+                if got[mid][0] < at:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            return got[lo - 1][1] if lo else _MISS
+        return got if self._order[id(got)] < at else _MISS
+
+    def _full_walk(self) -> None:
+        """Each node's parent and position in the full walk; a node the tree holds in several
+        places (CPython shares ``ast.Add()`` and the other operators) keeps every parent, as
+        (position, parent) in walk order."""
+        full: dict = {}
+        order: dict = {}
+        for i, node in enumerate(_walk_with_parents_no_ctx(self._root, {})):  # source order
+            order[id(node)] = i
+            for child in _children_no_ctx(node):
+                k = id(child)
+                was = full.get(k, _MISS)
+                if was is _MISS:
+                    full[k] = node
+                else:
+                    if was.__class__ is not list:
+                        was = full[k] = [(order[id(was)], was)]
+                    was.append((i, node))
+        self._full, self._order = full, order
+
+    def get(self, key, default=None):
+        got = dict.get(self, key, _MISS)
+        if got is _MISS:
+            got = self._other(key)
+            return default if got is _MISS else got
+        return got
+
+    def __contains__(self, key) -> bool:
+        return self.get(key, _MISS) is not _MISS
+
+    def __getitem__(self, key):
+        got = self.get(key, _MISS)
+        if got is _MISS:
+            raise KeyError(key)
+        return got
+
+    def __contains__(self, key) -> bool:
+        return self.get(key, _MISS) is not _MISS
+
+    def __getitem__(self, key):
+        got = self.get(key, _MISS)
+        if got is _MISS:
+            raise KeyError(key)
+        return got
 
 
 def _module_consts(tree: ast.Module) -> Dict[str, Kind]:
@@ -1060,7 +1152,21 @@ class _ModuleView:
 
 
 def _dispatch(root: ast.AST, table: dict, ctx: RuleContext) -> None:
-    """Walk ``root`` in source order and hand each node to the rules registered for its type."""
+    """Walk ``root`` in source order and hand each node to the rules registered for its type.
+    A table of statement types only (a module's ``ClassDef`` rules) walks the statements alone
+    (:func:`walk_statements_with_parents`); a rule asking for an expression's parent gets the
+    answer the full walk gives at that point from :class:`_LazyParents`."""
+    if all(t in _STATEMENT_TYPES for t in table):
+        ctx._parents = parents = _LazyParents(root)
+        for node in _walk_statements_with_parents(root, parents):
+            handlers = table.get(type(node))
+            if handlers:
+                parents.at = node
+                for rule, visit in handlers:
+                    ctx.rule = rule
+                    visit(node, ctx)
+        parents.at = None
+        return
     ctx._parents = {}
     walker = _walk_with_parents if any(t in table for t in _CTX_TYPES) else _walk_with_parents_no_ctx
     for node in walker(root, ctx._parents):

@@ -129,6 +129,39 @@ def walk_with_parents_no_ctx(root: AST, parents: dict) -> Iterator[AST]:
             push(child)
 
 
+_BLOCK_NODES = (ast.stmt, ast.excepthandler, ast.match_case)
+_BLOCK_FIELDS: Dict[type, tuple] = {}
+
+
+def walk_statements_with_parents(root: AST, parents: dict) -> Iterator[AST]:
+    """The statements under ``root`` (root included) with the ``except`` handlers and ``match``
+    cases that hold them, in :func:`walk_with_parents_no_ctx`'s order and with the same parents
+    recorded for them: a statement is never inside an expression, so a dispatch that visits
+    statement types only need not walk expressions (their parents are not recorded)."""
+    stack = [root]
+    pop, push = stack.pop, stack.append
+    fields_of = _BLOCK_FIELDS
+    block = _BLOCK_NODES
+    while stack:
+        node = pop()
+        yield node
+        cls = node.__class__
+        fields = fields_of.get(cls)
+        if fields is None:
+            fields = fields_of[cls] = tuple(f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases"))
+        kids: List[AST] = []
+        for name in fields:
+            v = getattr(node, name, None)
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, block):
+                        kids.append(x)
+        for child in kids:
+            parents[id(child)] = node
+        for child in reversed(kids):
+            push(child)
+
+
 def walk_statements(body: list) -> Iterator[AST]:
     """Statements only (into compound statements' bodies, not into expressions)."""
     stack = list(reversed(body))

@@ -5,6 +5,7 @@ notebook.py, which both need them."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import List
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -60,3 +61,18 @@ class SourceError(Exception):
         self.message = message
         self.line = line
         self.col = col
+
+
+_NFKC: list = [None, None]
+
+
+def identifier_text(text: str) -> str:
+    """``text`` as Python reads its identifiers: NFKC-normalised where it is not ASCII (the
+    normal form keeps every ASCII character, so a name is found in it as the tree has it:
+    ``ｏｐｓ.padding``, ``ＴransformerConfig``). One text is remembered: a file's text-gated
+    rules (``Rule.requires_text``) and MSG513/MSG514's text tests share one normalisation."""
+    if text.isascii():
+        return text
+    if _NFKC[0] is not text:
+        _NFKC[0], _NFKC[1] = text, unicodedata.normalize("NFKC", text)
+    return _NFKC[1]
