@@ -21,7 +21,7 @@ import ast
 import re
 from typing import List, Optional
 
-from msgraphlint.parse.astutil import per_tree, walk_no_ctx
+from msgraphlint.parse.astutil import children_no_ctx as _children_no_ctx, per_tree, walk_no_ctx
 from msgraphlint.fix.codemods import inplace_method_fix, parameter_update_fix, rebind_fix, scatter_write_fix
 from msgraphlint.findings import Edit, Fix
 from msgraphlint.rule import FixSafety, Invalid, Rule, Severity, Valid
@@ -328,7 +328,7 @@ class _Uses:
         stack = [(func, False)]
         while stack:
             node, inside = stack.pop()
-            for child in ast.iter_child_nodes(node):
+            for child in _children_no_ctx(node):  # (no one asks for a ctx marker's parent)
                 self.parent[id(child)] = node
                 child_inside = inside or isinstance(child, _NESTED)
                 if isinstance(child, ast.Name):

@@ -510,8 +510,6 @@ def attr_names(text: str) -> FrozenSet[str]:
     return _ATTRS[1]
 
 
-
-
 _AFTER_DOT: Dict[FrozenSet[str], "re.Pattern"] = {}
 
 

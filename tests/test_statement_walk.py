@@ -206,3 +206,12 @@ def test_msg621_gate_is_the_names_it_reports(tmp_path):
         cfg = MyConfig(hidden_size=4096, num_heads=30, tensor_parallel=8)
     """)})
     assert [f for f in lint([tmp_path / "m.py"], select=["MSG621"])] == []
+
+
+def test_bfs_no_ctx_is_ast_walk_without_the_ctx_markers():
+    from msgraphlint.parse.astutil import bfs_no_ctx
+    markers = (ast.Load, ast.Store, ast.Del)
+    for path in [None] + sorted((REPO / "rules").rglob("*.py"))[:40]:
+        tree = ast.parse(SAMPLE if path is None else path.read_text(encoding="utf-8"))
+        expected = [n for n in ast.walk(tree) if not isinstance(n, markers)]
+        assert bfs_no_ctx(tree) == expected, path

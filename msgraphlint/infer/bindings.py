@@ -5,16 +5,18 @@ from __future__ import annotations
 import ast
 from typing import Dict, Optional
 
+from ..parse.astutil import bfs_no_ctx
+
 
 def bindings_of(func: ast.AST, nodes: Optional[list] = None) -> Dict[str, Optional[list]]:
     """For every name bound in ``func`` (one walk): the values of its plain ``name = value``
     statements, or None when it is also bound any other way (a loop target, an augmented or
     tuple assignment, ``global``/``nonlocal``, a nested def, an ``except ... as``).
-    ``nodes``: ``list(ast.walk(func))`` when the caller has it already."""
+    ``nodes``: ``astutil.bfs_no_ctx(func)`` (or ``list(ast.walk(func))``) when the caller has it."""
     values: Dict[str, list] = {}
     plain = set()
     if nodes is None:
-        nodes = list(ast.walk(func))
+        nodes = bfs_no_ctx(func)
     for n in nodes:
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             values.setdefault(n.targets[0].id, []).append(n.value)
@@ -41,7 +43,7 @@ class NameFacts:
 
     def __init__(self, func: ast.AST) -> None:
         self.func = func
-        nodes = list(ast.walk(func))  # one walk for the three passes
+        nodes = bfs_no_ctx(func)  # one walk for the three passes
         self.exact = bindings_of(func, nodes)
         self.plain: Dict[str, list] = {}
         self.augmented: Dict[str, list] = {}

@@ -29,6 +29,7 @@ import ast
 
 from ..kinds import Kind
 from .bindings import bindings
+from ..parse.astutil import children_no_ctx as _children_no_ctx
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
@@ -39,13 +40,13 @@ def _nested_names(ctx, func: ast.AST) -> set:
     if memo is not None and memo[0] is func:
         return memo[1]
     out: set = set()
-    stack = [(c, False) for c in ast.iter_child_nodes(func)]
+    stack = [(c, False) for c in _children_no_ctx(func)]
     while stack:
         n, inside = stack.pop()
         inside = inside or isinstance(n, _NESTED)
         if inside and isinstance(n, ast.Name):
             out.add(id(n))
-        stack.extend((c, inside) for c in ast.iter_child_nodes(n))
+        stack.extend((c, inside) for c in _children_no_ctx(n))
     ctx.memo["infer.nested"] = (func, out)
     return out
 

@@ -17,6 +17,7 @@ from typing import Dict, List, Optional
 from msgraphlint.infer.values import Kind
 
 from msgraphlint.infer.folding import folds
+from msgraphlint.parse.astutil import children_no_ctx as _children_no_ctx
 
 SCALAR_BUILTINS = ("float", "int", "bool")
 NUMERIC_HOST = frozenset({"numpy", "math", "cmath", "scipy", "random", "statistics"})
@@ -94,9 +95,16 @@ class Flow:
         self.parents: Dict[int, ast.AST] = {}
         self.assigns: Dict[str, List[ast.AST]] = {}
         self.loads: Dict[str, List[ast.Name]] = {}
-        for node in ast.walk(func):
-            for child in ast.iter_child_nodes(node):
-                self.parents[id(child)] = node
+        parents = self.parents
+        queue = [func]  # ast.walk's order, without the ctx markers (no one asks for their parent)
+        i = 0
+        while i < len(queue):
+            node = queue[i]
+            i += 1
+            kids = _children_no_ctx(node)
+            for child in kids:
+                parents[id(child)] = node
+            queue.extend(kids)
             if isinstance(node, ast.Assign):
                 for t in node.targets:
                     if isinstance(t, ast.Name):

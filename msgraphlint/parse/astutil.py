@@ -81,6 +81,19 @@ def walk_no_ctx(root: AST) -> Iterator[AST]:
                 push(v)
 
 
+def bfs_no_ctx(root: AST) -> List[AST]:
+    """``ast.walk``'s nodes in ``ast.walk``'s order (breadth first), without the ``ctx``
+    field's ``Load``/``Store``/``Del`` markers (leaves: leaving them out moves no other node),
+    as a list; a field read per node instead of ``ast.iter_child_nodes``' generators."""
+    out = [root]
+    add = out.extend
+    i = 0
+    while i < len(out):
+        add(children_no_ctx(out[i]))
+        i += 1
+    return out
+
+
 def children_no_ctx(node: AST) -> List[AST]:
     """``children`` without the ``Load``/``Store``/``Del`` marker of the ``ctx`` field."""
     cls = node.__class__
