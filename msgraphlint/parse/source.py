@@ -21,16 +21,27 @@ from .text import _LINE_END, SourceError, line_starts, split_lines  # noqa: F401
 _CODING_RE = re.compile(rb"^[ \t\f]*#.*?(coding[:=][ \t]*([-\w.]+))")  # (the cookie, the codec): ASCII
 
 
+_SHOWN: dict = {}
+
+
 def display_path(path: str) -> str:
     """How a path is shown in findings: relative to the working directory when it is
-    below it, as given otherwise (and ``<stdin>``-style names unchanged)."""
+    below it, as given otherwise (and ``<stdin>``-style names unchanged). Remembered per
+    (path, working directory): a run asks for each file's several times."""
     if path.startswith("<"):
         return path
-    try:
-        rel = os.path.relpath(os.path.abspath(path))
-    except ValueError:  # another drive (Windows)
-        return path
-    return path if rel.startswith("..") else rel
+    key = (path, os.getcwd())
+    got = _SHOWN.get(key)
+    if got is None:
+        try:
+            rel = os.path.relpath(os.path.abspath(path), key[1])
+        except ValueError:  # another drive (Windows)
+            rel = ".."
+        got = path if rel.startswith("..") else rel
+        if len(_SHOWN) >= 65536:
+            _SHOWN.clear()
+        _SHOWN[key] = got
+    return got
 
 
 _BIG_STACK = 512 * 1024 * 1024
