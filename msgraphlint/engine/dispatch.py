@@ -187,15 +187,6 @@ class _LazyParents(dict):
             raise KeyError(key)
         return got
 
-    def __contains__(self, key) -> bool:
-        return self.get(key, _MISS) is not _MISS
-
-    def __getitem__(self, key):
-        got = self.get(key, _MISS)
-        if got is _MISS:
-            raise KeyError(key)
-        return got
-
 
 def _module_consts(tree: ast.Module) -> Dict[str, Kind]:
     out: Dict[str, Kind] = {}
