@@ -391,18 +391,10 @@ def write_markdown(md: Path, sample: List[dict], roots: Dict[str, Path], verdict
 
 def run_snapshot(rev: str, argv: List[str]) -> int:
     """Re-run this script against ``git archive REV msgraphlint rules`` (see the module doc)."""
-    sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=REPO_ROOT, capture_output=True, text=True,
-                         check=True).stdout.strip()
+    from _snapshot import extract, pythonpath  # benchmarks/
     with tempfile.TemporaryDirectory(prefix="corpus_findings_") as tmp:
-        archive = subprocess.run(["git", "archive", sha, "msgraphlint", "rules"], cwd=REPO_ROOT,
-                                 capture_output=True, check=True).stdout
-        import io
-        import tarfile
-        with tarfile.open(fileobj=io.BytesIO(archive)) as tf:
-            tf.extractall(tmp)
-        os.symlink(os.path.join(tmp, "rules"), os.path.join(tmp, "msgraphlint_rules"))
-        env = dict(os.environ, _CORPUS_FINDINGS_REV=sha,
-                   PYTHONPATH=os.pathsep.join([tmp] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+        sha = extract(rev, tmp)
+        env = dict(os.environ, _CORPUS_FINDINGS_REV=sha, PYTHONPATH=pythonpath(tmp))
         print(f"[corpus] linting with msgraphlint/ and rules/ at {sha} ({tmp})", file=sys.stderr, flush=True)
         return subprocess.run([sys.executable, os.path.abspath(__file__)] + argv, env=env).returncode
 

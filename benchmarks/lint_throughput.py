@@ -3,11 +3,18 @@
     .venv/bin/python benchmarks/lint_throughput.py                      # all corpora, --jobs 1,2
     .venv/bin/python benchmarks/lint_throughput.py --corpus mindcv --repeat 3 --json out.json
     .venv/bin/python benchmarks/lint_throughput.py --floor-only         # no engine needed
+    .venv/bin/python benchmarks/lint_throughput.py --jobs 1 --repeat 5 --against 500e02f  # this tree / a commit
 
 Every variant runs in a fresh interpreter (``benchmarks/_child.py``), so imports are
 counted and peak RSS belongs to that variant alone. Seconds are the wall time of that
 child process as seen from here (interpreter start + imports + work), best of
 ``--repeat``. See benchmarks/README.md for the columns.
+
+``--against REV`` runs every engine variant a second time with ``msgraphlint/`` and
+``rules/`` as committed at REV (``_snapshot.extract``: a byte-compiled ``git archive``
+first on the child's ``PYTHONPATH``), the two engines' runs interleaved (the order reversed
+every other repeat), and prints this tree's seconds over REV's per corpus and in all: the
+figure an issue's "within 1.1x of the commit before" asks for, measured in one run.
 """
 
 from __future__ import annotations
@@ -109,10 +116,12 @@ def has_flag(info: dict, flag: str) -> bool:
 
 # --------------------------------------------------------------------------- running
 
-def run_child(python: str, spec: dict, cwd: Path, timeout: float) -> dict:
+def run_child(python: str, spec: dict, cwd: Path, timeout: float, pythonpath: Optional[str] = None) -> dict:
     env = dict(os.environ)
     env.pop("PYTHONPROFILEIMPORTTIME", None)
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # don't litter the corpora; the engine's own .pyc stay
+    if pythonpath is not None:  # another engine (--against): a snapshot first on the path
+        env["PYTHONPATH"] = pythonpath
     t0 = time.perf_counter()
     proc = subprocess.run([python, str(CHILD), json.dumps(spec)], capture_output=True, text=True,
                           cwd=str(cwd), env=env, timeout=timeout)
@@ -134,22 +143,33 @@ def write_bench_config(corpus_dir: Path) -> Path:
 
 
 def measure(python: str, variant: Variant, corpus_dir: Path, files_list: Path, repeat: int,
-            timeout: float, workdir: Path, config: Optional[Path] = None) -> Measurement:
+            timeout: float, workdir: Path, config: Optional[Path] = None,
+            engines: Sequence[Optional[str]] = (None,)) -> List[Measurement]:
+    """One Measurement per engine (``engines``: a ``PYTHONPATH`` each, None for the one
+    importable here). With several, each repeat runs every engine in turn, the order reversed
+    every other repeat, so a drift of the machine's speed falls on all of them alike."""
     spec = {"kind": variant.kind, "path": ".", "files": str(files_list), "jobs": variant.jobs,
             "cli_args": variant.cli_args, "config": str(config) if config else None,
             "output": str(workdir / f"{variant.name.replace(' ', '_')}.out")}
-    if variant.prime:  # a result cache of its own, filled by the untimed first run
-        rcache = workdir / f"rcache-{corpus_dir.name}-{variant.name.replace(' ', '_')}"
-        spec["cli_args"] = list(variant.cli_args) + ["--cache-dir", str(rcache)]
-    runs: List[dict] = []
+    specs = []
+    for k, _path in enumerate(engines):
+        one = dict(spec)
+        if variant.prime:  # a result cache of its own, filled by the untimed first run
+            rcache = workdir / f"rcache-{corpus_dir.name}-{variant.name.replace(' ', '_')}-{k}"
+            one["cli_args"] = list(variant.cli_args) + ["--cache-dir", str(rcache)]
+        specs.append(one)
+    runs: List[List[dict]] = [[] for _ in engines]
     try:
         if variant.prime:
-            run_child(python, spec, corpus_dir, timeout)  # fill the result cache; not timed
-        for _ in range(repeat):
-            runs.append(run_child(python, spec, corpus_dir, timeout))
+            for one, path in zip(specs, engines):
+                run_child(python, one, corpus_dir, timeout, path)  # fill the result cache; not timed
+        for i in range(repeat):
+            order = list(range(len(engines)))
+            for k in (order if i % 2 == 0 else order[::-1]):
+                runs[k].append(run_child(python, specs[k], corpus_dir, timeout, engines[k]))
     except (RuntimeError, subprocess.TimeoutExpired) as exc:
-        return Measurement(variant, runs, error=str(exc))
-    return Measurement(variant, runs)
+        return [Measurement(variant, r, error=str(exc)) for r in runs]
+    return [Measurement(variant, r) for r in runs]
 
 
 def build_variants(jobs: Sequence[int], driver: str, no_cache_flag: bool, floor_only: bool,
@@ -211,7 +231,8 @@ def _headline(error: Optional[str]) -> str:
 
 
 def print_table(report: dict, out=sys.stdout) -> None:
-    hdr = (f"{'corpus':<9} {'files':>5} {'lines':>8}  {'variant':<11} {'seconds':>8} {'cpu s':>7} {'lines/s':>9} "
+    w = max([11] + [len(r["variant"]) for c in report["corpora"].values() for r in c["variants"]])
+    hdr = (f"{'corpus':<9} {'files':>5} {'lines':>8}  {'variant':<{w}} {'seconds':>8} {'cpu s':>7} {'lines/s':>9} "
            f"{'ms/file':>8} {'RSS MB':>11} {'x parse':>7} {'findings':>8}")
     print(hdr, file=out)
     print("-" * len(hdr), file=out)
@@ -221,12 +242,12 @@ def print_table(report: dict, out=sys.stdout) -> None:
             lead = f"{name:<9} {c['files']:>5} {c['lines']:>8}" if first else " " * 24
             first = False
             if row.get("seconds") is None:
-                print(f"{lead}  {row['variant']:<11} n/a: {_headline(row.get('error'))}", file=out)
+                print(f"{lead}  {row['variant']:<{w}} n/a: {_headline(row.get('error'))}", file=out)
                 continue
             rss = _fmt(row["rss_mb"], ".0f")
             if row.get("rss_children_mb"):
                 rss += "+" + _fmt(row["rss_children_mb"], ".0f")
-            print(f"{lead}  {row['variant']:<11} {row['seconds']:>8.3f} {row['cpu_s']:>7.2f} "
+            print(f"{lead}  {row['variant']:<{w}} {row['seconds']:>8.3f} {row['cpu_s']:>7.2f} "
                   f"{row['lines_per_s']:>9,.0f} {row['ms_per_file']:>8.2f} {rss:>11} {_fmt(row['x_floor'], '.1f'):>7} "
                   f"{_fmt(row.get('findings'), 'd'):>8}", file=out)
     tot = report.get("total")
@@ -236,7 +257,7 @@ def print_table(report: dict, out=sys.stdout) -> None:
         for row in tot["variants"]:
             if row.get("seconds") is None:
                 continue
-            print(f"{lead}  {row['variant']:<11} {row['seconds']:>8.3f} {row['cpu_s']:>7.2f} "
+            print(f"{lead}  {row['variant']:<{w}} {row['seconds']:>8.3f} {row['cpu_s']:>7.2f} "
                   f"{row['lines_per_s']:>9,.0f} {row['ms_per_file']:>8.2f} {'':>11} {_fmt(row['x_floor'], '.1f'):>7} "
                   f"{_fmt(row.get('findings'), 'd'):>8}", file=out)
             lead = " " * 24
@@ -276,6 +297,37 @@ def _total(report: dict) -> Optional[dict]:
                      "x_floor": (s / floor_s) if floor_s else None,
                      "findings": sum(f) if all(x is not None for x in f) else None})
     return {"files": files, "lines": lines, "variants": rows}
+
+
+def _ratio(report: dict, sha: str) -> dict:
+    """Each engine variant of this tree against the same variant at ``sha`` (``--against``):
+    best wall and CPU seconds per corpus, and over all corpora the sums of the per-corpus bests."""
+    out: dict = {"against": sha, "variants": {}}
+    for name, c in report["corpora"].items():
+        by = {r["variant"]: r for r in c["variants"]}
+        for v, here in by.items():
+            there = by.get(f"{v}@{sha}")
+            if there is None or here.get("seconds") is None or there.get("seconds") is None:
+                continue
+            per = out["variants"].setdefault(v, {"corpora": {}, "wall": [0.0, 0.0], "cpu": [0.0, 0.0]})
+            per["corpora"][name] = {"wall": [here["seconds"], there["seconds"]], "cpu": [here["cpu_s"], there["cpu_s"]],
+                                    "x_wall": here["seconds"] / there["seconds"], "x_cpu": here["cpu_s"] / there["cpu_s"]}
+            per["wall"][0] += here["seconds"]
+            per["wall"][1] += there["seconds"]
+            per["cpu"][0] += here["cpu_s"]
+            per["cpu"][1] += there["cpu_s"]
+    for per in out["variants"].values():
+        per["x_wall"] = per["wall"][0] / per["wall"][1] if per["wall"][1] else None
+        per["x_cpu"] = per["cpu"][0] / per["cpu"][1] if per["cpu"][1] else None
+    return out
+
+
+def print_ratio(ratio: dict, out=sys.stdout) -> None:
+    print(f"\nagainst {ratio['against']} (runs interleaved; best of --repeat each; this tree / that commit):", file=out)
+    for v, per in ratio["variants"].items():
+        cells = "  ".join(f"{c} {r['x_cpu']:.3f}" for c, r in per["corpora"].items())
+        print(f"    {v:<10} CPU {per['cpu'][0]:.2f} / {per['cpu'][1]:.2f} s = {per['x_cpu']:.3f}x, "
+              f"wall {per['wall'][0]:.2f} / {per['wall'][1]:.2f} s = {per['x_wall']:.3f}x   ({cells})", file=out)
 
 
 def _target(report: dict, single: str) -> dict:
@@ -342,6 +394,9 @@ def parse_args(argv: Optional[Sequence[str]] = None) -> argparse.Namespace:
                     help=f"don't pass the corpus's {BENCH_CONFIG_NAME} (respect-gitignore = false) as --config")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds allowed to one child run (default 1800)")
     ap.add_argument("--python", default=sys.executable, help="interpreter for the children (default: this one)")
+    ap.add_argument("--against", metavar="REV", default=None,
+                    help="also run every engine variant with msgraphlint/ and rules/ as committed at REV (a git "
+                    "archive snapshot), interleaved with this tree's runs, and print this tree's time as a ratio")
     args = ap.parse_args(argv)
     if args.repeat < 1:
         ap.error("--repeat must be >= 1")
@@ -387,6 +442,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     }
     with tempfile.TemporaryDirectory(prefix="msgraphlint-bench-") as tmp:
         workdir = Path(tmp)
+        against: List[tuple] = []  # (short commit, PYTHONPATH of its snapshot)
+        if args.against and not floor_only:
+            from _snapshot import extract, pythonpath  # benchmarks/
+            snap = str(workdir / "against")
+            os.mkdir(snap)
+            sha = extract(args.against, snap)
+            against.append((sha, pythonpath(snap)))
+            report["meta"]["against"] = sha
         for name in names:
             d = dirs[name]
             files, lines, size = corpus_stats(d)
@@ -399,24 +462,33 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             rows = []
             floor_s = None
             for v in variants:
-                m = measure(args.python, v, d, files_list, args.repeat, args.timeout, workdir,
-                            config if v.kind != "floor" else None)
-                row = summarize(m, files, lines, floor_s)
-                if v.kind == "floor" and row.get("seconds"):
-                    floor_s = row["seconds"]
-                    row["x_floor"] = 1.0
-                if row.get("error"):
-                    print(f"[bench] {name} / {v.name}: {row['error']}", file=sys.stderr)
-                elif v.kind != "floor" and row.get("files_seen") is not None and row["files_seen"] < files // 2:
-                    print(f"[bench] warning: {name} / {v.name} linted only {row['files_seen']} of {files} files "
-                          "(excluded by .gitignore? try --cache-dir outside the repo)", file=sys.stderr)
-                rows.append(row)
+                paths = [None] if v.kind == "floor" else [None] + [p for _sha, p in against]
+                ms = measure(args.python, v, d, files_list, args.repeat, args.timeout, workdir,
+                             config if v.kind != "floor" else None, engines=paths)
+                for k, m in enumerate(ms):
+                    row = summarize(m, files, lines, floor_s)
+                    if k:
+                        row["variant"] = f"{v.name}@{against[k - 1][0]}"
+                        row["against"] = against[k - 1][0]
+                    if v.kind == "floor" and row.get("seconds"):
+                        floor_s = row["seconds"]
+                        row["x_floor"] = 1.0
+                    if row.get("error"):
+                        print(f"[bench] {name} / {row['variant']}: {row['error']}", file=sys.stderr)
+                    elif v.kind != "floor" and row.get("files_seen") is not None and row["files_seen"] < files // 2:
+                        print(f"[bench] warning: {name} / {row['variant']} linted only {row['files_seen']} of {files} "
+                              "files (excluded by .gitignore? try --cache-dir outside the repo)", file=sys.stderr)
+                    rows.append(row)
             report["corpora"][name] = {"path": str(d), "files": files, "lines": lines, "bytes": size,
                                        "variants": rows}
     report["total"] = _total(report)
     report["target"] = _target(report, "check")
+    if report["meta"].get("against"):
+        report["ratio"] = _ratio(report, report["meta"]["against"])
 
     print_table(report)
+    if report.get("ratio"):
+        print_ratio(report["ratio"])
     if args.json_file:
         Path(args.json_file).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
         print(f"[bench] raw numbers written to {args.json_file}", file=sys.stderr)

@@ -83,3 +83,47 @@ def test_floor_only_end_to_end(tmp_path):
     c = rep["corpora"]["mindyolo"]
     assert (c["files"], c["lines"]) == (1, 2)
     assert c["variants"][0]["variant"] == "ast.parse" and c["variants"][0]["parse_errors"] == 0
+
+
+def test_snapshot_is_what_a_child_imports_first(tmp_path):
+    """benchmarks/_snapshot.py: the archived engine wins over the editable install here."""
+    snapshot = load_benchmark("_snapshot")
+    dest = tmp_path / "snap"
+    dest.mkdir()
+    sha = snapshot.extract("HEAD", str(dest))
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                          check=True).stdout.strip()
+    assert sha == head
+    assert (dest / "msgraphlint" / "cli.py").is_file() and (dest / "msgraphlint_rules").is_symlink()
+    assert list((dest / "msgraphlint" / "__pycache__").glob("cli.*.pyc"))  # byte-compiled
+    import os
+    env = dict(os.environ, PYTHONPATH=snapshot.pythonpath(str(dest)))
+    got = subprocess.run([sys.executable, "-c", "import msgraphlint, msgraphlint_rules; "
+                          "print(msgraphlint.__file__); print(msgraphlint_rules.__file__)"],
+                         env=env, cwd=str(tmp_path), capture_output=True, text=True, check=True).stdout.split()
+    assert all(p.startswith(str(dest)) for p in got), got
+
+
+def test_against_a_commit_runs_both_engines_and_prints_the_ratio(tmp_path):
+    import json
+
+    dist = tmp_path / "dist"
+    dist.mkdir()
+    _wheel(dist / "mindyolo-0.5.0-py3-none-any.whl", {"mindyolo/a.py": (
+        "import mindspore as ms\nfrom mindspore import nn\n\n\nclass Net(nn.Cell):\n"
+        "    def construct(self, x):\n        print(x)\n        return x\n")})
+    out = tmp_path / "r.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "lint_throughput.py"), "--corpus", "mindyolo",
+                           "--cache-dir", str(tmp_path), "--jobs", "1", "--repeat", "2", "--against", "HEAD",
+                           "--json", str(out)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    rep = json.loads(out.read_text())
+    sha = rep["meta"]["against"]
+    rows = {r["variant"]: r for r in rep["corpora"]["mindyolo"]["variants"]}
+    assert set(rows) == {"ast.parse", "check", f"check@{sha}"}
+    here, there = rows["check"], rows[f"check@{sha}"]
+    assert len(here["runs"]) == len(there["runs"]) == 2
+    assert here["findings"] == there["findings"] >= 1  # the same engine at HEAD: the same print finding
+    per = rep["ratio"]["variants"]["check"]
+    assert per["x_cpu"] == pytest.approx(here["cpu_s"] / there["cpu_s"])
+    assert f"against {sha}" in proc.stdout and "check" in proc.stdout.split(f"against {sha}")[1]
