@@ -4,6 +4,7 @@ once for module-scope rules) and dispatches nodes to the rules' ``visit_<Node>``
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 from collections import defaultdict
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -142,14 +143,8 @@ class _LazyParents(dict):
             return got
         at = len(self._order) if self.at is None else self._order[id(self.at)]
         if got.__class__ is list:  # a shared node (``ast.Add()``): the last parent yielded before
-            lo, hi = 0, len(got)
-            while lo < hi:  # the first parent at or after ``at``
-                mid = (lo + hi) // 2
-                if got[mid][0] < at:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            return got[lo - 1][1] if lo else _MISS
+            before = bisect.bisect_left(got, at, key=lambda held: held[0])
+            return got[before - 1][1] if before else _MISS
         return got if self._order[id(got)] < at else _MISS
 
     def _full_walk(self) -> None:
@@ -158,9 +153,14 @@ class _LazyParents(dict):
         (position, parent) in walk order."""
         full: dict = {}
         order: dict = {}
-        for i, node in enumerate(_walk_with_parents_no_ctx(self._root, {})):  # source order
+        stack = [self._root]  # walk_with_parents_no_ctx's order, each node's children read once
+        i = 0
+        while stack:
+            node = stack.pop()
             order[id(node)] = i
-            for child in _children_no_ctx(node):
+            kids = _children_no_ctx(node)
+            stack.extend(reversed(kids))
+            for child in kids:
                 k = id(child)
                 was = full.get(k, _MISS)
                 if was is _MISS:
@@ -169,6 +169,7 @@ class _LazyParents(dict):
                     if was.__class__ is not list:
                         was = full[k] = [(order[id(was)], was)]
                     was.append((i, node))
+            i += 1
         self._full, self._order = full, order
 
     def get(self, key, default=None):

@@ -143,6 +143,8 @@ def walk_with_parents_no_ctx(root: AST, parents: dict) -> Iterator[AST]:
 
 
 _BLOCK_NODES = (ast.stmt, ast.excepthandler, ast.match_case)
+#: the fields that hold statements (and the handlers and cases that hold them)
+_BLOCK_FIELD_NAMES = ("body", "orelse", "finalbody", "handlers", "cases")
 _BLOCK_FIELDS: Dict[type, tuple] = {}
 
 
@@ -161,7 +163,7 @@ def walk_statements_with_parents(root: AST, parents: dict) -> Iterator[AST]:
         cls = node.__class__
         fields = fields_of.get(cls)
         if fields is None:
-            fields = fields_of[cls] = tuple(f for f in cls._fields if f in ("body", "orelse", "finalbody", "handlers", "cases"))
+            fields = fields_of[cls] = tuple(f for f in cls._fields if f in _BLOCK_FIELD_NAMES)
         kids: List[AST] = []
         for name in fields:
             v = getattr(node, name, None)
@@ -181,7 +183,7 @@ def walk_statements(body: list) -> Iterator[AST]:
     while stack:
         node = stack.pop()
         yield node
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for name in _BLOCK_FIELD_NAMES:
             v = getattr(node, name, None)
             if v.__class__ is list:
                 stack.extend(reversed(v))
