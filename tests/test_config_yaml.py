@@ -368,3 +368,71 @@ def test_empty_and_multi_document_streams():
 def test_recursive_alias_does_not_hang():
     doc = parse_yaml("a: &x\n  - 1\n  - *x\n")
     assert doc.locate("a", 1) == (1, 3)  # the alias item locates at its anchor (the sequence itself)
+
+
+# the libyaml fast path (yamlconfig._FastLoader) against the pure-Python reference reader
+
+def _reference(text):
+    from msgraphlint.parse import yamlconfig as yc
+    try:
+        doc = yc._read(yc._BoundedLoader(text, yc.MAX_DEPTH, yc.MAX_ALIAS_NODES), text, "r.yaml")
+    except YamlError as exc:
+        return ("error", type(exc).__name__, exc.message, exc.line, exc.col)
+    except Exception as exc:  # PyYAML's reader rejects a control character before parsing
+        return ("raised", type(exc).__name__, str(exc))
+    return None if doc is None else (repr(doc.data), doc._index, doc.documents)
+
+
+def _read_now(text):
+    try:
+        doc = parse_yaml(text, "r.yaml")
+    except YamlError as exc:
+        return ("error", type(exc).__name__, exc.message, exc.line, exc.col)
+    except Exception as exc:
+        return ("raised", type(exc).__name__, str(exc))
+    return None if doc is None else (repr(doc.data), doc._index, doc.documents)
+
+
+def test_libyaml_reads_run_configs():
+    from msgraphlint.parse import yamlconfig as yc
+    assert yc._FastLoader is not None, "PyYAML's wheel carries libyaml; without it every config is read in Python"
+    doc = yc._read(yc._FastLoader(DOC, yc.MAX_DEPTH, yc.MAX_ALIAS_NODES), DOC, "t.yaml")
+    assert doc.locate("a", "z", 1, "q") == (7, 10) and doc.locate("a", "x") == (2, 2)
+
+
+@pytest.mark.parametrize("text", [
+    DOC,
+    "seed:\t 42\nrun_mode: 'finetune'\n",       # libyaml takes this tab; PyYAML: "cannot start any token"
+    "se\ufeffed: 1\nb: 2\n",                    # libyaml counts the BOM as a column
+    "\ufeffa: 1\n",
+    "a: 1\nb: [1, 2\nc: 3\n",                   # errors are the reference reader's words and place
+    "a: 1\n  b: 2\n",
+    "a: *nosuchanchor\n",
+    "a: &x [1, 2]\nb: *x\nc:\n  <<: {k: 1}\n  k: 2\n",
+    "a: 1\n---\nb: 2\n",
+    "k: \u3000v\n\u00e9: \U0001F600\n",
+    "a: \x07\n",                                # a control character: both reject it, PyYAML's words
+    "a: 1\r\nb:\r\n  - 2\r\n",
+    "",
+])
+def test_fast_reading_is_the_reference_reading(text):
+    assert _read_now(text) == _reference(text)
+
+
+def test_fast_reading_is_the_reference_reading_on_mutated_configs():
+    """Seeded mutations of a run config (the kinds of damage a hand edit does): every text
+    reads as the pure-Python reader reads it, errors included."""
+    import random
+    rnd = random.Random(0)
+    pieces = ["\t", ":", " - ", "&a ", "*a ", "<<: *a\n", "'", '"', "{", "}", "[", "]", "#", "\n  ", "? ",
+              "!!str ", "%YAML 1.1\n", "---\n", "...\n", "|\n", "> ", "\r\n", "\x85", "\u2028", "\ufeff",
+              "@", "`", ".inf", "~", "yes", "\x00", "\u00a0", "!!binary ", "<<: [*a, *b]\n"]
+    base = DOC.splitlines(True)
+    for _ in range(400):
+        lines = list(base)
+        for _ in range(rnd.randint(1, 3)):
+            j = rnd.randrange(len(lines))
+            k = rnd.randrange(len(lines[j]) + 1)
+            lines[j] = lines[j][:k] + rnd.choice(pieces) + lines[j][k:]
+        text = "".join(lines)
+        assert _read_now(text) == _reference(text), repr(text)
