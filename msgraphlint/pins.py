@@ -19,7 +19,6 @@ folder holding ``.git``); the nearest folder with a MindSpore requirement wins.
 from __future__ import annotations
 
 import ast
-import configparser
 import os
 import re
 from dataclasses import dataclass
@@ -195,6 +194,7 @@ def _setup_cfg(path: str) -> Iterator[Tuple[str, Optional[int]]]:
     text = _read_text(path)
     if text is None:
         return
+    import configparser  # (only a project with a setup.cfg pays for it)
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text)

@@ -25,7 +25,6 @@ runs every safe fix before and after on MindSpore, in graph mode and PyNative.
 from __future__ import annotations
 
 import codecs
-import difflib
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
@@ -163,6 +162,7 @@ class FileFix:
         if self.source is not None and self.source.notebook is not None:  # ruff's: one diff per changed cell
             from ..parse.notebook import cell_diff
             return cell_diff(self.path, self.original, self.fixed)
+        import difflib  # (a diff is asked for by --diff only)
         return "".join(difflib.unified_diff(split_lines(self.original, keepends=True), split_lines(self.fixed, keepends=True),
                                             fromfile=f"a/{self.path}", tofile=f"b/{self.path}"))
 

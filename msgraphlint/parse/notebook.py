@@ -29,7 +29,6 @@ reuses the original JSON spelling of every line that did not change.
 from __future__ import annotations
 
 import bisect
-import difflib
 import json
 import re
 from dataclasses import dataclass, field, replace
@@ -401,6 +400,7 @@ def cell_diff(path: str, old_raw: str, new_raw: str) -> str:
         a = before.get(c.index, "")
         if a != c.source:
             name = f"{path}:cell {c.index + 1}"
+            import difflib  # (a diff is asked for by --diff only)
             out.append("".join(difflib.unified_diff(split_lines(a, keepends=True), split_lines(c.source, keepends=True),
                                                     fromfile=name, tofile=name)))
     return "".join(x if x.endswith("\n") else x + "\n" for x in out)

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import glob
 import json
-import logging
 import os
 import re
 import sys
@@ -48,7 +47,16 @@ from typing import Any, Dict, Iterable, List, Optional, Set, Tuple
 
 from ..cache import runcache
 
-log = logging.getLogger("msgraphlint.project.installed")
+class _Log:
+    """``logging.getLogger("msgraphlint.project.installed")``, imported when first used (a
+    run that reads no installed package does not import ``logging``)."""
+
+    def __getattr__(self, name: str):
+        import logging
+        return getattr(logging.getLogger("msgraphlint.project.installed"), name)
+
+
+log = _Log()
 
 MAX_MODULES = 200           # modules parsed per environment and run
 MAX_SECONDS = 3.0           # wall time spent reading per environment and run

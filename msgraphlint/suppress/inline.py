@@ -24,7 +24,6 @@ plugin rules' codes, which are matched and reported like the built-in ones.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -238,6 +237,7 @@ def _suggestion(token: str, known: FrozenSet[str]) -> Optional[str]:
     for cand in (letters + digits, re.sub(r"^([A-Z]+?)O(?=[0-9])", r"\g<1>0", up)):
         if cand in known:
             return cand
+    import difflib  # (only for a suggestion: not paid by every run)
     close = difflib.get_close_matches(up, _sorted(known), n=1, cutoff=0.8)
     return close[0] if close else None
 
