@@ -17,7 +17,7 @@ import ast
 from bisect import bisect_left
 from typing import Dict, FrozenSet, Optional, Sequence
 
-from ..parse.astutil import children as _children, children_no_ctx, unparse
+from ..parse.astutil import children_no_ctx, unparse
 from ..project.imports import ImportMap
 from ..kinds import ClassInfo, Kind, merge  # noqa: F401  (re-exported: rules import Kind from here)
 from ..project.index import ModuleSummary
@@ -272,8 +272,8 @@ class ScopeValues:
                 for a in n.args.args:
                     inner[a.arg] = Kind.UNKNOWN
                 stack.extend((("env", env), n.body, ("env", inner)))
-            else:
-                stack.extend(_children(n))
+            else:  # (a Load/Store/Del marker is neither a Name nor has children: not read)
+                stack.extend(children_no_ctx(n))
 
     def _global(self, name: str) -> Kind:
         if name in self.module_consts:
@@ -459,7 +459,7 @@ class ScopeValues:
         while stack:
             n = stack.pop()
             order.append(n)
-            for c in _children(n):
+            for c in children_no_ctx(n):  # (a ctx marker is no ast.expr)
                 if isinstance(c, ast.expr) and id(c) not in self._memo \
                         and not isinstance(c, (ast.Lambda, ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
                     stack.append(c)

@@ -31,10 +31,23 @@ _PREFIX_ALIASES = (
 )
 
 
+_NORMALIZED: Dict[str, str] = {}  # normalize's answers (a pure function of the name), bounded
+
+
 def normalize(qualname: str) -> str:
     """Map common implementation spellings to the public MindSpore name."""
     if not qualname.startswith("mindspore."):
         return qualname
+    got = _NORMALIZED.get(qualname)
+    if got is None:
+        got = _normalize(qualname)
+        if len(_NORMALIZED) >= 65536:
+            _NORMALIZED.clear()
+        _NORMALIZED[qualname] = got
+    return got
+
+
+def _normalize(qualname: str) -> str:
     for old, new in _PREFIX_ALIASES:
         if qualname.startswith(old):
             rest = qualname[len(old):]
