@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from msgraphlint.parse.astutil import last_assignment_before, walk_no_ctx, walk_statements
+from msgraphlint.parse.astutil import last_assignment_before, statement_defs, walk_no_ctx, walk_statements
 from msgraphlint.findings import FixSafety
 from msgraphlint.fix.codemods import (async_fix, comprehension_loops_fix, del_fix, import_fix, loop_else_fix, set_fix, try_finally_fix,
                                       walrus_fix, with_null_fix)
@@ -410,7 +410,7 @@ class UnsupportedSyntax(Rule):
         owners = ctx.memo.get("msg410_method_class")
         if owners is None:  # method -> its class, once per module
             owners = ctx.memo["msg410_method_class"] = {
-                id(item): c for c in walk_statements(ctx.source.tree.body) if isinstance(c, ast.ClassDef)
+                id(item): c for c in statement_defs(ctx.source.tree) if isinstance(c, ast.ClassDef)
                 for item in c.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
         cls = owners.get(id(func))
         if cls is None:

@@ -157,3 +157,13 @@ def test_a_field_the_signature_does_not_name_is_still_read():
     node = Custom(inner=ast.Name(id="x", ctx=ast.Load()), label="not a node")
     assert [type(c).__name__ for c in astutil.children_no_ctx(node)] == ["Name"]
     assert [type(c).__name__ for c in astutil.walk_no_ctx(node)] == ["Custom", "Name"]
+
+
+def test_statement_defs_are_the_defs_of_the_statement_walk_in_its_order():
+    for tree in _trees():
+        expected = [n for n in astutil.walk_statements(tree.body)
+                    if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        assert astutil.statement_defs(tree) == expected
+        assert astutil.statement_defs(tree) is astutil.statement_defs(tree)  # one walk per tree
+    nested = ast.parse("def f():\n    class C:\n        async def g(self):\n            def h(): pass\n")
+    assert [n.name for n in astutil.statement_defs(nested)] == ["f", "C", "g", "h"]

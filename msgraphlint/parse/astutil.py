@@ -218,6 +218,17 @@ def walk_statements(body: list) -> Iterator[AST]:
                 stack.extend(reversed(v))
 
 
+_DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def statement_defs(tree: AST) -> List[AST]:
+    """The ``def``, ``async def`` and ``class`` statements of a module, nested ones included,
+    in :func:`walk_statements`' order; one walk per tree (``per_tree``), shared by the
+    indexes of classes and functions that each walked every statement of the module."""
+    return per_tree(tree, "statement_defs",
+                    lambda t: [n for n in walk_statements(t.body) if isinstance(n, _DEF_TYPES)])
+
+
 def fold(root: AST, deps: Callable[[AST], list], combine: Callable[[AST, list], Any]) -> Any:
     """A value computed bottom-up without recursion, whatever the depth of ``root`` (a chain
     of thousands of ``+`` that ``ast.parse`` reads): ``deps(node)`` lists the sub-nodes whose

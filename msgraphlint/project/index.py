@@ -20,7 +20,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from contextvars import ContextVar
 
-from ..parse.astutil import fold, per_tree, walk_no_ctx, walk_statements
+from ..parse.astutil import fold, per_tree, statement_defs, walk_no_ctx, walk_statements
 from .evidence import ArgSite, outgoing
 from .imports import ImportMap
 from ..parse.source import SourceError, SourceFile
@@ -662,7 +662,7 @@ def _functions_by_line(tree: ast.Module) -> Dict[int, ast.AST]:
             for item in node.body:
                 if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     out.setdefault(item.lineno, item)
-    for node in walk_statements(tree.body):
+    for node in statement_defs(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             out.setdefault(node.lineno, node)
     return out
@@ -676,7 +676,7 @@ def find_function(tree: ast.Module, lineno: int):
 
 def all_functions(tree: ast.Module) -> Dict[int, ast.AST]:
     """Every function definition in the module, nested ones included, by ``def`` line."""
-    return {node.lineno: node for node in walk_statements(tree.body)
+    return {node.lineno: node for node in statement_defs(tree)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 

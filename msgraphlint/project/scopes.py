@@ -79,9 +79,9 @@ def _top_classes(tree) -> Dict[str, list]:
 
 def _all_classes(tree) -> Dict[str, list]:
     import ast
-    from ..parse.astutil import walk_statements
+    from ..parse.astutil import statement_defs
     out: Dict[str, list] = {}
-    for n in walk_statements(tree.body):
+    for n in statement_defs(tree):
         if isinstance(n, ast.ClassDef):
             out.setdefault(n.name, []).append(n)
     return out
