@@ -80,8 +80,25 @@ class Dispatch:
         if not self._gated:
             return self
 
-        def lacks(words) -> bool:  # Python reads identifiers NFKC-normalised: ``ＴransformerConfig(...)``
-            return not any(t in text for t in words) and (text.isascii() or not any(t in identifier_text(text) for t in words))
+        words = self.__dict__.get("_gate_words")
+        if words is None:  # every rule's words, each searched once per text below
+            words = self._gate_words = frozenset(
+                w for table in (self.graph, self.module) for handlers in table.values() for r, _ in handlers
+                for w in (r.requires_text or ())) | frozenset(
+                w for r in self.graph_leave + self.module_checks for w in (r.requires_text or ()))
+        ident = text if text.isascii() else None
+        present = set()
+        for w in words:  # Python reads identifiers NFKC-normalised: ``ＴransformerConfig(...)``
+            if w in text:
+                present.add(w)
+            else:
+                if ident is None:
+                    ident = identifier_text(text)
+                if ident is not text and w in ident:
+                    present.add(w)
+
+        def lacks(words) -> bool:
+            return present.isdisjoint(words)
 
         skip = {id(r) for table in (self.graph, self.module) for handlers in table.values() for r, _ in handlers
                 if r.requires_text and lacks(r.requires_text)}

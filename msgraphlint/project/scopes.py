@@ -111,6 +111,7 @@ class CellResolver:
         # file's own configuration, hierarchical config)
         self.extra = extra_bases
         self._memo: Dict[str, bool] = {}
+        self._mros: Dict[int, Tuple[ClassSummary, List[ClassSummary]]] = {}
 
     def _extra_for(self, cls: ClassSummary) -> FrozenSet[str]:
         if not callable(self.extra):
@@ -144,6 +145,19 @@ class CellResolver:
         return result
 
     def mro(self, cls: ClassSummary, _depth: int = 0) -> List[ClassSummary]:
+        """``cls`` and its project bases, depth first (at most ten levels). A class's answer is
+        remembered for the resolver's run (discovery asks it per ``self.<attr>`` call of every
+        scope): the same list, which callers only read."""
+        if _depth == 0:
+            hit = self._mros.get(id(cls))
+            if hit is not None and hit[0] is cls:
+                return hit[1]
+            out = self._mro(cls, 0)
+            self._mros[id(cls)] = (cls, out)
+            return out
+        return self._mro(cls, _depth)
+
+    def _mro(self, cls: ClassSummary, _depth: int) -> List[ClassSummary]:
         out = [cls]
         if _depth > 10:
             return out
