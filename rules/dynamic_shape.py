@@ -15,7 +15,7 @@ from typing import Optional
 
 from msgraphlint.fix.hostfixes import masked_reduce_fix
 from msgraphlint.fix.codemods import mutable_fix
-from msgraphlint.parse.astutil import unparse, walk as _fast_walk, walk_no_ctx
+from msgraphlint.parse.astutil import children_no_ctx, unparse, walk_no_ctx
 from msgraphlint.rule import AST_CAPTURE, FixSafety, Invalid, Rule, Severity, Valid
 from msgraphlint.cache.runcache import per_run
 from msgraphlint.infer.values import Kind
@@ -480,7 +480,7 @@ def _used_as_subcell(ctx, class_name: str) -> bool:
         inside = set()
         classes = [c for c in ctx.source.tree.body if isinstance(c, ast.ClassDef)]
         for cls in classes:
-            for n in _fast_walk(cls):
+            for n in walk_no_ctx(cls):
                 if isinstance(n, ast.Call):
                     f = n.func
                     name = f.id if isinstance(f, ast.Name) else (f.attr if isinstance(f, ast.Attribute) else None)
@@ -604,7 +604,7 @@ def _referenced_as_component(tree: ast.AST, class_name: str) -> bool:
                     return True
                 if in_func is not None and any(w in in_func.lower() for w in _FACTORY_WORDS):
                     return True
-        for child in ast.iter_child_nodes(node):
+        for child in children_no_ctx(node):  # (a Load/Store marker matches nothing above)
             stack.append((child, in_cell, in_func))
     return False
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, Optional, Set
 
+from msgraphlint.parse.astutil import walk_statements
 from msgraphlint.rule import AST_CAPTURE, Invalid, Rule, Severity, Valid
 from msgraphlint.infer.values import Kind
 
@@ -281,7 +282,8 @@ class GlobalRebind(Rule):
         if cache is not None and cache[0] is func:
             return cache[1]
         names: Set[str] = set()
-        for node in ast.walk(func):
+        body = func.body if isinstance(func.body, list) else []  # (a lambda holds no statement)
+        for node in walk_statements(body):  # `global` is a statement
             if isinstance(node, ast.Global) and _enclosing_function(node, ctx) is func:
                 names.update(node.names)
         self._cache = (func, names)
