@@ -39,7 +39,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..parse.astutil import children_no_ctx
+from ..parse.astutil import children_no_ctx, walk_statements
 from .imports import ImportMap
 from ..kinds import Kind
 from ..infer.paramkinds import literal_kind
@@ -84,12 +84,16 @@ _WRAPPER_RX = re.compile("|".join(re.escape(n) for n in _WRAPPER_NEEDLES))
 
 
 def outgoing(tree: ast.Module, imports: ImportMap, modname: str,
-             class_attrs: Dict[str, Dict[str, str]], text: Optional[str] = None) -> List[ArgSite]:
+             class_attrs: Dict[str, Dict[str, str]], text: Optional[str] = None,
+             memo: Optional[dict] = None) -> List[ArgSite]:
     """The call sites of ``tree`` that may reach another module's graph entry, and the
     wrapper sites of any Cell. ``class_attrs``: class name -> its ``self.<attr>`` kinds
     (``ModuleSummary.classes[...].attrs``: ``call:<dotted>`` for ``self.gate = Gate()``).
     ``text``: the module's source; a function whose text names no imported project name,
-    no attribute holding one and no wrapper is not walked (nor is the module, when none does)."""
+    no attribute holding one and no wrapper is not walked (nor is the module, when none does).
+    ``memo`` (editors: ``index.STATEMENT_MEMO``): the sites of each top-level ``def`` and
+    ``class`` kept by what they depend on (:func:`_top_level`), so an edit walks only the
+    statements it changed."""
     scan = _Scan(imports, modname, class_attrs)
     if text is not None:
         own = modname + "."
@@ -114,8 +118,48 @@ def outgoing(tree: ast.Module, imports: ImportMap, modname: str,
         scan.lines = lines = text.split("\n")
         # per line, whether it holds a needle (prefix counts: a statement's lines are asked in O(1))
         scan.hits = {"all": live, "method": method, "binds": _BINDS}
-    scan.body(tree.body, [{}], None, False)
+    if memo is None or scan.lines is None:
+        scan.body(tree.body, [{}], None, False)
+    else:
+        _top_level(scan, tree.body, memo, imports)
     return scan.sites
+
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _top_level(scan: "_Scan", body: Sequence[ast.stmt], memo: dict, imports: ImportMap) -> None:
+    """``scan.body(body, [{}], None, False)`` with each top-level ``def`` and ``class`` answered
+    from ``memo`` where it was walked before in the same state. What such a statement adds (its
+    sites, the ``name(`` needles of the instances it binds) depends only on its text (decorators
+    included: lines are read by content, not position), the needles, the module-level bindings
+    before it, the attributes of the classes it defines (the only ones a walk of it reads), the
+    import map and the module's name; a def walks in a frame of its own and never binds in the
+    module's."""
+    chain: List[dict] = [{}]
+    lines = scan.lines
+    names = None
+    for st in body:
+        if not isinstance(st, _DEFS):
+            scan.stmt(st, chain, None, False, frozenset())
+            continue
+        if names is None:
+            names = (scan.modname, tuple(sorted(imports.names.items())), scan.hits["all"], scan.hits["method"])
+        start = min([st.lineno] + [d.lineno for d in st.decorator_list])
+        key = ("evidence", "\n".join(lines[start - 1:st.end_lineno or st.lineno]), names, scan.dynamic,  # type: ignore[index]
+               tuple(sorted(chain[0].items(), key=lambda kv: kv[0])),
+               tuple((c, tuple(sorted(scan.class_attrs.get(c, {}).items())))
+                     for c in sorted({n.name for n in walk_statements([st]) if isinstance(n, ast.ClassDef)})))
+        kept = memo.get(key)
+        if kept is not None:
+            scan.sites.extend(kept[0])
+            scan.dynamic = kept[1]
+            continue
+        first = len(scan.sites)
+        scan.stmt(st, chain, None, False, frozenset())
+        if len(memo) > 4096:  # bounded as the scope cache it lives in
+            memo.clear()
+        memo[key] = (tuple(scan.sites[first:]), scan.dynamic)
 
 
 class _Scan:

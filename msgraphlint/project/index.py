@@ -649,7 +649,7 @@ def summarize(source: SourceFile, modname: str, is_package: bool = False, eager_
                         nested.scan(item, f"{node.name}.{item.name}", (), imports)
             summary.classes[node.name] = cs
     summary.nested = any("<locals>" in k for k in summary.classes) or any("<locals>" in k for k in summary.functions)
-    summary.evidence = outgoing(tree, imports, modname, {k: c.attrs for k, c in summary.classes.items()}, text)
+    summary.evidence = outgoing(tree, imports, modname, {k: c.attrs for k, c in summary.classes.items()}, text, memo)
     return summary
 
 
