@@ -34,12 +34,13 @@ from __future__ import annotations
 
 import ast
 import os
+from bisect import bisect_left
 import re
 import weakref
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..parse.astutil import children_no_ctx, walk_statements
+from ..parse.astutil import children_no_ctx, statement_defs
 from .imports import ImportMap
 from ..kinds import Kind
 from ..infer.paramkinds import literal_kind
@@ -121,15 +122,15 @@ def outgoing(tree: ast.Module, imports: ImportMap, modname: str,
     if memo is None or scan.lines is None:
         scan.body(tree.body, [{}], None, False)
     else:
-        _top_level(scan, tree.body, memo, imports)
+        _top_level(scan, tree, memo, imports)
     return scan.sites
 
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _top_level(scan: "_Scan", body: Sequence[ast.stmt], memo: dict, imports: ImportMap) -> None:
-    """``scan.body(body, [{}], None, False)`` with each top-level ``def`` and ``class`` answered
+def _top_level(scan: "_Scan", tree: ast.Module, memo: dict, imports: ImportMap) -> None:
+    """``scan.body(tree.body, [{}], None, False)`` with each top-level ``def`` and ``class`` answered
     from ``memo`` where it was walked before in the same state. What such a statement adds (its
     sites, the ``name(`` needles of the instances it binds) depends only on its text (decorators
     included: lines are read by content, not position), the needles, the module-level bindings
@@ -139,17 +140,22 @@ def _top_level(scan: "_Scan", body: Sequence[ast.stmt], memo: dict, imports: Imp
     chain: List[dict] = [{}]
     lines = scan.lines
     names = None
-    for st in body:
+    classes = None  # (line, name) of every class statement of the module, by line
+    for st in tree.body:
         if not isinstance(st, _DEFS):
             scan.stmt(st, chain, None, False, frozenset())
             continue
         if names is None:
             names = (scan.modname, tuple(sorted(imports.names.items())), scan.hits["all"], scan.hits["method"])
+        if classes is None:
+            classes = [(n.lineno, n.name) for n in statement_defs(tree) if isinstance(n, ast.ClassDef)]
+            classes.sort()
         start = min([st.lineno] + [d.lineno for d in st.decorator_list])
-        key = ("evidence", "\n".join(lines[start - 1:st.end_lineno or st.lineno]), names, scan.dynamic,  # type: ignore[index]
+        end = st.end_lineno or st.lineno
+        inside = sorted({c for _, c in classes[bisect_left(classes, (st.lineno, "")):bisect_left(classes, (end + 1, ""))]})
+        key = ("evidence", "\n".join(lines[start - 1:end]), names, scan.dynamic,  # type: ignore[index]
                tuple(sorted(chain[0].items(), key=lambda kv: kv[0])),
-               tuple((c, tuple(sorted(scan.class_attrs.get(c, {}).items())))
-                     for c in sorted({n.name for n in walk_statements([st]) if isinstance(n, ast.ClassDef)})))
+               tuple((c, tuple(sorted(scan.class_attrs.get(c, {}).items()))) for c in inside))
         kept = memo.get(key)
         if kept is not None:
             scan.sites.extend(kept[0])
