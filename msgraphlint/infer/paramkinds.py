@@ -148,9 +148,9 @@ class CallerKinds:
             self._needles = tuple(live) + tuple(sorted(attrs))
             starts = line_starts(text)
             # the lines that hold a needle (none holds a line break: a statement names one iff one
-            # of its lines does), for the targets' and for a plain caller's evidence too
+            # of its lines does); a plain caller's statements are also walked when their own lines
+            # hold evidence (_EVIDENCE, asked per statement: " = " is on most lines of a module)
             self._hits = _lines_holding(text, self._needles, starts)
-            self._hits_evidence = sorted(set(self._hits) | set(_lines_holding(text, _EVIDENCE, starts)))
         self._scan_body(self.tree.body, None, None)
         for _k, target in list(self._by_def.values()):
             for site in self.external.get(target.qualname, ()):
@@ -207,10 +207,11 @@ class CallerKinds:
         attrs = self.self_attrs(class_name) if class_name else {}
         nested: List[Tuple[ast.AST, Optional[str]]] = []
         needles: List[str] = []  # `net = Net()` in this body: `net(` names a target from then on
-        hits = self._hits if func is not None else self._hits_evidence
+        hits = self._hits
         for stmt in body:
             if self._lines is not None and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 if not _any_within(hits, stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno) \
+                        and not (func is None and self._segment_names(stmt, _EVIDENCE)) \
                         and not (needles and self._segment_names(stmt, needles)):
                     continue  # names no target and builds no evidence
             for node in _walk_no_defs(stmt, nested, class_name):
