@@ -215,3 +215,19 @@ def test_bfs_no_ctx_is_ast_walk_without_the_ctx_markers():
         tree = ast.parse(SAMPLE if path is None else path.read_text(encoding="utf-8"))
         expected = [n for n in ast.walk(tree) if not isinstance(n, markers)]
         assert bfs_no_ctx(tree) == expected, path
+
+
+def test_the_words_a_text_holds_are_searched_once_per_text_object():
+    from msgraphlint.engine import dispatch as engine_dispatch
+
+    words = frozenset({"TransformerConfig", "set_context", "absent_word"})
+    text = "import mindformers as mf\ncfg = mf.Ｔransformer" + "Config(num_layers=2)\n"
+    got = engine_dispatch._present_words(text, words)
+    assert got == {"TransformerConfig"}  # found in the NFKC form only
+    assert engine_dispatch._present_words(text, words) is got  # the same text: the kept answer
+    other = "".join(["ms.set_", "context(mode=0)\n"])
+    assert engine_dispatch._present_words(other, words) == {"set_context"}
+    # a new text object with other contents is searched, not answered from an old id
+    for i in range(20):
+        engine_dispatch._present_words(f"x = {i}\n", words)
+    assert engine_dispatch._present_words("set_context\n" + "y\n", words) == {"set_context"}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import bisect
 import os
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..project import installed
@@ -79,23 +79,13 @@ class Dispatch:
         (a module-scope rule about ``set_context`` need not walk a file that never says it)."""
         if not self._gated:
             return self
-
         words = self.__dict__.get("_gate_words")
         if words is None:  # every rule's words, each searched once per text below
             words = self._gate_words = frozenset(
                 w for table in (self.graph, self.module) for handlers in table.values() for r, _ in handlers
                 for w in (r.requires_text or ())) | frozenset(
                 w for r in self.graph_leave + self.module_checks for w in (r.requires_text or ()))
-        ident = text if text.isascii() else None
-        present = set()
-        for w in words:  # Python reads identifiers NFKC-normalised: ``ＴransformerConfig(...)``
-            if w in text:
-                present.add(w)
-            else:
-                if ident is None:
-                    ident = identifier_text(text)
-                if ident is not text and w in ident:
-                    present.add(w)
+        present = _present_words(text, words)
 
         def lacks(words) -> bool:
             return present.isdisjoint(words)
@@ -116,6 +106,34 @@ class Dispatch:
         view.yaml = self.yaml
         view._gated = False
         return view
+
+
+_PRESENT: "OrderedDict[tuple, tuple]" = OrderedDict()  # (id(text), words) -> (text, the words it holds)
+
+
+def _present_words(text: str, words: frozenset) -> frozenset:
+    """The ``words`` that ``text`` holds, as it is or (a text that is not ASCII) as Python reads
+    its identifiers, NFKC-normalised (``ＴransformerConfig(...)``). The last few texts' answers
+    are kept: an editor's analyses re-check the same unchanged files the open document reaches."""
+    key = (id(text), words)
+    hit = _PRESENT.get(key)
+    if hit is not None and hit[0] is text:
+        return hit[1]
+    ident = text if text.isascii() else None
+    present = set()
+    for w in words:
+        if w in text:
+            present.add(w)
+        else:
+            if ident is None:
+                ident = identifier_text(text)
+            if ident is not text and w in ident:
+                present.add(w)
+    got = frozenset(present)
+    _PRESENT[key] = (text, got)
+    if len(_PRESENT) > 8:
+        _PRESENT.popitem(last=False)
+    return got
 
 
 def _graph_rule(rule) -> bool:
@@ -747,7 +765,7 @@ class ModuleEngine:
         if root is None:
             return
         # `helper(x).sum()`: the outer call starts where the helper call does; the helper call is the innermost
-        calls = [n for n in _walk(root) if isinstance(n, ast.Call) and n.lineno == rline and n.col_offset == rcol]
+        calls = [n for n in _walk_no_ctx(root) if isinstance(n, ast.Call) and n.lineno == rline and n.col_offset == rcol]
         call = min(calls, key=lambda n: (n.end_lineno or 0, n.end_col_offset or 0)) if calls else None
         if call is None:
             return
