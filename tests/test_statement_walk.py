@@ -231,3 +231,30 @@ def test_the_words_a_text_holds_are_searched_once_per_text_object():
     for i in range(20):
         engine_dispatch._present_words(f"x = {i}\n", words)
     assert engine_dispatch._present_words("set_context\n" + "y\n", words) == {"set_context"}
+
+
+def test_the_full_dispatch_visits_as_the_parent_walk_yields():
+    """``_dispatch``'s inlined walk (no ctx types in the table): every node visited in
+    ``walk_with_parents_no_ctx``'s order, with the parents recorded so far exactly those the
+    generator had recorded when it yielded that node."""
+    from msgraphlint.engine.dispatch import _dispatch
+
+    texts = [SAMPLE, (REPO / "reference_model" / "gpt_layer.py").read_text(encoding="utf-8")] \
+        if (REPO / "reference_model" / "gpt_layer.py").exists() else [SAMPLE]
+    for text in texts:
+        tree = ast.parse(text)
+        expected = []
+        ref: dict = {}
+        for node in walk_with_parents_no_ctx(tree, ref):
+            expected.append((id(node), id(ref.get(id(node))), len(ref)))
+        got = []
+        ctx = types.SimpleNamespace(_parents=None, rule=None)
+
+        def visit(node, c):
+            got.append((id(node), id(c._parents.get(id(node))), len(c._parents)))
+
+        table = {cls: [(object(), visit)] for cls in {type(n) for n in ast.walk(tree)}
+                 if cls not in (ast.Load, ast.Store, ast.Del)}
+        _dispatch(tree, table, ctx)
+        assert got == expected
+        assert ctx._parents == ref

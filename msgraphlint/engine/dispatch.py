@@ -144,7 +144,7 @@ def _graph_rule(rule) -> bool:
 from ..parse.astutil import fold, per_tree, unparse, walk as _walk, walk_with_parents as _walk_with_parents  # noqa: E402
 from ..parse.astutil import (walk_no_ctx as _walk_no_ctx, walk_with_parents_no_ctx as _walk_with_parents_no_ctx,  # noqa: E402
                              walk_statements_with_parents as _walk_statements_with_parents,
-                             children_no_ctx as _children_no_ctx)
+                             children_no_ctx as _children_no_ctx, _NO_CTX_FIELDS, _node_fields)
 _CTX_TYPES = (ast.Load, ast.Store, ast.Del)
 #: the node types :func:`walk_statements_with_parents` yields (a statement is never inside an
 #: expression: a lambda's body is one)
@@ -1194,14 +1194,49 @@ def _dispatch(root: ast.AST, table: dict, ctx: RuleContext) -> None:
                     visit(node, ctx)
         parents.at = None
         return
-    ctx._parents = {}
-    walker = _walk_with_parents if any(t in table for t in _CTX_TYPES) else _walk_with_parents_no_ctx
-    for node in walker(root, ctx._parents):
-        handlers = table.get(type(node))
+    ctx._parents = parents = {}
+    if any(t in table for t in _CTX_TYPES):
+        for node in _walk_with_parents(root, parents):
+            handlers = table.get(type(node))
+            if handlers:
+                for rule, visit in handlers:
+                    ctx.rule = rule
+                    visit(node, ctx)
+        return
+    # walk_with_parents_no_ctx inlined (no generator resumed per node): each node is visited
+    # before its children's parents are recorded, as the generator's consumer sees them
+    stack = [root]
+    pop, extend = stack.pop, stack.extend
+    fields_of = _NO_CTX_FIELDS
+    get = table.get
+    AST = ast.AST
+    while stack:
+        node = pop()
+        cls = node.__class__
+        handlers = get(cls)
         if handlers:
             for rule, visit in handlers:
                 ctx.rule = rule
                 visit(node, ctx)
+        fields = fields_of.get(cls)
+        if fields is None:
+            fields = _node_fields(cls)
+        if not fields:
+            continue
+        kids: list = []
+        add = kids.append
+        for name in fields:
+            v = getattr(node, name, None)
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, AST):
+                        add(x)
+            elif isinstance(v, AST):
+                add(v)
+        for child in kids:
+            parents[id(child)] = node
+        kids.reverse()
+        extend(kids)
 
 
 def string_dispatched(func: ast.AST, values: ScopeValues) -> set:
