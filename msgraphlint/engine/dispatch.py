@@ -641,17 +641,23 @@ class ModuleEngine:
             signature = tuple(sorted((k, q, tuple(_params_of(f)), tuple(a.arg for a in f.args.kwonlyargs))
                                      for k, q, f in targets))
 
+        def values_key(func, class_key, qualname):
+            """Editors: the key under which the kinds this caller's value pass gave the arguments
+            of its calls are kept: its text, its class, the module's constants and names, the
+            targets (and, checked apart, the helpers the pass called); None elsewhere."""
+            if signature is None:
+                return None
+            scope = by_name[qualname]
+            vkey = self._values_key(qualname, not scope.chain, scope.enclosing)
+            return ("callers", qualname, self.source.segment(func),
+                    self._class_key(class_key, self.class_info(class_key)), self._consts_key(scope.enclosing),
+                    self._names_key, vkey, signature)
+
         def values_for(func, class_key, qualname):
             scope = by_name[qualname]
             vkey = self._values_key(qualname, not scope.chain, scope.enclosing)
-            key = None
-            if signature is not None:
-                # editors: the kinds this caller's value pass gave the arguments of its calls, kept
-                # while its text, its class, the module's constants and names, the targets and the
-                # helpers the pass called are unchanged
-                key = ("callers", qualname, self.source.segment(func),
-                       self._class_key(class_key, self.class_info(class_key)), self._consts_key(scope.enclosing),
-                       self._names_key, vkey, signature)
+            key = values_key(func, class_key, qualname)
+            if key is not None:
                 kept = self.scope_cache.get(key)
                 if kept is not None and self._deps_hold(kept[0]):
                     self._ask_returns(kept[0])  # the helpers' return kinds, in the order a value pass asks
@@ -666,15 +672,23 @@ class ModuleEngine:
             if rec is None:
                 return v
             log = _LoggedKinds(v, func)
-            self._keep(key, (tuple(dict.fromkeys(rec)), log.kinds, v.from_callers))
+            # the live record, as log.kinds is: the kinds CallerKinds asks after the pass (an
+            # argument the pass itself never needed, `pick(x)`) read helpers too, and those
+            # reads are deps of the kept answers (a snapshot taken here missed them: an edit of
+            # `pick` left the callee's hints stale)
+            self._keep(key, (rec, log.kinds, v.from_callers))
             return log
 
         def self_attrs(class_name):
             cls = self.summary.classes.get(class_name) if class_name else None
             return cls.attrs if cls is not None else {}
 
+        funcs = {scope.qualname: self._funcs[scope.lineno] for scope in self.scopes if scope.lineno in self._funcs} \
+            if signature is not None else None
         callers = CallerKinds(tree, self.summary.name, self.summary.imports, targets, graph_funcs,
-                              values_for, self_attrs, incoming(self.index, self.summary.path))
+                              values_for, self_attrs, incoming(self.index, self.summary.path),
+                              memo=self.scope_cache if signature is not None else None,
+                              values_key=values_key if signature is not None else None, funcs=funcs)
         found = callers.run(self.source.text)
         for qualname, hints in found.items():
             if hints and qualname not in self._hints:
@@ -1305,6 +1319,8 @@ class _LoggedKinds:
 class _KeptKinds:
     """The answers a ``_LoggedKinds`` noted in an earlier run of the same caller text; a node
     not asked then gets the caller's value pass after all (``compute``)."""
+
+    kept = True  # (CallerKinds replays a def's recorded sites only over kept answers)
 
     def __init__(self, kinds: Dict[tuple, Kind], func: ast.AST, from_callers: frozenset, compute) -> None:
         self._kinds, self.func, self.from_callers = kinds, func, from_callers

@@ -33,7 +33,7 @@ import ast
 import bisect
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..parse.astutil import children_no_ctx
+from ..parse.astutil import children_no_ctx, statement_defs
 from .dtypes import constructed_dtype
 from ..kinds import Kind, merge
 from ..parse.source import split_lines
@@ -96,14 +96,20 @@ class CallerKinds:
     def __init__(self, tree: ast.Module, modname: str, imports, targets: Sequence[Tuple[str, str, ast.AST]],
                  graph_funcs: Dict[int, Tuple[str, Optional[str]]],
                  values_for: Callable[[ast.AST, Optional[str], str], object],
-                 self_attrs: Callable[[str], Dict[str, str]], external=None) -> None:
+                 self_attrs: Callable[[str], Dict[str, str]], external=None, memo: Optional[dict] = None,
+                 values_key: Optional[Callable[[ast.AST, Optional[str], str], object]] = None,
+                 funcs: Optional[Dict[str, ast.AST]] = None) -> None:
         """``targets``: (local name of a Cell class or a jit function, scope qualname, def);
         names are resolved lexically, so same-named Cells or jit functions defined in two
         test functions are two targets; ``graph_funcs``: id(def) -> (qualname, class name)
         of the module's graph scopes (their own value analysis classifies the arguments they
         pass); ``self_attrs(class)`` the raw attribute kinds of a class (``call:<dotted>``
         for ``self.x = Block(...)``); ``external``: entry qualname -> the ``evidence.ArgSite`` list
-        of other modules' calls (and of wrappers anywhere), merged with this module's own."""
+        of other modules' calls (and of wrappers anywhere), merged with this module's own.
+        Editors: ``memo`` (the document's scope cache), ``values_key(func, class, qualname)`` (the
+        key under which ``values_for`` keeps a graph caller's answers, None when it keeps none)
+        and ``funcs`` (graph scope qualname -> def) let each top-level def's sites be replayed
+        while what they depend on is unchanged (:meth:`_scan_kept`)."""
         self.tree = tree
         self.modname = modname
         self.imports = imports
@@ -118,6 +124,11 @@ class CallerKinds:
         self.hints: Dict[str, Dict[str, Kind]] = {}
         self.sites: Dict[str, int] = {}
         self.external = external or {}
+        self._memo = memo if (memo is not None and values_key is not None and funcs is not None) else None
+        self._values_key = values_key
+        self._funcs = funcs or {}
+        self._rec: Optional[list] = None  # the events of the top-level def being scanned (editors)
+        self._static_key: Optional[tuple] = None
 
     # ------------------------------------------------------------------ the walk
     def run(self, text: Optional[str] = None) -> Dict[str, Dict[str, Kind]]:
@@ -236,6 +247,9 @@ class CallerKinds:
                 graph = self.graph_funcs.get(id(inner))
                 # a graph scope classifies its arguments with its own value analysis; any
                 # other def (a script, a training loop, a test) is a plain Python caller
+                if self._memo is not None and body is self.tree.body and self._lines is not None:
+                    self._scan_kept(inner, cname, graph)
+                    continue
                 self._scan_body(inner.body, inner if graph is not None else None,  # type: ignore[attr-defined]
                                 graph[1] if graph is not None and graph[1] else cname)
         if calls:
@@ -246,27 +260,106 @@ class CallerKinds:
 
     def _sites(self, func: Optional[ast.AST], calls, env, denv) -> None:
         values = None
+        rec = self._rec
         if func is not None:
             q, cname = self.graph_funcs[id(func)]
+            if rec is not None:  # (the key before the pass, as values_for computes it)
+                rec.append(("values", q, cname, self._values_key(func, cname, q)))  # type: ignore[misc]
             values = self.values_for(func, cname, q)
         caller_params = set(_params(func)) if func is not None else set()
         for target, call in calls:
-            self._record(target, call, env, values, caller_params)
-            self._record_dtypes(target, call, denv if values is None else {})
-            self._record_pytypes(target, call)
+            kinds = self._bound_kinds(target, call, env, values, caller_params)
+            dtypes = self._bound_agreed(target, call, lambda a: self._arg_dtype(a, denv if values is None else {}))
+            pytypes = self._bound_agreed(target, call, self._arg_pytype)
+            self._apply(target.qualname, tuple(target.params + target.kwonly), kinds, dtypes, pytypes)
+            if rec is not None:
+                rec.append(("site", target.qualname, tuple(target.params + target.kwonly), kinds, dtypes, pytypes))
 
-    def _record_dtypes(self, target: _Target, call: ast.Call, denv: Dict[str, Optional[str]]) -> None:
-        """The dtype of each tensor argument the call spells (``Tensor([1])``, a name bound
-        to ``Tensor(2, ms.float32)`` in a plain caller), kept only where every site agrees."""
-        self._record_agreed(self.dtypes, target, call, lambda a: self._arg_dtype(a, denv))
+    def _apply(self, qualname: str, params: Tuple[str, ...], kinds: Dict[str, Kind],
+               dtypes: Dict[str, Optional[str]], pytypes: Dict[str, Optional[str]]) -> None:
+        """One call site merged into the hints (a parameter not passed takes its default:
+        unknown here), and into the dtypes and containers every site agrees on."""
+        hints = self.hints.setdefault(qualname, {})
+        self.sites[qualname] = self.sites.get(qualname, 0) + 1
+        first = self.sites[qualname] == 1
+        for p in params:
+            k = kinds.get(p, Kind.UNKNOWN)
+            hints[p] = k if first else merge(hints.get(p, Kind.UNKNOWN), k)
+        for store, bound in ((self.dtypes, dtypes), (self.pytypes, pytypes)):
+            new = qualname not in store
+            seen = store.setdefault(qualname, {})
+            for p in params:
+                d = bound.get(p)
+                seen[p] = d if new else (d if seen.get(p) == d else None)
 
-    def _record_pytypes(self, target: _Target, call: ast.Call) -> None:
-        """The Python container each argument is written as (``foo([1, 2])``: ``list``; a
-        tuple or dict display likewise), or ``scalar`` for ``ms.mutable(<int/float/bool>)`` (a
-        variable Python scalar, not a tensor), kept only where every site agrees."""
-        self._record_agreed(self.pytypes, target, call, self._arg_pytype)
+    # ------------------------------------------------------------------ editors: kept defs
+    def _def_key(self, inner: ast.AST, cname: Optional[str], graph) -> tuple:
+        """What a top-level def's scan reads: its text from its first decorator (lines are read
+        by content), its class and graph status, the graph scopes and classes inside it (and
+        their ``self.<attr>`` kinds), the targets visible at module level, the needles, the
+        import map and the module's name; the value passes it asks are checked apart (their
+        ``values_key`` is in the events)."""
+        lines = self._lines
+        if lines is _LAZY:
+            lines = self._lines = split_lines(self._text)
+        start = min([inner.lineno] + [d.lineno for d in inner.decorator_list])  # type: ignore[attr-defined]
+        end = getattr(inner, "end_lineno", None) or inner.lineno  # type: ignore[attr-defined]
+        if self._static_key is None:
+            self._static_key = (self.modname, tuple(sorted(self.imports.names.items())) if self.imports is not None else (),
+                                self._needles, tuple(sorted((k, t.qualname, tuple(t.params), tuple(t.kwonly))
+                                                            for k, t in self.targets.items())))
+            self._graph_lines = sorted((f.lineno, q, self.graph_funcs[id(f)][1] or "")  # type: ignore[attr-defined]
+                                       for q, f in self._funcs.items() if id(f) in self.graph_funcs)
+            self._class_lines = sorted((n.lineno, n.name) for n in statement_defs(self.tree) if isinstance(n, ast.ClassDef))
+        lo, hi = inner.lineno, end + 1  # type: ignore[attr-defined]
+        inside = tuple((ln - lo, q, c) for ln, q, c in self._graph_lines[bisect.bisect_left(self._graph_lines, (lo,)):
+                                                                          bisect.bisect_left(self._graph_lines, (hi,))])
+        classes = {cname or ""} | {c for _, _, c in inside} | {
+            c for _, c in self._class_lines[bisect.bisect_left(self._class_lines, (lo,)):bisect.bisect_left(self._class_lines, (hi,))]}
+        attrs = tuple((c, tuple(sorted(self.self_attrs(c).items()))) for c in sorted(classes) if c)
+        return ("caller-kinds", "\n".join(lines[start - 1:end]), cname, graph, inside, attrs, self._static_key)
+
+    def _scan_kept(self, inner: ast.AST, cname: Optional[str], graph) -> None:
+        """``_scan_body`` of a top-level def, or the replay of its events from an earlier run with
+        the same :meth:`_def_key` whose value passes are kept under the same keys
+        (``values_for`` answers them from its cache: ``kept``)."""
+        key = self._def_key(inner, cname, graph)
+        events = self._memo.get(key)  # type: ignore[union-attr]
+        if events is not None and self._replay(events):
+            return
+        self._rec = rec = []
+        try:
+            self._scan_body(inner.body, inner if graph is not None else None,  # type: ignore[attr-defined]
+                            graph[1] if graph is not None and graph[1] else cname)
+        finally:
+            self._rec = None
+        memo = self._memo
+        if len(memo) > 4096:  # type: ignore[arg-type]  # bounded as the scope cache it lives in
+            memo.clear()  # type: ignore[union-attr]
+        memo[key] = tuple(rec)  # type: ignore[index]
+
+    def _replay(self, events: tuple) -> bool:
+        """Apply recorded sites when every value pass they came from is answered from the cache
+        under the key it had: the keys are compared first (nothing applied or asked on a
+        mismatch), then the passes are asked in their order (their side effects, as a scan
+        has them); False, with nothing applied, when one is computed afresh."""
+        passes = [(self._funcs.get(ev[1]), ev) for ev in events if ev[0] == "values"]
+        for func, ev in passes:
+            if func is None or self.graph_funcs.get(id(func)) != (ev[1], ev[2]) \
+                    or ev[3] is None or self._values_key(func, ev[2], ev[1]) != ev[3]:  # type: ignore[misc]
+                return False
+        for func, ev in passes:
+            if not getattr(self.values_for(func, ev[2], ev[1]), "kept", False):
+                return False
+        for ev in events:
+            if ev[0] == "site":
+                self._apply(ev[1], ev[2], ev[3], ev[4], ev[5])
+        return True
 
     def _arg_pytype(self, a: ast.AST) -> Optional[str]:
+        """The Python container an argument is written as (``foo([1, 2])``: ``list``; a tuple or
+        dict display likewise), or ``scalar`` for ``ms.mutable(<int/float/bool>)`` (a variable
+        Python scalar, not a tensor); dtypes and containers are kept only where every site agrees."""
         shown = _DISPLAYS.get(type(a))
         if shown is not None:
             return shown
@@ -277,8 +370,8 @@ class CallerKinds:
         return None
 
     @staticmethod
-    def _record_agreed(store: Dict[str, Dict[str, Optional[str]]], target: _Target, call: ast.Call,
-                       value_of: Callable[[ast.AST], Optional[str]]) -> None:
+    def _bound_agreed(target: _Target, call: ast.Call, value_of: Callable[[ast.AST], Optional[str]]) -> Dict[str, Optional[str]]:
+        """The value (a dtype, a container) of each parameter the call binds."""
         bound: Dict[str, Optional[str]] = {}
         for i, a in enumerate(call.args):
             if isinstance(a, ast.Starred) or i >= len(target.params):
@@ -287,11 +380,7 @@ class CallerKinds:
         for kw in call.keywords:
             if kw.arg is not None and (kw.arg in target.params or kw.arg in target.kwonly):
                 bound[kw.arg] = value_of(kw.value)
-        first = target.qualname not in store
-        seen = store.setdefault(target.qualname, {})
-        for p in target.params + target.kwonly:
-            d = bound.get(p)
-            seen[p] = d if first else (d if seen.get(p) == d else None)
+        return bound
 
     def _arg_dtype(self, a: ast.AST, denv: Dict[str, Optional[str]]) -> Optional[str]:
         if isinstance(a, ast.Name):
@@ -354,9 +443,9 @@ class CallerKinds:
                 return Kind.TENSOR
         return Kind.UNKNOWN
 
-    def _record(self, target: _Target, call: ast.Call, env: Dict[str, object], values, caller_params) -> None:
-        hints = self.hints.setdefault(target.qualname, {})
-        self.sites[target.qualname] = self.sites.get(target.qualname, 0) + 1
+    def _bound_kinds(self, target: _Target, call: ast.Call, env: Dict[str, object], values,
+                     caller_params) -> Dict[str, Kind]:
+        """The kind of each parameter the call binds."""
         bound: Dict[str, Kind] = {}
         for i, a in enumerate(call.args):
             if isinstance(a, ast.Starred) or i >= len(target.params):
@@ -367,10 +456,7 @@ class CallerKinds:
                 continue
             if kw.arg in target.params or kw.arg in target.kwonly:
                 bound[kw.arg] = self._arg_kind(kw.value, env, values, caller_params)
-        # a parameter not passed at this site takes its default: unknown here
-        for p in target.params + target.kwonly:
-            k = bound.get(p, Kind.UNKNOWN)
-            hints[p] = k if self.sites[target.qualname] == 1 else merge(hints.get(p, Kind.UNKNOWN), k)
+        return bound
 
     def _record_external(self, target: _Target, site) -> None:
         """One call of another module (``evidence.ArgSite``), merged like a site of this one."""
