@@ -142,7 +142,7 @@ def _graph_rule(rule) -> bool:
 
 
 from ..parse.astutil import fold, per_tree, unparse, walk as _walk, walk_with_parents as _walk_with_parents  # noqa: E402
-from ..parse.astutil import (walk_no_ctx as _walk_no_ctx, walk_with_parents_no_ctx as _walk_with_parents_no_ctx,  # noqa: E402
+from ..parse.astutil import (walk_no_ctx as _walk_no_ctx,  # noqa: E402
                              walk_statements_with_parents as _walk_statements_with_parents,
                              children_no_ctx as _children_no_ctx, _NO_CTX_FIELDS, _node_fields)
 _CTX_TYPES = (ast.Load, ast.Store, ast.Del)
@@ -1054,16 +1054,10 @@ class ModuleEngine:
         first = len(self.findings)
         if table:
             ctx._parents = parents = {}
-            walker = _walk_with_parents if any(t in table for t in _CTX_TYPES) else _walk_with_parents_no_ctx
             for u in todo:
                 for stmt in u[2]:
                     parents[id(stmt)] = tree
-                    for node in walker(stmt, parents):
-                        handlers = table.get(type(node))
-                        if handlers:
-                            for rule, visit in handlers:
-                                ctx.rule = rule
-                                visit(node, ctx)
+                    _visit_walk(stmt, table, ctx, parents)
         if checks:
             view = ast.Module(body=[stubs.get(id(s), s) for s in tree.body], type_ignores=[])
             real = ctx.source
@@ -1209,6 +1203,13 @@ def _dispatch(root: ast.AST, table: dict, ctx: RuleContext) -> None:
         parents.at = None
         return
     ctx._parents = parents = {}
+    _visit_walk(root, table, ctx, parents)
+
+
+def _visit_walk(root: ast.AST, table: dict, ctx: RuleContext, parents: dict) -> None:
+    """Hand every node under ``root`` (source order) to the rules ``table`` registers for its
+    type, recording ``parents`` as :func:`walk_with_parents` (or, with no ``Load``/``Store``/
+    ``Del`` type in the table, :func:`walk_with_parents_no_ctx`) would."""
     if any(t in table for t in _CTX_TYPES):
         for node in _walk_with_parents(root, parents):
             handlers = table.get(type(node))
