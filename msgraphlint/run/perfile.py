@@ -14,6 +14,23 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 
+#: the dispatch table of a settings object's rule instances, kept across runs in one process
+#: (the language server analyses each edit with the same settings: one table, not one per
+#: edit); a table holds only what the rules declare, nothing of a run
+_DISPATCHES: Dict[int, Tuple[Any, Dispatch]] = {}
+
+
+def _dispatch_of(settings: "Settings") -> Dispatch:
+    hit = _DISPATCHES.get(id(settings))
+    if hit is not None and hit[0] is settings:
+        return hit[1]
+    got = Dispatch(settings.instances)
+    if len(_DISPATCHES) >= 16:
+        _DISPATCHES.pop(next(iter(_DISPATCHES)))
+    _DISPATCHES[id(settings)] = (settings, got)
+    return got
+
+
 class PerFile:
     """``settings(path)``: the Settings of a file of the run (``default`` for any other
     path: an in-memory buffer, a module loaded only to resolve a name, unless ``resolve``
@@ -77,7 +94,7 @@ class PerFile:
     def dispatch(self, settings: "Settings") -> Dispatch:
         got = self._dispatch.get(id(settings))
         if got is None:
-            got = self._dispatch[id(settings)] = Dispatch(settings.instances)
+            got = self._dispatch[id(settings)] = _dispatch_of(settings)
         return got
 
     @property
