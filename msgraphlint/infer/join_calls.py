@@ -60,7 +60,11 @@ def parameter_joins(ctx) -> Dict[int, Tuple[str, List[str], List[Tuple[ast.BoolO
         params = [a.arg for a in func.args.args]
         if params and params[0] in ("self", "cls"):
             params = params[1:]
-        hits = {i for i in range(func.lineno, (func.end_lineno or func.lineno) + 1)
+        end = func.end_lineno or func.lineno
+        seg = "\n".join(ctx.source.lines[func.lineno - 1:end])  # (one test of the def's text first)
+        if " and " not in seg and " or " not in seg:
+            continue
+        hits = {i for i in range(func.lineno, end + 1)
                 if (" and " in (t := ctx.source.line(i)) or " or " in t) and _BARE_BOOLOP.search(t)}
         if not hits:
             continue  # no `name and name` in the text: no walk
