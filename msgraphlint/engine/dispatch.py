@@ -392,7 +392,7 @@ class ModuleEngine:
                 self._inputs = Inputs()
             else:
                 graph_defs = {id(self._funcs[s.lineno]) for s in self.scopes if s.lineno in self._funcs}
-                self._inputs = python_inputs(self.source.tree, graph_defs)
+                self._inputs = python_inputs(self.source.tree, graph_defs, self.source.lines)
         return self._inputs
 
     def _entry_key(self, func: ast.AST):
