@@ -86,14 +86,10 @@ class Dispatch:
                 for w in (r.requires_text or ())) | frozenset(
                 w for r in self.graph_leave + self.module_checks for w in (r.requires_text or ()))
         present = _present_words(text, words)
-
-        def lacks(words) -> bool:
-            return present.isdisjoint(words)
-
         skip = {id(r) for table in (self.graph, self.module) for handlers in table.values() for r, _ in handlers
-                if r.requires_text and lacks(r.requires_text)}
+                if r.requires_text and present.isdisjoint(r.requires_text)}
         skip |= {id(r) for r in self.graph_leave + self.module_checks
-                 if r.requires_text and lacks(r.requires_text)}
+                 if r.requires_text and present.isdisjoint(r.requires_text)}
         if not skip:
             return self
         view = object.__new__(Dispatch)
@@ -641,14 +637,16 @@ class ModuleEngine:
             signature = tuple(sorted((k, q, tuple(_params_of(f)), tuple(a.arg for a in f.args.kwonlyargs))
                                      for k, q, f in targets))
 
-        def values_key(func, class_key, qualname):
+        def values_key(func, class_key, qualname, vkey=None):
             """Editors: the key under which the kinds this caller's value pass gave the arguments
             of its calls are kept: its text, its class, the module's constants and names, the
-            targets (and, checked apart, the helpers the pass called); None elsewhere."""
+            targets (and, checked apart, the helpers the pass called); None elsewhere. ``vkey``:
+            the pass's own ``_values_key``, when the caller has it."""
             if signature is None:
                 return None
             scope = by_name[qualname]
-            vkey = self._values_key(qualname, not scope.chain, scope.enclosing)
+            if vkey is None:
+                vkey = self._values_key(qualname, not scope.chain, scope.enclosing)
             return ("callers", qualname, self.source.segment(func),
                     self._class_key(class_key, self.class_info(class_key)), self._consts_key(scope.enclosing),
                     self._names_key, vkey, signature)
@@ -656,7 +654,7 @@ class ModuleEngine:
         def values_for(func, class_key, qualname):
             scope = by_name[qualname]
             vkey = self._values_key(qualname, not scope.chain, scope.enclosing)
-            key = values_key(func, class_key, qualname)
+            key = values_key(func, class_key, qualname, vkey)
             if key is not None:
                 kept = self.scope_cache.get(key)
                 if kept is not None and self._deps_hold(kept[0]):

@@ -33,7 +33,7 @@ import ast
 import bisect
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from ..parse.astutil import children_no_ctx, statement_defs
+from ..parse.astutil import children_no_ctx, classes_within, def_span
 from .dtypes import constructed_dtype
 from ..kinds import Kind, merge
 from ..parse.source import split_lines
@@ -128,7 +128,8 @@ class CallerKinds:
         self._values_key = values_key
         self._funcs = funcs or {}
         self._rec: Optional[list] = None  # the events of the top-level def being scanned (editors)
-        self._static_key: Optional[tuple] = None
+        self._static_key: Optional[tuple] = None  # what every def's key shares (_def_key)
+        self._graph_lines: List[Tuple[int, str, str]] = []  # (line, qualname, class) of the graph scopes
 
     # ------------------------------------------------------------------ the walk
     def run(self, text: Optional[str] = None) -> Dict[str, Dict[str, Kind]]:
@@ -268,9 +269,9 @@ class CallerKinds:
             values = self.values_for(func, cname, q)
         caller_params = set(_params(func)) if func is not None else set()
         for target, call in calls:
-            kinds = self._bound_kinds(target, call, env, values, caller_params)
-            dtypes = self._bound_agreed(target, call, lambda a: self._arg_dtype(a, denv if values is None else {}))
-            pytypes = self._bound_agreed(target, call, self._arg_pytype)
+            kinds = self._bound(target, call, lambda a: self._arg_kind(a, env, values, caller_params))
+            dtypes = self._bound(target, call, lambda a: self._arg_dtype(a, denv if values is None else {}))
+            pytypes = self._bound(target, call, self._arg_pytype)
             self._apply(target.qualname, tuple(target.params + target.kwonly), kinds, dtypes, pytypes)
             if rec is not None:
                 rec.append(("site", target.qualname, tuple(target.params + target.kwonly), kinds, dtypes, pytypes))
@@ -302,20 +303,17 @@ class CallerKinds:
         lines = self._lines
         if lines is _LAZY:
             lines = self._lines = split_lines(self._text)
-        start = min([inner.lineno] + [d.lineno for d in inner.decorator_list])  # type: ignore[attr-defined]
-        end = getattr(inner, "end_lineno", None) or inner.lineno  # type: ignore[attr-defined]
+        start, end = def_span(inner)
         if self._static_key is None:
             self._static_key = (self.modname, tuple(sorted(self.imports.names.items())) if self.imports is not None else (),
                                 self._needles, tuple(sorted((k, t.qualname, tuple(t.params), tuple(t.kwonly))
                                                             for k, t in self.targets.items())))
             self._graph_lines = sorted((f.lineno, q, self.graph_funcs[id(f)][1] or "")  # type: ignore[attr-defined]
                                        for q, f in self._funcs.items() if id(f) in self.graph_funcs)
-            self._class_lines = sorted((n.lineno, n.name) for n in statement_defs(self.tree) if isinstance(n, ast.ClassDef))
         lo, hi = inner.lineno, end + 1  # type: ignore[attr-defined]
         inside = tuple((ln - lo, q, c) for ln, q, c in self._graph_lines[bisect.bisect_left(self._graph_lines, (lo,)):
                                                                           bisect.bisect_left(self._graph_lines, (hi,))])
-        classes = {cname or ""} | {c for _, _, c in inside} | {
-            c for _, c in self._class_lines[bisect.bisect_left(self._class_lines, (lo,)):bisect.bisect_left(self._class_lines, (hi,))]}
+        classes = {cname or ""} | {c for _, _, c in inside} | set(classes_within(self.tree, lo, end))
         attrs = tuple((c, tuple(sorted(self.self_attrs(c).items()))) for c in sorted(classes) if c)
         return ("caller-kinds", "\n".join(lines[start - 1:end]), cname, graph, inside, attrs, self._static_key)
 
@@ -370,9 +368,10 @@ class CallerKinds:
         return None
 
     @staticmethod
-    def _bound_agreed(target: _Target, call: ast.Call, value_of: Callable[[ast.AST], Optional[str]]) -> Dict[str, Optional[str]]:
-        """The value (a dtype, a container) of each parameter the call binds."""
-        bound: Dict[str, Optional[str]] = {}
+    def _bound(target: _Target, call: ast.Call, value_of: Callable[[ast.AST], object]) -> dict:
+        """``value_of`` (a kind, a dtype, a container) of each argument, by the parameter the call
+        binds it to."""
+        bound: dict = {}
         for i, a in enumerate(call.args):
             if isinstance(a, ast.Starred) or i >= len(target.params):
                 break
@@ -443,25 +442,9 @@ class CallerKinds:
                 return Kind.TENSOR
         return Kind.UNKNOWN
 
-    def _bound_kinds(self, target: _Target, call: ast.Call, env: Dict[str, object], values,
-                     caller_params) -> Dict[str, Kind]:
-        """The kind of each parameter the call binds."""
-        bound: Dict[str, Kind] = {}
-        for i, a in enumerate(call.args):
-            if isinstance(a, ast.Starred) or i >= len(target.params):
-                break
-            bound[target.params[i]] = self._arg_kind(a, env, values, caller_params)
-        for kw in call.keywords:
-            if kw.arg is None:
-                continue
-            if kw.arg in target.params or kw.arg in target.kwonly:
-                bound[kw.arg] = self._arg_kind(kw.value, env, values, caller_params)
-        return bound
-
     def _record_external(self, target: _Target, site) -> None:
-        """One call of another module (``evidence.ArgSite``), merged like a site of this one."""
-        hints = self.hints.setdefault(target.qualname, {})
-        self.sites[target.qualname] = self.sites.get(target.qualname, 0) + 1
+        """One call of another module (``evidence.ArgSite``), merged like a site of this one
+        (it spells no dtype and no container here: no agreement on either)."""
         bound: Dict[str, Kind] = {}
         for p, k in zip(target.params, site.args):
             bound[p] = _KINDS.get(k, Kind.UNKNOWN)
@@ -472,15 +455,7 @@ class CallerKinds:
         for name, k in site.kwargs.items():
             if name in target.params or name in target.kwonly:
                 bound[name] = _KINDS.get(k, Kind.UNKNOWN)
-        first = self.sites[target.qualname] == 1
-        for p in target.params + target.kwonly:
-            k = bound.get(p, Kind.UNKNOWN)
-            hints[p] = k if first else merge(hints.get(p, Kind.UNKNOWN), k)
-        # another module's site spells no dtype and no container here: no agreement on either
-        for store in (self.dtypes, self.pytypes):
-            seen = store.setdefault(target.qualname, {})
-            for p in target.params + target.kwonly:
-                seen[p] = None
+        self._apply(target.qualname, tuple(target.params + target.kwonly), bound, {}, {})
 
     def _arg_kind(self, a: ast.AST, env, values, caller_params) -> Kind:
         if values is None:

@@ -229,6 +229,22 @@ def statement_defs(tree: AST) -> List[AST]:
                     lambda t: [n for n in walk_statements(t.body) if isinstance(n, _DEF_TYPES)])
 
 
+def def_span(node: AST) -> tuple:
+    """(first, last) 1-based lines of a ``def`` or ``class`` statement, its decorators included:
+    the whole lines a memo keyed by a definition's text reads."""
+    return (min([node.lineno] + [d.lineno for d in node.decorator_list]),  # type: ignore[attr-defined]
+            getattr(node, "end_lineno", None) or node.lineno)  # type: ignore[attr-defined]
+
+
+def classes_within(tree: AST, first: int, last: int) -> List[str]:
+    """The names of the ``class`` statements of ``tree`` (nested ones included) whose line is in
+    ``first..last``, sorted; from a by-line list built once per tree (``per_tree``)."""
+    from bisect import bisect_left
+    lines = per_tree(tree, "class_lines", lambda t: sorted(
+        (n.lineno, n.name) for n in statement_defs(t) if isinstance(n, ast.ClassDef)))
+    return sorted({name for _, name in lines[bisect_left(lines, (first, "")):bisect_left(lines, (last + 1, ""))]})
+
+
 def fold(root: AST, deps: Callable[[AST], list], combine: Callable[[AST, list], Any]) -> Any:
     """A value computed bottom-up without recursion, whatever the depth of ``root`` (a chain
     of thousands of ``+`` that ``ast.parse`` reads): ``deps(node)`` lists the sub-nodes whose

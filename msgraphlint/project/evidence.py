@@ -34,13 +34,12 @@ from __future__ import annotations
 
 import ast
 import os
-from bisect import bisect_left
 import re
 import weakref
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ..parse.astutil import children_no_ctx, statement_defs
+from ..parse.astutil import children_no_ctx, classes_within, def_span
 from .imports import ImportMap
 from ..kinds import Kind
 from ..infer.paramkinds import literal_kind
@@ -140,22 +139,17 @@ def _top_level(scan: "_Scan", tree: ast.Module, memo: dict, imports: ImportMap) 
     chain: List[dict] = [{}]
     lines = scan.lines
     names = None
-    classes = None  # (line, name) of every class statement of the module, by line
     for st in tree.body:
         if not isinstance(st, _DEFS):
             scan.stmt(st, chain, None, False, frozenset())
             continue
         if names is None:
             names = (scan.modname, tuple(sorted(imports.names.items())), scan.hits["all"], scan.hits["method"])
-        if classes is None:
-            classes = [(n.lineno, n.name) for n in statement_defs(tree) if isinstance(n, ast.ClassDef)]
-            classes.sort()
-        start = min([st.lineno] + [d.lineno for d in st.decorator_list])
-        end = st.end_lineno or st.lineno
-        inside = sorted({c for _, c in classes[bisect_left(classes, (st.lineno, "")):bisect_left(classes, (end + 1, ""))]})
+        start, end = def_span(st)
         key = ("evidence", "\n".join(lines[start - 1:end]), names, scan.dynamic,  # type: ignore[index]
                tuple(sorted(chain[0].items(), key=lambda kv: kv[0])),
-               tuple((c, tuple(sorted(scan.class_attrs.get(c, {}).items()))) for c in inside))
+               tuple((c, tuple(sorted(scan.class_attrs.get(c, {}).items())))
+                     for c in classes_within(tree, st.lineno, end)))
         kept = memo.get(key)
         if kept is not None:
             scan.sites.extend(kept[0])

@@ -20,7 +20,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from contextvars import ContextVar
 
-from ..parse.astutil import fold, per_tree, statement_defs, walk_no_ctx, walk_statements
+from ..parse.astutil import def_span, fold, per_tree, statement_defs, walk_no_ctx, walk_statements
 from .evidence import ArgSite, outgoing
 from .imports import ImportMap
 from ..parse.source import SourceError, SourceFile
@@ -265,8 +265,8 @@ def _memoised(memo: dict, source: SourceFile, imports: ImportMap):
         memo[key] = value
 
     def text_of(func) -> Tuple[int, str]:
-        start = min([func.lineno] + [d.lineno for d in func.decorator_list])
-        return start, "\n".join(lines[start - 1:func.end_lineno or func.lineno])
+        start, end = def_span(func)
+        return start, "\n".join(lines[start - 1:end])
 
     def calls_in(func, imports_: ImportMap) -> List[CallEdge]:
         start, text = text_of(func)
