@@ -101,6 +101,18 @@ def test_base_class_from_a_file_that_is_not_linted_is_loaded_lazily(tmp_path):
     assert found == {"model.Net.construct"}
 
 
+def test_a_name_resolves_once_the_module_defining_it_is_added(tmp_path):
+    """``resolve`` remembers its answers for the index as it is; adding a module forgets them."""
+    write_tree(tmp_path, {"model.py": "from helpers import f\n", "helpers.py": "def f(x):\n    return x\n"})
+    index = ProjectIndex(max_lazy_modules=0)  # nothing is loaded by name
+    index.add_source(SourceFile.read(str(tmp_path / "model.py")))
+    assert index.resolve("helpers.f") is None
+    index.add_source(SourceFile.read(str(tmp_path / "helpers.py")))
+    got = index.resolve("helpers.f")
+    assert got is not None and got[0] == "function" and got[1].qualname == "helpers.f"
+    assert index.resolve("helpers.f") is got
+
+
 @pytest.mark.parametrize("src", [
     "import mindspore as ms\n@ms.jit\ndef step(x):\n    return x\n",
     "import mindspore\n@mindspore.jit\ndef step(x):\n    return x\n",

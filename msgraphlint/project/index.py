@@ -696,6 +696,9 @@ class ProjectIndex:
         self._read_here: set = set()  # keys source_of read itself (their trees are not kept in them)
         self.completed: set = set()  # paths whose summaries gained call edges on demand
         self._search_memo: Optional[Tuple[int, List[str]]] = None
+        # resolve()'s answers: a name resolves by the registered modules and the ones loaded by
+        # name for it (a load only adds, a miss stays one), so an answer holds until _register
+        self._resolved: Dict[str, object] = {}
         # absolute path -> in-memory text (an editor buffer, stdin) read instead of the file
         # when the module is loaded by name or its tree is asked for
         self.buffers: Dict[str, object] = {}
@@ -717,6 +720,7 @@ class ProjectIndex:
         state["_others"] = {}
         state["source_provider"] = None
         state["lazy_memo"] = None
+        state["_resolved"] = {}
         return state
 
     # building -------------------------------------------------------------------
@@ -740,6 +744,7 @@ class ProjectIndex:
         # different folders: each still resolves its own names through by_path)
         self.modules.setdefault(summary.name, summary)
         self.by_path[os.path.abspath(summary.path)] = summary
+        self._resolved.clear()
         if root not in self.roots:
             self.roots.append(root)
 
@@ -797,6 +802,15 @@ class ProjectIndex:
         """Resolve a dotted name to ("module"|"class"|"function"|"method", summary-object, module) or None."""
         if dotted.startswith("mindspore") or _depth > 5:
             return None
+        if _depth == 0:
+            memo = self._resolved
+            if dotted in memo:
+                return memo[dotted]
+            memo[dotted] = got = self._resolve(dotted, 0)
+            return got
+        return self._resolve(dotted, _depth)
+
+    def _resolve(self, dotted: str, _depth: int):
         parts = dotted.split(".")
         for cut in range(len(parts), 0, -1):
             mod = self._load(".".join(parts[:cut]))
