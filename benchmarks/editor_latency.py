@@ -20,7 +20,9 @@ multiple of that parse; the last line is the table of ratios. Debounce is 0 ms.
 ``--cpu``: no server either; the CPU time of that analysis per edit against the CPU time
 of one ``ast.parse`` (what to compare on a loaded machine). ``--gc server`` (default): the
 cyclic GC as the server runs it, off during the edits and collected between them, untimed;
-``--gc on``: on, as this measured before the server collected when idle.
+``--gc on``: on, as this measured before the server collected when idle. With ``server`` the
+trees the per-tree indexes evict are freed between edits too, as the server frees them when
+idle (``astutil.defer_release``).
 
 ``--profile``: no server; the analysis the server runs for one edit (``runner.run_source``
 with a warm per-document scope cache and context cache, as ``server.start_analysis`` calls
@@ -191,6 +193,7 @@ def cpu_ratios(name: str, path: Path, text: str, edits: int, gc_mode: str = "ser
     it collected when idle)."""
     import gc
 
+    from msgraphlint.parse.astutil import defer_release, release_deferred
     from msgraphlint.project.files import ContextCache
     from msgraphlint.run.runner import prepare, run_source
 
@@ -210,15 +213,18 @@ def cpu_ratios(name: str, path: Path, text: str, edits: int, gc_mode: str = "ser
     was = gc.isenabled()
     if gc_mode == "server":
         gc.disable()  # as ``msgraphlint lsp`` runs (lsp.analysis.IdleCollector): cycles collected when idle
+        defer_release()  # and evicted trees freed when idle
     try:
         for n in range(edits):
             if gc_mode == "server":
-                gc.collect()  # the idle collection between two keystrokes, not timed
+                release_deferred()  # the idle work between two keystrokes, not timed
+                gc.collect()
             t0 = time.process_time()
             once(edited if n % 2 == 0 else text)
             samples.append(time.process_time() - t0)
     finally:
         (gc.enable if was else gc.disable)()
+        defer_release(False)
 
     def parse_cpu(gc_on: bool) -> float:
         was = gc.isenabled()

@@ -1,13 +1,16 @@
 """The language server's cyclic garbage collection happens while it is idle, never inside
-an edit's analysis (``lsp.analysis.IdleCollector``, issue 25 item 1)."""
+an edit's analysis (``lsp.analysis.IdleCollector``, issue 25 item 1); so does freeing the
+earlier texts' trees that the per-tree indexes evict (``astutil.defer_release``)."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import gc
 import weakref
 
 from msgraphlint.lsp.analysis import IdleCollector
+from msgraphlint.parse import astutil
 
 
 class _Cycle:
@@ -40,6 +43,7 @@ def test_cycles_are_collected_once_the_server_is_idle_and_not_while_it_is_busy()
         loop.close()
         if was:
             gc.enable()
+        astutil.defer_release(False)
 
 
 def test_continuous_typing_still_collects_every_so_many_analyses():
@@ -58,6 +62,44 @@ def test_continuous_typing_still_collects_every_so_many_analyses():
         loop.close()
         if was:
             gc.enable()
+        astutil.defer_release(False)
+
+
+def _evict_all(trees):
+    for tree in trees:
+        astutil.per_tree(tree, "test-index", lambda t: len(t.body))
+
+
+def test_an_evicted_tree_is_freed_when_the_server_is_idle_not_inside_the_edit():
+    was = gc.isenabled()
+    loop = asyncio.new_event_loop()
+    try:
+        collector = IdleCollector(loop, lambda: False, delay=10.0, every=1000)
+        collector.install()
+        first = ast.parse("x = 1")
+        ref = weakref.ref(first)
+        astutil.per_tree(first, "test-index", lambda t: len(t.body))
+        del first
+        assert ref() is not None  # the index holds it
+        _evict_all([ast.parse(f"y = {i}") for i in range(astutil._PER_TREE_SIZE + 1)])
+        assert ref() is not None, "evicted during the edit, but freed only when idle"
+        collector.collect()
+        assert ref() is None
+    finally:
+        loop.close()
+        if was:
+            gc.enable()
+        astutil.defer_release(False)
+
+
+def test_without_deferral_an_evicted_tree_is_freed_where_it_is_evicted():
+    astutil.defer_release(False)
+    first = ast.parse("x = 1")
+    ref = weakref.ref(first)
+    astutil.per_tree(first, "test-index", lambda t: len(t.body))
+    del first
+    _evict_all([ast.parse(f"y = {i}") for i in range(astutil._PER_TREE_SIZE + 1)])
+    assert ref() is None
 
 
 def test_an_uninstalled_collector_changes_nothing():

@@ -328,6 +328,27 @@ def unparse(node: AST) -> str:
 
 _PER_TREE: "OrderedDict[tuple, tuple]" = OrderedDict()
 _PER_TREE_SIZE = 16
+#: entries ``per_tree`` dropped while :func:`defer_release` is on (the language server): an
+#: evicted entry often holds the last reference to an earlier text's tree, and freeing a tree
+#: of 3,500 lines costs a millisecond or two inside the edit that evicts it; the server frees
+#: them when idle (``release_deferred``, from ``lsp.analysis.IdleCollector``), as it collects cycles
+_EVICTED: List[tuple] = []
+_DEFERRED = [False]
+_EVICTED_MAX = 64  # more than this between two idle moments: freed where evicted after all
+
+
+def defer_release(on: bool = True) -> None:
+    """Keep what ``per_tree`` evicts until :func:`release_deferred` (off: free it at once)."""
+    _DEFERRED[0] = on
+    if not on:
+        release_deferred()
+
+
+def release_deferred() -> int:
+    """Free the entries kept since the last call; how many there were."""
+    n = len(_EVICTED)
+    _EVICTED.clear()
+    return n
 
 
 def walk_outside_defs(*roots: AST) -> Iterator[AST]:
@@ -354,7 +375,9 @@ def per_tree(tree: AST, what: str, build: Callable[[AST], Any]) -> Any:
     value = build(tree)
     _PER_TREE[key] = (tree, value)
     if len(_PER_TREE) > _PER_TREE_SIZE:
-        _PER_TREE.popitem(last=False)
+        old = _PER_TREE.popitem(last=False)
+        if _DEFERRED[0] and len(_EVICTED) < _EVICTED_MAX:
+            _EVICTED.append(old)
     return value
 
 
