@@ -18,7 +18,7 @@ from ..infer.paramkinds import CallerKinds
 from ..project.index import ModuleSummary, ProjectIndex, all_functions, find_function
 from ..project.scopes import CellResolver, GraphScope, _attr_method, pynative_scopes
 from ..parse.source import SourceFile
-from ..parse.text import identifier_text
+from ..parse.text import identifier_text, occurs_twice
 from ..infer.values import ClassInfo, Kind, ScopeValues, double_starred_names, merge
 
 
@@ -384,11 +384,11 @@ class ModuleEngine:
             # "(" somewhere besides its definition
             names = {s.class_name if s.kind == "construct" else s.qualname.rsplit(".", 1)[-1]
                      for s in self.scopes if not s.chain and s.kind in ("construct", "jit")}
-            if not any(n and text.count(n + "(") >= 2 for n in names):
+            if not any(n and occurs_twice(text, n + "(") for n in names):
                 self._inputs = Inputs()
             else:
                 graph_defs = {id(self._funcs[s.lineno]) for s in self.scopes if s.lineno in self._funcs}
-                self._inputs = python_inputs(self.source.tree, graph_defs, self.source.lines)
+                self._inputs = python_inputs(self.source.tree, graph_defs, text)
         return self._inputs
 
     def _entry_key(self, func: ast.AST):

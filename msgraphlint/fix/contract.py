@@ -47,17 +47,6 @@ def eligible(finding: Finding, unsafe: bool) -> bool:
     return finding.fix is not None and (unsafe or finding.fix.safety is FixSafety.SAFE)
 
 
-_STARTS: List = [None, None]  # the last text and its line starts (one text gets many edits)
-
-
-def _line_starts(text: str) -> List[int]:
-    if _STARTS[0] is text:
-        return _STARTS[1]
-    out = line_starts(text)
-    _STARTS[0], _STARTS[1] = text, out
-    return out
-
-
 def _offset(starts: List[int], size: int, line: int, col: int) -> int:
     if line - 1 >= len(starts) - 1:
         return size
@@ -68,7 +57,7 @@ def apply_edits(text: str, edit_groups: Sequence[Sequence[Edit]]) -> Tuple[str, 
     """Apply groups of edits (one group per fix, all-or-nothing); a group that overlaps
     an already accepted one is skipped. Columns are character offsets. Returns (new
     text, groups applied)."""
-    starts = _line_starts(text)
+    starts = line_starts(text)  # (one text's starts are remembered: one text gets many edits)
     size = len(text)
     accepted: List[Tuple[int, int, str]] = []
     applied = 0
@@ -89,7 +78,7 @@ def apply_edits(text: str, edit_groups: Sequence[Sequence[Edit]]) -> Tuple[str, 
 
 def replaced_text(text: str, edit: Edit) -> str:
     """The text an edit replaces (character columns)."""
-    starts = _line_starts(text)
+    starts = line_starts(text)
     a = _offset(starts, len(text), edit.line, edit.col)
     b = _offset(starts, len(text), edit.end_line, edit.end_col)
     return text[a:b]

@@ -35,10 +35,11 @@ visible, for the ``self.<attr> = <param>`` assignments of its ``__init__``
 from __future__ import annotations
 
 import ast
-import re
+from bisect import bisect_left
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..parse.astutil import children_no_ctx
+from ..parse.text import word_lines
 
 # ("def", FunctionDef) | ("class", ClassDef) | ("inst", ClassDef, Call, chain) | ("value", expr, chain) | ("unknown",)
 _Binding = tuple
@@ -79,16 +80,19 @@ def python_called(tree: ast.Module, graph_defs: Set[int]) -> Set[int]:
     return inputs.called
 
 
-def python_inputs(tree: ast.Module, graph_defs: Set[int], lines: Optional[Sequence[str]] = None) -> Inputs:
-    """``lines``: the module's source lines (as ``split_lines`` numbers them), to skip the body
-    of a def that is not host code and whose text spells no nested ``def`` or ``class``: such
-    a body is walked only for the defs nested in it, and has none."""
+def python_inputs(tree: ast.Module, graph_defs: Set[int], text: Optional[str] = None) -> Inputs:
+    """``text``: the module's source, to skip the body of a def that is not host code and
+    whose lines spell no nested ``def`` or ``class`` (as whole words): such a body is walked
+    only for the defs nested in it, and has none."""
     out = Inputs()
-    _scan(tree.body, [], True, graph_defs, out, nested_host=False, lines=lines)
+    _scan(tree.body, [], True, graph_defs, out, nested_host=False,
+          keywords=word_lines(text, ("def", "class")) if text is not None else None)
     return out
 
 
-_NESTED_DEF = re.compile(r"\b(?:def|class)\b")
+def _any_within(lines: List[int], first: int, last: int) -> bool:
+    i = bisect_left(lines, first)
+    return i < len(lines) and lines[i] <= last
 
 
 def _host_code(d: ast.AST, graph_defs: Set[int], outer_host: bool) -> bool:
@@ -327,11 +331,11 @@ def _record(out: Inputs, target: ast.AST, inst: Optional[tuple], call: ast.Call,
 
 def _scan(body: Sequence[ast.stmt], chain: List[Dict[str, _Binding]], host: bool, graph_defs: Set[int],
           out: Inputs, params: Sequence[str] = (), nested_host: Optional[bool] = None,
-          lines: Optional[Sequence[str]] = None) -> None:
+          keywords: Optional[List[int]] = None) -> None:
     """``host``: calls in ``body`` are Python's; ``nested_host``: what a plain def nested here
     inherits (module level: nothing, only its own name counts)."""
-    if not host and lines is not None and body and not _NESTED_DEF.search(
-            "\n".join(lines[body[0].lineno - 1:getattr(body[-1], "end_lineno", None) or body[-1].lineno])):
+    if not host and keywords is not None and body and not _any_within(
+            keywords, body[0].lineno, getattr(body[-1], "end_lineno", None) or body[-1].lineno):
         return  # (the text of every nested def or class statement holds the keyword)
     outer = chain
     # the frame (what the body binds) serves lookups of calls in host code and in the defs
@@ -368,4 +372,4 @@ def _scan(body: Sequence[ast.stmt], chain: List[Dict[str, _Binding]], host: bool
         names = [x.arg for x in list(getattr(a, "posonlyargs", [])) + list(a.args) + list(a.kwonlyargs)]
         names += [x.arg for x in (a.vararg, a.kwarg) if x is not None]
         inherit = host if nested_host is None else nested_host
-        _scan(d.body, chain, _host_code(d, graph_defs, inherit), graph_defs, out, names, lines=lines)  # type: ignore[attr-defined]
+        _scan(d.body, chain, _host_code(d, graph_defs, inherit), graph_defs, out, names, keywords=keywords)  # type: ignore[attr-defined]

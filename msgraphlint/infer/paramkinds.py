@@ -37,7 +37,7 @@ from ..parse.astutil import children_no_ctx, classes_within, def_span
 from .dtypes import constructed_dtype
 from ..kinds import Kind, merge
 from ..parse.source import split_lines
-from ..parse.text import line_starts
+from ..parse.text import line_starts, occurs_twice
 
 _DISPLAYS = {ast.List: "list", ast.Tuple: "tuple", ast.Dict: "dict"}
 _KINDS = {k.value: k for k in Kind}
@@ -143,7 +143,7 @@ class CallerKinds:
         if text is not None:
             # a target is called only if its name is followed by "(" somewhere besides its own def
             # (or another module calls it)
-            live = {k for k in self._names if k in reached or _twice(text, k + "(")}
+            live = {k for k in self._names if k in reached or occurs_twice(text, k + "(")}
             if not live:
                 return {}
             self._by_def = {i: (k, t) for i, (k, t) in self._by_def.items() if k in live}
@@ -487,13 +487,6 @@ def _lines_holding(text: str, needles: Sequence[str], starts: List[int]) -> List
             # the next occurrence on a later line: this line is found already
             at = text.find(needle, starts[line] if line < len(starts) else len(text))
     return sorted(found)
-
-
-def _twice(text: str, needle: str) -> bool:
-    """``text.count(needle) >= 2``, stopping at the second occurrence (a ``name(`` needle
-    cannot overlap itself: its last character is no identifier character)."""
-    at = text.find(needle)
-    return at >= 0 and text.find(needle, at + len(needle)) >= 0
 
 
 def _any_within(lines: List[int], first: int, last: int) -> bool:
