@@ -101,6 +101,21 @@ def test_base_class_from_a_file_that_is_not_linted_is_loaded_lazily(tmp_path):
     assert found == {"model.Net.construct"}
 
 
+def test_a_base_class_in_a_package_that_is_not_linted_is_loaded_lazily(tmp_path):
+    """``pkg.layers.Base`` is looked for as a module only where a folder ``pkg/layers/`` exists;
+    ``pkg.layers`` is found in ``pkg/`` (``ProjectIndex._isdir``)."""
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/layers.py": "import mindspore.nn as nn\nclass Base(nn.Cell):\n    pass\n",
+        "model.py": "from pkg.layers import Base\nclass Net(Base):\n    def construct(self, x):\n        return x\n",
+    })
+    index = ProjectIndex()
+    index.add_source(SourceFile.read(str(tmp_path / "model.py")))
+    found = {s.qualname for ss in discover(index).values() for s in ss}
+    assert found == {"model.Net.construct"}
+    assert index.resolve("pkg.layers.Base")[0] == "class"
+
+
 def test_a_name_resolves_once_the_module_defining_it_is_added(tmp_path):
     """``resolve`` remembers its answers for the index as it is; adding a module forgets them."""
     write_tree(tmp_path, {"model.py": "from helpers import f\n", "helpers.py": "def f(x):\n    return x\n"})

@@ -699,6 +699,7 @@ class ProjectIndex:
         # resolve()'s answers: a name resolves by the registered modules and the ones loaded by
         # name for it (a load only adds, a miss stays one), so an answer holds until _register
         self._resolved: Dict[str, object] = {}
+        self._dirs: Dict[str, bool] = {}  # _isdir's answers
         # absolute path -> in-memory text (an editor buffer, stdin) read instead of the file
         # when the module is loaded by name or its tree is asked for
         self.buffers: Dict[str, object] = {}
@@ -754,7 +755,10 @@ class ProjectIndex:
         if modname in self._missing or modname.split(".")[0] == "mindspore" or self._lazy_budget <= 0:
             return None
         rel = modname.replace(".", os.sep)
+        parent = os.path.dirname(rel)
         for root in self._search_roots():
+            if parent and not self._isdir(os.path.join(root, parent)):
+                continue  # (both candidates lie in that folder: `a.b.Net` under a root without a/b)
             for cand in (os.path.join(root, rel + ".py"), os.path.join(root, rel, "__init__.py")):
                 if os.path.isfile(cand):
                     self._lazy_budget -= 1
@@ -773,6 +777,15 @@ class ProjectIndex:
                     return summary
         self._missing.add(modname)
         return None
+
+    def _isdir(self, path: str) -> bool:
+        """``os.path.isdir``, asked once per folder for the index (a run's view of the tree, as
+        its ``_missing`` is): most names loaded by name and missed are ``module.Class``, whose
+        folder ``module/`` does not exist under any root."""
+        got = self._dirs.get(path)
+        if got is None:
+            got = self._dirs[path] = os.path.isdir(path)
+        return got
 
     def _search_roots(self) -> List[str]:
         """Where lazily loaded modules are looked for: the import roots of the indexed files,
