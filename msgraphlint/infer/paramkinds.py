@@ -37,7 +37,7 @@ from ..parse.astutil import children_no_ctx, classes_within, def_span
 from .dtypes import constructed_dtype
 from ..kinds import Kind, merge
 from ..parse.source import split_lines
-from ..parse.text import line_starts, occurs_twice
+from ..parse.text import Occurrences, document_occurrences, occurs_twice
 
 _DISPLAYS = {ast.List: "list", ast.Tuple: "tuple", ast.Dict: "dict"}
 _KINDS = {k.value: k for k in Kind}
@@ -143,7 +143,10 @@ class CallerKinds:
         if text is not None:
             # a target is called only if its name is followed by "(" somewhere besides its own def
             # (or another module calls it)
-            live = {k for k in self._names if k in reached or occurs_twice(text, k + "(")}
+            # (an editor's memo keeps where needles occur in the document's last text)
+            occ = document_occurrences(self._memo, self.modname)
+            twice = occ.twice if occ is not None else occurs_twice
+            live = {k for k in self._names if k in reached or twice(text, k + "(")}
             if not live:
                 return {}
             self._by_def = {i: (k, t) for i, (k, t) in self._by_def.items() if k in live}
@@ -158,11 +161,10 @@ class CallerKinds:
                         if raw.startswith("call:" + prefix) and raw[5 + len(prefix):] in live:
                             attrs.add(f"self.{attr}(")
             self._needles = tuple(live) + tuple(sorted(attrs))
-            starts = line_starts(text)
             # the lines that hold a needle (none holds a line break: a statement names one iff one
             # of its lines does); a plain caller's statements are also walked when their own lines
             # hold evidence (_EVIDENCE, asked per statement: " = " is on most lines of a module)
-            self._hits = _lines_holding(text, self._needles, starts)
+            self._hits = (occ if occ is not None else Occurrences()).lines_holding(text, self._needles)
         self._scan_body(self.tree.body, None, None)
         for _k, target in list(self._by_def.values()):
             for site in self.external.get(target.qualname, ()):
@@ -471,22 +473,6 @@ class CallerKinds:
 
 
 _LAZY: List[str] = []  # CallerKinds._lines before the text is split (only a body's own needles need it)
-
-
-def _lines_holding(text: str, needles: Sequence[str], starts: List[int]) -> List[int]:
-    """The numbers (sorted, 1-based, as ``split_lines`` counts) of the lines of ``text`` that
-    hold any of ``needles`` (none of which holds a line break); ``starts``: ``line_starts(text)``."""
-    found = set()
-    for needle in set(needles):
-        if not needle:
-            continue
-        at = text.find(needle)
-        while at >= 0:
-            line = bisect.bisect_right(starts, at)
-            found.add(line)
-            # the next occurrence on a later line: this line is found already
-            at = text.find(needle, starts[line] if line < len(starts) else len(text))
-    return sorted(found)
 
 
 def _any_within(lines: List[int], first: int, last: int) -> bool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
@@ -71,10 +71,133 @@ def occurs_twice(text: str, needle: str) -> bool:
     return at >= 0 and text.find(needle, at + len(needle)) >= 0
 
 
+def _common_prefix(a: str, b: str, limit: int) -> int:
+    """The length of the longest common prefix of ``a`` and ``b``, at most ``limit``; slices
+    compared in C, a block at a time, then halved."""
+    lo, step = 0, 4096
+    while lo + step <= limit and a[lo:lo + step] == b[lo:lo + step]:
+        lo += step
+    hi = min(lo + step, limit)
+    while lo < hi:  # a[:lo] == b[:lo]; the answer is in lo..hi
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, b: str, limit: int) -> int:
+    la, lb = len(a), len(b)
+    lo, step = 0, 4096
+    while lo + step <= limit and a[la - lo - step:la - lo] == b[lb - lo - step:lb - lo]:
+        lo += step
+    hi = min(lo + step, limit)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+class Occurrences:
+    """Where needles occur in the successive texts of one document (an editor's buffer). A text's
+    answers come from the last text's where the two share a prefix and a suffix, as after an
+    edit: an occurrence inside either is where it was (shifted, in the suffix), and only the
+    span between them, widened by the needle's length, is searched again. A needle not asked
+    of the last text is searched in the whole text."""
+
+    def __init__(self) -> None:
+        self.text: Optional[str] = None
+        self._found: Dict[str, List[int]] = {}  # needle -> every start offset in self.text, sorted
+        self._last: Optional[str] = None
+        self._last_found: Dict[str, List[int]] = {}
+        self._prefix = self._suffix = 0
+
+    def positions(self, text: str, needle: str) -> List[int]:
+        """Every offset where ``needle`` starts in ``text`` (overlapping ones too), sorted."""
+        if text is not self.text:
+            self._advance(text)
+        got = self._found.get(needle)
+        if got is None:
+            got = self._found[needle] = self._derive(text, needle)
+        return got
+
+    def contains(self, text: str, needle: str) -> bool:
+        """``needle in text``."""
+        return bool(self.positions(text, needle))
+
+    def twice(self, text: str, needle: str) -> bool:
+        """:func:`occurs_twice`: ``text.count(needle) >= 2`` (non-overlapping occurrences)."""
+        found = self.positions(text, needle)
+        return len(found) >= 2 and found[-1] >= found[0] + len(needle)
+
+    def lines_holding(self, text: str, needles: Sequence[str]) -> List[int]:
+        """The numbers (sorted, 1-based, as ``split_lines`` counts) of the lines of ``text`` that
+        hold one of ``needles`` (none holds a line break)."""
+        from bisect import bisect_right
+        starts = line_starts(text)
+        found = set()
+        for needle in set(needles):
+            if needle:
+                last = -1  # the start of the next line after the last one found
+                for at in self.positions(text, needle):
+                    if at >= last:
+                        line = bisect_right(starts, at)
+                        found.add(line)
+                        last = starts[line] if line < len(starts) else len(text)
+        return sorted(found)
+
+    def _advance(self, text: str) -> None:
+        last = self.text
+        self._last, self._last_found = last, self._found
+        self._found = {}
+        self.text = text
+        if last is not None:
+            limit = min(len(last), len(text))
+            self._prefix = _common_prefix(last, text, limit)
+            self._suffix = _common_suffix(last, text, limit - self._prefix)
+
+    def _derive(self, text: str, needle: str) -> List[int]:
+        size = len(needle)
+        if not size:
+            return list(range(len(text) + 1))
+        old = self._last_found.get(needle)
+        if old is None:
+            lo, hi, head, tail = 0, len(text), [], []
+        else:
+            p, s = self._prefix, self._suffix
+            shift = len(text) - len(self._last)  # type: ignore[arg-type]
+            cut = len(self._last) - s  # type: ignore[arg-type]
+            head = [at for at in old if at + size <= p]
+            tail = [at + shift for at in old if at >= cut]
+            lo, hi = max(0, p - size + 1), min(len(text), len(text) - s + size - 1)
+        mid = []
+        at = text.find(needle, lo, hi)
+        while at >= 0:
+            mid.append(at)
+            at = text.find(needle, at + 1, hi)
+        return head + mid + tail if head or tail else mid
+
+
+def document_occurrences(memo: Optional[dict], name: str) -> Optional[Occurrences]:
+    """The :class:`Occurrences` of the module ``name`` kept in an editor's per-document memo
+    (its scope cache); None without one."""
+    if memo is None:
+        return None
+    key = ("occurrences", name)
+    got = memo.get(key)
+    if got is None:
+        got = memo[key] = Occurrences()
+    return got
+
+
 def word_lines(text: str, words: Sequence[str]) -> List[int]:
     """The numbers (sorted, 1-based, as ``split_lines`` counts) of the lines of ``text`` that
-    hold one of ``words`` as a whole word: where ``re.search(r"\b(?:w1|w2)\b", line)`` finds
-    one (no word character, ``str.isalnum()`` or ``_`` as ``re``'s ``\w``, on either side). Found
+    hold one of ``words`` as a whole word: where ``re.search(r"\\b(?:w1|w2)\\b", line)`` finds
+    one (no word character, ``str.isalnum()`` or ``_`` as ``re``'s ``\\w``, on either side). Found
     with ``str.find``, some ten times faster than the regular expression over a module."""
     from bisect import bisect_right
     starts = line_starts(text)

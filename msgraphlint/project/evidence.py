@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..parse.astutil import children_no_ctx, classes_within, def_span
+from ..parse.text import document_occurrences
 from .imports import ImportMap
 from ..kinds import Kind
 from ..infer.paramkinds import literal_kind
@@ -109,7 +110,8 @@ def outgoing(tree: ast.Module, imports: ImportMap, modname: str,
         if wrappers:  # the module's own Cells may be wrapped: `net = Gate()` binds one
             needles.update(wrappers)
             needles.update(k + "(" for k, v in imports.names.items() if v == own + k and k[:1].isupper())
-        live = tuple(n for n in needles if n in text)
+        occ = document_occurrences(memo, modname)  # an editor's: only the edited span is searched
+        live = tuple(n for n in needles if (occ.contains(text, n) if occ is not None else n in text))
         if not live:
             return []
         # in a class's methods (model code) only Cells are looked for: a capitalised name called,
