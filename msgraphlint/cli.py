@@ -833,8 +833,23 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
         sys.stdout.flush()
+        sys.stderr.flush()
     except (BrokenPipeError, OSError):
         _closed_pipe()
+    _exit(code)
+
+
+def _exit(code: int) -> None:
+    """Leave as ``sys.exit(code)`` does, without tearing the interpreter down object by object
+    where nothing else would run at exit (as mypy's fast exit): no ``atexit`` handler (a
+    parallel run's multiprocessing registers one), no thread but this one, no logging handler
+    to flush. A cold check frees its trees, summaries and caches with the process then, not one
+    by one (~0.05-0.1 s of mindformers' 2.5 s). The standard streams were flushed by ``main``."""
+    import atexit
+    import threading
+    if getattr(atexit, "_ncallbacks", lambda: 1)() == 0 and threading.active_count() == 1 \
+            and "logging" not in sys.modules:
+        os._exit(code)
     sys.exit(code)
 
 

@@ -174,3 +174,21 @@ def test_module_entry_point(project):
     proc = subprocess.run([sys.executable, "-m", "msgraphlint", "check", "--format", "concise", "bad.py"],
                           capture_output=True, text=True)
     assert proc.returncode == 1 and "MSG201" in proc.stdout
+
+
+def test_the_process_exit_keeps_every_output_and_exit_code(project, tmp_path):
+    """``main`` leaves with ``os._exit`` where nothing runs at exit (``cli._exit``): the codes
+    stay 0/1/2 and every byte of stdout, stderr and ``--output-file`` is written."""
+    many = tmp_path / "many.py"
+    many.write_text("import mindspore.nn as nn\n" + "".join(
+        f"class N{i}(nn.Cell):\n    def construct(self, x):\n        print(x)\n        return x\n" for i in range(300)))
+    run = lambda *a: subprocess.run([sys.executable, "-m", "msgraphlint", *a], capture_output=True, text=True,
+                                    cwd=str(project), timeout=120)
+    proc = run("check", "--output-format", "json", str(many))
+    assert proc.returncode == 1
+    assert len(json.loads(proc.stdout)["findings"]) >= 300  # the whole document, flushed
+    out = tmp_path / "out.json"
+    proc = run("check", "--exit-zero", "--output-format", "json", "--output-file", str(out), str(many))
+    assert proc.returncode == 0 and len(json.loads(out.read_text())["findings"]) >= 300
+    proc = run("check", "no/such/path.py")
+    assert proc.returncode == 2 and "no/such/path.py" in proc.stderr
