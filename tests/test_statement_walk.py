@@ -97,9 +97,10 @@ def test_the_statement_walk_on_the_projects_own_sources():
         assert all(stmts[id(n)] is full[id(n)] for n in walked[1:]), path
 
 
-def _answers(table_extra):
-    """What ``ctx._parents`` answers for every node of SAMPLE while each statement is visited,
-    and after the walk, with a dispatch of statement types (plus ``table_extra``)."""
+def _answers(table_extra, lazy_parents=False, visited=()):
+    """What ``ctx._parents`` answers for every node of SAMPLE while each statement (and each
+    node of a ``visited`` type) is visited, and after the walk, with a dispatch of statement
+    types (plus ``table_extra``)."""
     from msgraphlint.engine.dispatch import _dispatch
     tree = ast.parse(SAMPLE)
     every = list(ast.walk(tree))
@@ -113,7 +114,8 @@ def _answers(table_extra):
     table = {t: [(None, visit)] for t in (ast.ClassDef, ast.FunctionDef, ast.If, ast.ExceptHandler, ast.Return,
                                           ast.AugAssign)}  # x -= 1: its operator is a shared node
     table.update({t: [(None, lambda node, ctx: None)] for t in table_extra})
-    _dispatch(tree, table, ctx)
+    table.update({t: [(None, visit)] for t in visited})
+    _dispatch(tree, table, ctx, lazy_parents=lazy_parents)
     seen.append([at[id(ctx._parents.get(id(n)))] if id(n) in ctx._parents else None for n in every])
     return type(ctx._parents), seen
 
@@ -124,6 +126,20 @@ def test_a_statement_only_dispatch_answers_as_the_full_walk_does():
     assert lazy is _LazyParents and full is dict
     assert len(by_statements) == len(by_full_walk) > 10
     assert by_statements == by_full_walk  # at every visit, and after the walk
+
+
+def test_a_module_walk_with_lazy_parents_answers_as_the_recorded_map():
+    """The module-scope walk records no parents (``_dispatch(..., lazy_parents=True)``); at every
+    visit of a statement, a call, a name or an attribute, and after the walk, each node's parent
+    is what the walk that records them answers."""
+    expressions = (ast.Call, ast.Name, ast.Attribute, ast.Constant)
+    lazy, by_lazy = _answers((), lazy_parents=True, visited=expressions)
+    full, by_map = _answers((), visited=expressions)
+    assert lazy is _LazyParents and full is dict
+    assert len(by_lazy) == len(by_map) > 50
+    assert by_lazy == by_map
+    shared, _ = _answers((ast.Add,), lazy_parents=True)  # a shared node type: recorded as it walks
+    assert shared is dict
 
 
 def test_lazy_parents_answer_what_the_walk_has_reached():
