@@ -177,8 +177,9 @@ def test_module_entry_point(project):
 
 
 def test_the_process_exit_keeps_every_output_and_exit_code(project, tmp_path):
-    """``main`` leaves with ``os._exit`` where nothing runs at exit (``cli._exit``): the codes
-    stay 0/1/2 and every byte of stdout, stderr and ``--output-file`` is written."""
+    """``main()`` leaves with ``os._exit`` where nothing runs at exit (``cli._exit``): the codes
+    stay 0/1/2 and every byte of stdout, stderr and ``--output-file`` is written; ``main(argv)``
+    raises SystemExit to its caller."""
     many = tmp_path / "many.py"
     many.write_text("import mindspore.nn as nn\n" + "".join(
         f"class N{i}(nn.Cell):\n    def construct(self, x):\n        print(x)\n        return x\n" for i in range(300)))
@@ -192,3 +193,7 @@ def test_the_process_exit_keeps_every_output_and_exit_code(project, tmp_path):
     assert proc.returncode == 0 and len(json.loads(out.read_text())["findings"]) >= 300
     proc = run("check", "no/such/path.py")
     assert proc.returncode == 2 and "no/such/path.py" in proc.stderr
+    # main(argv) embeds the CLI: the caller gets SystemExit and goes on
+    code = f"from msgraphlint.cli import main\ntry:\n    main(['check', {str(many)!r}])\nexcept SystemExit as e:\n    print('after', e.code)"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(project), timeout=120)
+    assert proc.stdout.rstrip().endswith("after 1")
