@@ -9,6 +9,8 @@ import asyncio
 import gc
 import weakref
 
+import pytest
+
 from msgraphlint.lsp.analysis import IdleCollector
 from msgraphlint.parse import astutil
 
@@ -18,51 +20,47 @@ class _Cycle:
         self.me = self
 
 
+@pytest.fixture
+def loop():
+    """An event loop for a collector; the host's GC and per-tree frees restored afterwards."""
+    was = gc.isenabled()
+    got = asyncio.new_event_loop()
+    yield got
+    got.close()
+    if was:
+        gc.enable()
+    astutil.defer_release(False)
+
+
 def _cycle_ref():
     return weakref.ref(_Cycle())  # garbage only the cyclic collector frees
 
 
-def test_cycles_are_collected_once_the_server_is_idle_and_not_while_it_is_busy():
-    was = gc.isenabled()
-    loop = asyncio.new_event_loop()
+def test_cycles_are_collected_once_the_server_is_idle_and_not_while_it_is_busy(loop):
     busy = [True]
-    try:
-        collector = IdleCollector(loop, lambda: busy[0], delay=0.02, every=1000)
-        collector.install()
-        assert not gc.isenabled()
-        ref = _cycle_ref()
-        collector.poke(analysed=True)
-        loop.run_until_complete(asyncio.sleep(0.15))  # analysing or scheduled: no collection
-        assert collector.collections == 0 and ref() is not None
-        busy[0] = False
-        loop.run_until_complete(asyncio.sleep(0.15))
-        assert collector.collections == 1 and ref() is None
-        loop.run_until_complete(asyncio.sleep(0.1))  # nothing analysed since: no second one
-        assert collector.collections == 1
-    finally:
-        loop.close()
-        if was:
-            gc.enable()
-        astutil.defer_release(False)
+    collector = IdleCollector(loop, lambda: busy[0], delay=0.02, every=1000)
+    collector.install()
+    assert not gc.isenabled()
+    ref = _cycle_ref()
+    collector.poke(analysed=True)
+    loop.run_until_complete(asyncio.sleep(0.15))  # analysing or scheduled: no collection
+    assert collector.collections == 0 and ref() is not None
+    busy[0] = False
+    loop.run_until_complete(asyncio.sleep(0.15))
+    assert collector.collections == 1 and ref() is None
+    loop.run_until_complete(asyncio.sleep(0.1))  # nothing analysed since: no second one
+    assert collector.collections == 1
 
 
-def test_continuous_typing_still_collects_every_so_many_analyses():
-    was = gc.isenabled()
-    loop = asyncio.new_event_loop()
-    try:
-        collector = IdleCollector(loop, lambda: True, delay=10.0, every=3)
-        collector.install()
-        ref = _cycle_ref()
-        collector.poke(analysed=True)
-        collector.poke(analysed=True)
-        assert collector.collections == 0 and ref() is not None
-        collector.poke(analysed=True)
-        assert collector.collections == 1 and ref() is None
-    finally:
-        loop.close()
-        if was:
-            gc.enable()
-        astutil.defer_release(False)
+def test_continuous_typing_still_collects_every_so_many_analyses(loop):
+    collector = IdleCollector(loop, lambda: True, delay=10.0, every=3)
+    collector.install()
+    ref = _cycle_ref()
+    collector.poke(analysed=True)
+    collector.poke(analysed=True)
+    assert collector.collections == 0 and ref() is not None
+    collector.poke(analysed=True)
+    assert collector.collections == 1 and ref() is None
 
 
 def _evict_all(trees):
@@ -70,26 +68,18 @@ def _evict_all(trees):
         astutil.per_tree(tree, "test-index", lambda t: len(t.body))
 
 
-def test_an_evicted_tree_is_freed_when_the_server_is_idle_not_inside_the_edit():
-    was = gc.isenabled()
-    loop = asyncio.new_event_loop()
-    try:
-        collector = IdleCollector(loop, lambda: False, delay=10.0, every=1000)
-        collector.install()
-        first = ast.parse("x = 1")
-        ref = weakref.ref(first)
-        astutil.per_tree(first, "test-index", lambda t: len(t.body))
-        del first
-        assert ref() is not None  # the index holds it
-        _evict_all([ast.parse(f"y = {i}") for i in range(astutil._PER_TREE_SIZE + 1)])
-        assert ref() is not None, "evicted during the edit, but freed only when idle"
-        collector.collect()
-        assert ref() is None
-    finally:
-        loop.close()
-        if was:
-            gc.enable()
-        astutil.defer_release(False)
+def test_an_evicted_tree_is_freed_when_the_server_is_idle_not_inside_the_edit(loop):
+    collector = IdleCollector(loop, lambda: False, delay=10.0, every=1000)
+    collector.install()
+    first = ast.parse("x = 1")
+    ref = weakref.ref(first)
+    astutil.per_tree(first, "test-index", lambda t: len(t.body))
+    del first
+    assert ref() is not None  # the index holds it
+    _evict_all([ast.parse(f"y = {i}") for i in range(astutil._PER_TREE_SIZE + 1)])
+    assert ref() is not None, "evicted during the edit, but freed only when idle"
+    collector.collect()
+    assert ref() is None
 
 
 def test_without_deferral_an_evicted_tree_is_freed_where_it_is_evicted():

@@ -90,28 +90,30 @@ def test_cross_module_base_classes_and_aliases(tmp_path):
     assert {"pkg.model.A.construct", "pkg.model.B.construct"} <= set(s)
 
 
+def _only_model_linted(root, files):
+    """The index of ``model.py`` alone (the rest loaded by name) and the scopes it finds."""
+    write_tree(root, files)
+    index = ProjectIndex()
+    index.add_source(SourceFile.read(str(root / "model.py")))
+    return index, {s.qualname for ss in discover(index).values() for s in ss}
+
+
 def test_base_class_from_a_file_that_is_not_linted_is_loaded_lazily(tmp_path):
-    write_tree(tmp_path, {
+    _, found = _only_model_linted(tmp_path, {
         "base.py": "import mindspore.nn as nn\nclass Base(nn.Cell):\n    pass\n",
         "model.py": "from base import Base\nclass Net(Base):\n    def construct(self, x):\n        return x\n",
     })
-    index = ProjectIndex()
-    index.add_source(SourceFile.read(str(tmp_path / "model.py")))
-    found = {s.qualname for ss in discover(index).values() for s in ss}
     assert found == {"model.Net.construct"}
 
 
 def test_a_base_class_in_a_package_that_is_not_linted_is_loaded_lazily(tmp_path):
     """``pkg.layers.Base`` is looked for as a module only where a folder ``pkg/layers/`` exists;
     ``pkg.layers`` is found in ``pkg/`` (``ProjectIndex._isdir``)."""
-    write_tree(tmp_path, {
+    index, found = _only_model_linted(tmp_path, {
         "pkg/__init__.py": "",
         "pkg/layers.py": "import mindspore.nn as nn\nclass Base(nn.Cell):\n    pass\n",
         "model.py": "from pkg.layers import Base\nclass Net(Base):\n    def construct(self, x):\n        return x\n",
     })
-    index = ProjectIndex()
-    index.add_source(SourceFile.read(str(tmp_path / "model.py")))
-    found = {s.qualname for ss in discover(index).values() for s in ss}
     assert found == {"model.Net.construct"}
     assert index.resolve("pkg.layers.Base")[0] == "class"
 
