@@ -76,10 +76,36 @@ def test_an_evicted_tree_is_freed_when_the_server_is_idle_not_inside_the_edit(lo
     astutil.per_tree(first, "test-index", lambda t: len(t.body))
     del first
     assert ref() is not None  # the index holds it
-    _evict_all([ast.parse(f"y = {i}") for i in range(astutil._PER_TREE_SIZE + 1)])
+    astutil.release_deferred()  # (what earlier tests left)
+    _evict_all([ast.parse(f"y = {i}") for i in range(astutil._PER_TREE_SIZE)])
     assert ref() is not None, "evicted during the edit, but freed only when idle"
     collector.collect()
     assert ref() is None
+
+
+def test_an_evicted_tree_is_freed_once_the_diagnostics_went_out(loop):
+    """``poke(analysed=True)`` (after a publish) frees what the analysis evicted: at most one
+    analysis's trees are held, even while typing never pauses long enough for idle work."""
+    collector = IdleCollector(loop, lambda: True, delay=10.0, every=1000)
+    collector.install()
+    first = ast.parse("x = 1")
+    ref = weakref.ref(first)
+    astutil.per_tree(first, "test-index", lambda t: len(t.body))
+    del first
+    astutil.release_deferred()
+    _evict_all([ast.parse(f"y = {i}") for i in range(astutil._PER_TREE_SIZE)])
+    assert ref() is not None
+    collector.poke(analysed=True)
+    assert ref() is None and collector.collections == 0  # freed, without a collection
+
+
+def test_deferred_frees_are_bounded(loop):
+    """More evictions than ``_EVICTED_MAX`` before a release: the rest are freed where evicted."""
+    IdleCollector(loop, lambda: True, delay=10.0, every=1000).install()
+    astutil.release_deferred()
+    _evict_all([ast.parse(f"y = {i}") for i in range(3 * astutil._PER_TREE_SIZE)])
+    assert len(astutil._EVICTED) == astutil._EVICTED_MAX
+    assert astutil.release_deferred() == astutil._EVICTED_MAX and not astutil._EVICTED
 
 
 def test_without_deferral_an_evicted_tree_is_freed_where_it_is_evicted():

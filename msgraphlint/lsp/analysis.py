@@ -295,7 +295,8 @@ class IdleCollector:
     and it traverses everything the server keeps (the scope caches, the trees and summaries
     of the project's modules): +20-30 ms on one edit in three (wav2vec2, 2,350 lines: 55 ms
     without one, 78-85 ms with). Likewise the earlier texts' trees that the per-tree indexes
-    evict (``astutil.defer_release``): freeing one costs 1-2 ms in the edit that drops it.
+    evict (``astutil.defer_release``): freeing one costs 1-2 ms in the edit that drops it, so
+    they are freed once that edit's diagnostics went out (``poke(analysed=True)``).
     ``install`` turns automatic collection off for the process;
     ``poke`` (after each published analysis and each edit) collects once the server has been
     idle for ``delay`` seconds (no analysis running, none scheduled), or right away after
@@ -324,6 +325,10 @@ class IdleCollector:
         if not self.installed:
             return
         if analysed:
+            # the diagnostics went out: free the trees that analysis evicted now, so at most one
+            # analysis's worth is held (a 1 MB document's tree is ~25 MB), not until idle
+            from ..parse.astutil import release_deferred
+            release_deferred()
             self.since += 1
             if self.since >= self.every:
                 self.collect()

@@ -331,10 +331,11 @@ _PER_TREE_SIZE = 16
 #: entries ``per_tree`` dropped while :func:`defer_release` is on (the language server): an
 #: evicted entry often holds the last reference to an earlier text's tree, and freeing a tree
 #: of 3,500 lines costs a millisecond or two inside the edit that evicts it; the server frees
-#: them when idle (``release_deferred``, from ``lsp.analysis.IdleCollector``), as it collects cycles
+#: them once that edit's diagnostics are out (``release_deferred``, from
+#: ``lsp.analysis.IdleCollector.poke``) and when idle
 _EVICTED: List[tuple] = []
 _DEFERRED = [False]
-_EVICTED_MAX = 64  # more than this between two idle moments: freed where evicted after all
+_EVICTED_MAX = 16  # (an edit evicts ~5) more than this before a release: freed where evicted after all
 
 
 def defer_release(on: bool = True) -> None:
