@@ -21,8 +21,8 @@ multiple of that parse; the last line is the table of ratios. Debounce is 0 ms.
 of one ``ast.parse`` (what to compare on a loaded machine). ``--gc server`` (default): the
 cyclic GC as the server runs it, off during the edits and collected between them, untimed;
 ``--gc on``: on, as this measured before the server collected when idle. With ``server`` the
-trees the per-tree indexes evict are freed between edits too, as the server frees them when
-idle (``astutil.defer_release``).
+trees the per-tree indexes evict are freed between edits too, as the server frees them once
+an edit's diagnostics are out (``astutil.defer_release``).
 
 ``--profile``: no server; the analysis the server runs for one edit (``runner.run_source``
 with a warm per-document scope cache and context cache, as ``server.start_analysis`` calls
@@ -213,7 +213,7 @@ def cpu_ratios(name: str, path: Path, text: str, edits: int, gc_mode: str = "ser
     was = gc.isenabled()
     if gc_mode == "server":
         gc.disable()  # as ``msgraphlint lsp`` runs (lsp.analysis.IdleCollector): cycles collected when idle
-        defer_release()  # and evicted trees freed when idle
+        defer_release()  # and evicted trees freed after each edit's diagnostics
     try:
         for n in range(edits):
             if gc_mode == "server":
