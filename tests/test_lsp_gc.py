@@ -68,9 +68,8 @@ def _evict_all(trees):
         astutil.per_tree(tree, "test-index", lambda t: len(t.body))
 
 
-def test_an_evicted_tree_is_freed_when_the_server_is_idle_not_inside_the_edit(loop):
-    collector = IdleCollector(loop, lambda: False, delay=10.0, every=1000)
-    collector.install()
+def _an_evicted_tree():
+    """A weak reference to a tree an index held and then evicted (as an edit's analysis does)."""
     first = ast.parse("x = 1")
     ref = weakref.ref(first)
     astutil.per_tree(first, "test-index", lambda t: len(t.body))
@@ -78,6 +77,13 @@ def test_an_evicted_tree_is_freed_when_the_server_is_idle_not_inside_the_edit(lo
     assert ref() is not None  # the index holds it
     astutil.release_deferred()  # (what earlier tests left)
     _evict_all([ast.parse(f"y = {i}") for i in range(astutil._PER_TREE_SIZE)])
+    return ref
+
+
+def test_an_evicted_tree_is_freed_when_the_server_is_idle_not_inside_the_edit(loop):
+    collector = IdleCollector(loop, lambda: False, delay=10.0, every=1000)
+    collector.install()
+    ref = _an_evicted_tree()
     assert ref() is not None, "evicted during the edit, but freed only when idle"
     collector.collect()
     assert ref() is None
@@ -88,12 +94,7 @@ def test_an_evicted_tree_is_freed_once_the_diagnostics_went_out(loop):
     analysis's trees are held, even while typing never pauses long enough for idle work."""
     collector = IdleCollector(loop, lambda: True, delay=10.0, every=1000)
     collector.install()
-    first = ast.parse("x = 1")
-    ref = weakref.ref(first)
-    astutil.per_tree(first, "test-index", lambda t: len(t.body))
-    del first
-    astutil.release_deferred()
-    _evict_all([ast.parse(f"y = {i}") for i in range(astutil._PER_TREE_SIZE)])
+    ref = _an_evicted_tree()
     assert ref() is not None
     collector.poke(analysed=True)
     assert ref() is None and collector.collections == 0  # freed, without a collection
