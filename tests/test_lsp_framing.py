@@ -93,7 +93,8 @@ class RawServer:
         self.framing_errors: List[str] = []
         self._lock = threading.Lock()
         threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
 
     def _read_stdout(self) -> None:
         out = self.proc.stdout
@@ -141,6 +142,13 @@ class RawServer:
 
     def null_errors(self) -> List[dict]:
         return [m["error"] for m in self.responses() if m.get("id") is None and "error" in m]
+
+    def stderr_after_exit(self, timeout: float = 10.0) -> str:
+        """All the process wrote to stderr, once it has exited: the reader thread is joined (it
+        ends at EOF), so nothing still in the pipe is missed."""
+        self.proc.wait(timeout)
+        self._stderr_reader.join(timeout)
+        return self.stderr.decode()
 
     def exit_code(self, timeout: float = 2.0) -> Optional[int]:
         """The process's exit code, or None when it is still alive ``timeout`` s later."""
@@ -390,7 +398,7 @@ def test_unknown_command_and_bad_params_get_one_line_errors(server, tmp_path):
     assert b"Traceback" not in s.stdout and not s.framing_errors
     s.send(frame(request(11, "shutdown")) + frame({"jsonrpc": "2.0", "method": "exit"}))
     assert s.exit_code() == 0
-    log = s.stderr.decode()
+    log = s.stderr_after_exit()
     assert "unknown command 'no.such.command'" in log          # stderr still says what happened
     assert "params do not fit the schema (required field missing @ $.params.textDocument)" in log
 
