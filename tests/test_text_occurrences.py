@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from msgraphlint.parse.text import Occurrences, _common_prefix, _common_suffix, line_starts, occurs_twice
+from msgraphlint.parse.text import Occurrences, _common_run, line_starts, occurs_twice
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -33,9 +33,9 @@ def test_common_prefix_and_suffix_are_the_longest():
         b = a[:rng.randint(0, len(a))] + "".join(rng.choice("ab\n") for _ in range(rng.randint(0, 5))) \
             + a[rng.randint(0, len(a)):]
         limit = min(len(a), len(b))
-        p = _common_prefix(a, b, limit)
+        p = _common_run(a, b, limit)
         assert a[:p] == b[:p] and (p == limit or a[p] != b[p])
-        s = _common_suffix(a, b, limit - p)
+        s = _common_run(a, b, limit - p, from_end=True)
         assert (s == 0 or a[-s:] == b[-s:]) and (s == limit - p or a[len(a) - s - 1] != b[len(b) - s - 1])
 
 

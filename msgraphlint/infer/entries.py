@@ -35,11 +35,10 @@ visible, for the ``self.<attr> = <param>`` assignments of its ``__init__``
 from __future__ import annotations
 
 import ast
-from bisect import bisect_left
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from ..parse.astutil import children_no_ctx
-from ..parse.text import word_lines
+from ..parse.text import any_line_within, word_lines
 
 # ("def", FunctionDef) | ("class", ClassDef) | ("inst", ClassDef, Call, chain) | ("value", expr, chain) | ("unknown",)
 _Binding = tuple
@@ -88,11 +87,6 @@ def python_inputs(tree: ast.Module, graph_defs: Set[int], text: Optional[str] = 
     _scan(tree.body, [], True, graph_defs, out, nested_host=False,
           keywords=word_lines(text, ("def", "class")) if text is not None else None)
     return out
-
-
-def _any_within(lines: List[int], first: int, last: int) -> bool:
-    i = bisect_left(lines, first)
-    return i < len(lines) and lines[i] <= last
 
 
 def _host_code(d: ast.AST, graph_defs: Set[int], outer_host: bool) -> bool:
@@ -334,7 +328,7 @@ def _scan(body: Sequence[ast.stmt], chain: List[Dict[str, _Binding]], host: bool
           keywords: Optional[List[int]] = None) -> None:
     """``host``: calls in ``body`` are Python's; ``nested_host``: what a plain def nested here
     inherits (module level: nothing, only its own name counts)."""
-    if not host and keywords is not None and body and not _any_within(
+    if not host and keywords is not None and body and not any_line_within(
             keywords, body[0].lineno, getattr(body[-1], "end_lineno", None) or body[-1].lineno):
         return  # (the text of every nested def or class statement holds the keyword)
     outer = chain

@@ -37,7 +37,7 @@ from ..parse.astutil import children_no_ctx, classes_within, def_span
 from .dtypes import constructed_dtype
 from ..kinds import Kind, merge
 from ..parse.source import split_lines
-from ..parse.text import Occurrences, document_occurrences, occurs_twice
+from ..parse.text import Occurrences, any_line_within, document_occurrences, occurs_twice
 
 _DISPLAYS = {ast.List: "list", ast.Tuple: "tuple", ast.Dict: "dict"}
 _KINDS = {k.value: k for k in Kind}
@@ -196,7 +196,7 @@ class CallerKinds:
     def _names_a_target(self, func: ast.AST) -> bool:
         if self._lines is None:
             return True
-        return _any_within(self._hits, func.lineno, getattr(func, "end_lineno", None) or func.lineno)  # type: ignore[attr-defined]
+        return any_line_within(self._hits, func.lineno, getattr(func, "end_lineno", None) or func.lineno)  # type: ignore[attr-defined]
 
     def _segment_names(self, stmt: ast.AST, needles: Sequence[str]) -> bool:
         """Whether ``stmt``'s lines hold one of ``needles`` (lines joined by "\n": no needle holds
@@ -224,7 +224,7 @@ class CallerKinds:
         hits = self._hits
         for stmt in body:
             if self._lines is not None and not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                if not _any_within(hits, stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno) \
+                if not any_line_within(hits, stmt.lineno, getattr(stmt, "end_lineno", None) or stmt.lineno) \
                         and not (func is None and self._segment_names(stmt, _EVIDENCE)) \
                         and not (needles and self._segment_names(stmt, needles)):
                     continue  # names no target and builds no evidence
@@ -473,11 +473,6 @@ class CallerKinds:
 
 
 _LAZY: List[str] = []  # CallerKinds._lines before the text is split (only a body's own needles need it)
-
-
-def _any_within(lines: List[int], first: int, last: int) -> bool:
-    i = bisect.bisect_left(lines, first)
-    return i < len(lines) and lines[i] <= last
 
 
 def _walk_no_defs(stmt: ast.AST, nested: List[Tuple[ast.AST, Optional[str]]], class_name: Optional[str]):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
 from typing import Dict, List, Optional, Sequence
 
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -71,31 +72,21 @@ def occurs_twice(text: str, needle: str) -> bool:
     return at >= 0 and text.find(needle, at + len(needle)) >= 0
 
 
-def _common_prefix(a: str, b: str, limit: int) -> int:
-    """The length of the longest common prefix of ``a`` and ``b``, at most ``limit``; slices
-    compared in C, a block at a time, then halved."""
-    lo, step = 0, 4096
-    while lo + step <= limit and a[lo:lo + step] == b[lo:lo + step]:
-        lo += step
-    hi = min(lo + step, limit)
-    while lo < hi:  # a[:lo] == b[:lo]; the answer is in lo..hi
-        mid = (lo + hi + 1) // 2
-        if a[lo:mid] == b[lo:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
+def _common_run(a: str, b: str, limit: int, from_end: bool = False) -> int:
+    """The length of the longest common prefix (``from_end``: suffix) of ``a`` and ``b``, at
+    most ``limit``; slices compared in C, a block at a time, then halved."""
     la, lb = len(a), len(b)
+
+    def same(i: int, j: int) -> bool:  # characters i..j, counted from the chosen end, agree
+        return a[la - j:la - i] == b[lb - j:lb - i] if from_end else a[i:j] == b[i:j]
+
     lo, step = 0, 4096
-    while lo + step <= limit and a[la - lo - step:la - lo] == b[lb - lo - step:lb - lo]:
+    while lo + step <= limit and same(lo, lo + step):
         lo += step
     hi = min(lo + step, limit)
-    while lo < hi:
+    while lo < hi:  # the first lo characters agree; the answer is in lo..hi
         mid = (lo + hi + 1) // 2
-        if a[la - mid:la - lo] == b[lb - mid:lb - lo]:
+        if same(lo, mid):
             lo = mid
         else:
             hi = mid - 1
@@ -137,7 +128,6 @@ class Occurrences:
     def lines_holding(self, text: str, needles: Sequence[str]) -> List[int]:
         """The numbers (sorted, 1-based, as ``split_lines`` counts) of the lines of ``text`` that
         hold one of ``needles`` (none holds a line break)."""
-        from bisect import bisect_right
         starts = line_starts(text)
         found = set()
         for needle in set(needles):
@@ -157,8 +147,8 @@ class Occurrences:
         self.text = text
         if last is not None:
             limit = min(len(last), len(text))
-            self._prefix = _common_prefix(last, text, limit)
-            self._suffix = _common_suffix(last, text, limit - self._prefix)
+            self._prefix = _common_run(last, text, limit)
+            self._suffix = _common_run(last, text, limit - self._prefix, from_end=True)
 
     def _derive(self, text: str, needle: str) -> List[int]:
         size = len(needle)
@@ -194,12 +184,18 @@ def document_occurrences(memo: Optional[dict], name: str) -> Optional[Occurrence
     return got
 
 
+def any_line_within(lines: List[int], first: int, last: int) -> bool:
+    """Whether the sorted line numbers ``lines`` (``word_lines``, ``lines_holding``) hold one in
+    ``first..last``."""
+    i = bisect_left(lines, first)
+    return i < len(lines) and lines[i] <= last
+
+
 def word_lines(text: str, words: Sequence[str]) -> List[int]:
     """The numbers (sorted, 1-based, as ``split_lines`` counts) of the lines of ``text`` that
     hold one of ``words`` as a whole word: where ``re.search(r"\\b(?:w1|w2)\\b", line)`` finds
     one (no word character, ``str.isalnum()`` or ``_`` as ``re``'s ``\\w``, on either side). Found
     with ``str.find``, some ten times faster than the regular expression over a module."""
-    from bisect import bisect_right
     starts = line_starts(text)
     found = set()
     end = len(text)
