@@ -41,3 +41,34 @@ def test_python_c_import_cli_is_clean():
     proc = subprocess.run([sys.executable, "-c", "import msgraphlint.cli, sys; print('mindspore' in sys.modules)"],
                           capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.strip() == "False"
+
+
+GITIGNORE_PROBE = textwrap.dedent("""
+    import sys
+    import msgraphlint.cli
+    try:
+        msgraphlint.cli.main(["check", "--no-cache", "--exit-zero", "--format", "concise", "."])
+    except SystemExit:
+        pass
+    print("PATHSPEC" if "pathspec" in sys.modules else "NO-PATHSPEC")
+""")
+
+
+def test_pathspec_is_imported_only_when_a_gitignore_is_read(tmp_path):
+    """pathspec (~25 ms of a process's start) loads when a ``.gitignore`` is read, and one
+    that is read still applies."""
+    (tmp_path / "model.py").write_text("import mindspore.nn as nn\nclass N(nn.Cell):\n"
+                                       "    def construct(self, x):\n        print(x)\n        return x\n")
+    (tmp_path / "ignored.py").write_text((tmp_path / "model.py").read_text())
+    run = lambda: subprocess.run([sys.executable, "-c", GITIGNORE_PROBE], capture_output=True, text=True,  # noqa: E731
+                                 cwd=tmp_path)
+    proc = run()
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "NO-PATHSPEC"
+    assert "ignored.py" in proc.stdout and "model.py" in proc.stdout
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("ignored.py\n")
+    proc = run()
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == "PATHSPEC"
+    assert "ignored.py" not in proc.stdout and "model.py" in proc.stdout
