@@ -167,3 +167,27 @@ def test_statement_defs_are_the_defs_of_the_statement_walk_in_its_order():
         assert astutil.statement_defs(tree) is astutil.statement_defs(tree)  # one walk per tree
     nested = ast.parse("def f():\n    class C:\n        async def g(self):\n            def h(): pass\n")
     assert [n.name for n in astutil.statement_defs(nested)] == ["f", "C", "g", "h"]
+
+
+def _ref_statements(body):
+    """walk_statements as it read every block field name of every statement (the reference)."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            v = getattr(node, name, None)
+            if v.__class__ is list:
+                stack.extend(reversed(v))
+
+
+def test_statement_walk_reads_each_class_block_fields_as_the_reference():
+    statements = 0
+    for tree in _trees():
+        ref = [id(n) for n in _ref_statements(tree.body)]
+        assert [id(n) for n in astutil.walk_statements(tree.body)] == ref
+        statements += len(ref)
+    assert statements > 1000
+    # the samples enter every kind of block, try handlers and match cases included
+    kinds = {type(n).__name__ for t in _trees() for n in astutil.walk_statements(t.body)}
+    assert {"Try", "ExceptHandler", "Match", "match_case", "With", "While", "If", "For"} <= kinds

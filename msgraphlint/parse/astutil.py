@@ -175,6 +175,7 @@ _BLOCK_NODES = (ast.stmt, ast.excepthandler, ast.match_case)
 #: the fields that hold statements (and the handlers and cases that hold them)
 _BLOCK_FIELD_NAMES = ("body", "orelse", "finalbody", "handlers", "cases")
 _BLOCK_FIELDS: Dict[type, tuple] = {}
+_STATEMENT_FIELDS: Dict[type, tuple] = {}  # walk_statements: class -> its fields of _BLOCK_FIELD_NAMES
 
 
 def walk_statements_with_parents(root: AST, parents: dict) -> Iterator[AST]:
@@ -209,13 +210,20 @@ def walk_statements_with_parents(root: AST, parents: dict) -> Iterator[AST]:
 def walk_statements(body: list) -> Iterator[AST]:
     """Statements only (into compound statements' bodies, not into expressions)."""
     stack = list(reversed(body))
+    pop, extend = stack.pop, stack.extend
+    fields_of = _STATEMENT_FIELDS
     while stack:
-        node = stack.pop()
+        node = pop()
         yield node
-        for name in _BLOCK_FIELD_NAMES:
+        cls = node.__class__
+        fields = fields_of.get(cls)
+        if fields is None:  # the block fields a node of this class has, in _BLOCK_FIELD_NAMES' order
+            fields = fields_of[cls] = tuple(f for f in _BLOCK_FIELD_NAMES
+                                            if f in getattr(cls, "_fields", _BLOCK_FIELD_NAMES))
+        for name in fields:  # (a simple statement has none: no getattr per name)
             v = getattr(node, name, None)
             if v.__class__ is list:
-                stack.extend(reversed(v))
+                extend(reversed(v))
 
 
 _DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
