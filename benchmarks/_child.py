@@ -79,8 +79,15 @@ def run_cli(spec: dict) -> dict:
     if spec.get("config"):
         argv += ["--config", spec["config"]]
     argv += list(spec.get("cli_args", ())) + [spec["path"]]
+    try:  # as the console script runs a one-shot check (cli.main, argv None): the run's objects
+        # are left to the process's end (os._exit), not freed as it returns
+        from msgraphlint.run.runner import keep_for_exit
+    except ImportError:  # an engine before it (--against)
+        keep_for_exit = None
     t_work = time.perf_counter()
     code = 0
+    if keep_for_exit is not None:
+        keep_for_exit()
     try:
         rc = main(argv)
         code = rc if isinstance(rc, int) else 0

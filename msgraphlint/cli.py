@@ -357,6 +357,9 @@ def check(paths, select, extend_select, ignore, fmt, output_file, outputs, stati
         t0 = time.perf_counter()
         try:
             jobs = 0 if jobs is None else jobs  # 0: the runner picks (workers.auto_jobs)
+            if _PROCESS_ENTRY[0] and not (fix or show_diff):  # one run, then _exit: nothing to free
+                from .run.runner import keep_for_exit
+                keep_for_exit()
             result = run_paths(paths, resolver=resolver, jobs=jobs, force_exclude=force_exclude,
                                overrides=overrides, cache=not no_cache and overrides is None,
                                cache_dir=cache_dir, progress=progress)
@@ -802,7 +805,13 @@ def _closed_pipe() -> None:
     os._exit(0)
 
 
+#: Whether ``main`` runs as the process's entry point (the console script, ``python -m``), which
+#: then ends with :func:`_exit`; a caller that embeds the CLI (``main(argv)``) goes on after it.
+_PROCESS_ENTRY = [False]
+
+
 def main(argv: Optional[Sequence[str]] = None) -> None:
+    _PROCESS_ENTRY[0] = argv is None
     try:
         rv = cli.main(args=list(argv) if argv is not None else None, prog_name="msgraphlint", standalone_mode=False)
         code = rv if isinstance(rv, int) else 0

@@ -197,3 +197,30 @@ def test_the_process_exit_keeps_every_output_and_exit_code(project, tmp_path):
     code = f"from msgraphlint.cli import main\ntry:\n    main(['check', {str(many)!r}])\nexcept SystemExit as e:\n    print('after', e.code)"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=str(project), timeout=120)
     assert proc.stdout.rstrip().endswith("after 1")
+
+
+def test_a_one_shot_check_leaves_its_run_to_the_process_exit(project):
+    """The console script's ``check`` keeps what its run built for ``os._exit`` instead of freeing
+    it as the run returns (``runner.keep_for_exit``); ``--fix`` (a run per pass) and a caller that
+    embeds the CLI (``main(argv)``, the language server's process) free each run's objects."""
+    probe = ("import sys\nfrom msgraphlint import cli\nfrom msgraphlint.run import runner\n"
+             "exit_ = cli._exit\n"
+             "def _exit(code):\n"
+             "    kept = runner._KEPT_FOR_EXIT\n"
+             "    print('kept', None if kept is None else len(kept), 'code', code, file=sys.stderr, flush=True)\n"
+             "    exit_(code)\n"
+             "cli._exit = _exit\n"
+             "sys.argv = ['msgraphlint'] + sys.argv[1:]\n"
+             "cli.main()\n")
+    run = lambda *a: subprocess.run([sys.executable, "-c", probe, *a], capture_output=True, text=True,
+                                    cwd=str(project), timeout=120)
+    proc = run("check", "bad.py", "clean.py")
+    assert proc.returncode == 1 and "MSG201" in proc.stdout and "kept 1 code 1" in proc.stderr
+    proc = run("check", "--fix", "--unsafe-fixes", "bad.py")
+    assert "kept None" in proc.stderr
+    embedded = ("import sys\nfrom msgraphlint.cli import main\nfrom msgraphlint.run import runner\n"
+                "try:\n    main(['check', 'bad.py'])\nexcept SystemExit as e:\n"
+                "    print('kept', runner._KEPT_FOR_EXIT, 'code', e.code)\n")
+    proc = subprocess.run([sys.executable, "-c", embedded], capture_output=True, text=True, cwd=str(project),
+                          timeout=120)
+    assert proc.stdout.rstrip().endswith("kept None code 1")

@@ -477,6 +477,23 @@ def _kept_source(context_cache, index: ProjectIndex, path: str):
     return context_cache.source_of(path, display_path(path))
 
 
+#: What finished runs built, kept instead of freed where the process ends with ``os._exit`` right
+#: after its one run (:func:`keep_for_exit`); None (the default): freed as a run returns.
+_KEPT_FOR_EXIT: Optional[list] = None
+
+
+def keep_for_exit() -> None:
+    """This process ends after its run without freeing its objects (``cli._exit``, as mypy's fast
+    exit): leave what the run built (the project index, summaries, scopes, results) to the
+    process's end instead of freeing it object by object as the run returns, which cost ~0.1 s
+    of CPU of a cold mindformers run's 3.4 s (104 of 4,280 profile samples, at the return of
+    ``_run_phases``). Only for a one-shot ``check``: a process that runs again (the language
+    server, ``--watch``, ``--fix``'s passes) would hold every run's objects."""
+    global _KEPT_FOR_EXIT
+    if _KEPT_FOR_EXIT is None:
+        _KEPT_FOR_EXIT = []
+
+
 def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cache=None,
                 hooks: Optional[RunHooks] = None, ctx_files: Sequence[str] = (), context_cache=None,
                 related: Optional[Dict[str, FileResult]] = None, buffers=None, snapshot=None) -> RunResult:
@@ -711,6 +728,10 @@ def _run_phases(py_files, yaml_files, fs: PerFile, overrides, workers, scope_cac
     if snapshot is not None:
         _record(snapshot, p1, yaml_files, index, workers)
     linted_out = out[:len(py_files) + len(yaml_files)]
+    if _KEPT_FOR_EXIT is not None:
+        _KEPT_FOR_EXIT.append((p1, index, scopes, calls, cells, graph, results))
+        import gc
+        gc.freeze()  # the collector, on again after the run, would traverse them all at each full collection
     if related is not None:
         for fr in out[len(py_files) + len(yaml_files):]:
             related[fr.path] = fr
