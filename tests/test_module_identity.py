@@ -99,3 +99,21 @@ def test_a_directory_no_import_can_name_is_not_a_package(tmp_path):
     assert module_name_for(path)[:2] == ("fallback.test_m", str(tmp_path / "mindspore-tests"))
     found = sorted((f.code, f.line) for r in run_paths([str(tmp_path)]).files for f in r.findings)
     assert ("MSG401", 6) in found  # a nested helper in the same file: reported once, in the helper
+
+
+def test_a_package_made_between_two_runs_names_its_modules(tmp_path):
+    """Module names are memoised per folder within a run and forgotten as the next run starts
+    (the language server, ``--watch``): an ``__init__.py`` added in between makes ``m.py``
+    ``pkg.m``, and the nesting of every folder above is read from the disk again."""
+    from msgraphlint.cache import runcache
+    from msgraphlint.project.index import module_name_for
+    write_tree(tmp_path, {"pkg/sub/__init__.py": "", "pkg/sub/m.py": "x = 1\n", "pkg/n.py": "y = 1\n"})
+    runcache.new_run()
+    m, n = str(tmp_path / "pkg" / "sub" / "m.py"), str(tmp_path / "pkg" / "n.py")
+    assert module_name_for(m) == ("sub.m", str(tmp_path / "pkg"), False)
+    assert module_name_for(n) == ("n", str(tmp_path / "pkg"), False)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    runcache.new_run()
+    assert module_name_for(m) == ("pkg.sub.m", str(tmp_path), False)
+    assert module_name_for(str(tmp_path / "pkg" / "__init__.py")) == ("pkg", str(tmp_path), True)
+    assert module_name_for(n) == ("pkg.n", str(tmp_path), False)
